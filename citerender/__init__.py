@@ -1,0 +1,64 @@
+"""citerender: turn LLM citation markers into real, trustworthy citations.
+
+Heavy parts (markdown-it-py, Jinja2, YAML) load only when used, so ``import citerender`` is cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .diagnostics import Diagnostic, Severity
+from .errors import CiterenderError
+from .format import DEFAULT_FORMAT, CitationFormat
+from .markers import Citation, LineRange, Mark, MarkKind, extract_citations, scan, strip_citations
+
+if TYPE_CHECKING:
+    from .check import check
+    from .plugin import citation_plugin
+    from .render import Rendered, UnknownSourceError, render
+    from .sources import Registry, Source, load_sources
+
+__all__ = [
+    "DEFAULT_FORMAT",
+    "Citation",
+    "CitationFormat",
+    "CiterenderError",
+    "Diagnostic",
+    "LineRange",
+    "Mark",
+    "MarkKind",
+    "Registry",
+    "Rendered",
+    "Severity",
+    "Source",
+    "UnknownSourceError",
+    "check",
+    "citation_plugin",
+    "extract_citations",
+    "load_sources",
+    "render",
+    "scan",
+    "strip_citations",
+]
+
+_LAZY = {
+    "check": "check",
+    "citation_plugin": "plugin",
+    "render": "render",
+    "Rendered": "render",
+    "UnknownSourceError": "render",
+    "Registry": "sources",
+    "Source": "sources",
+    "load_sources": "sources",
+}
+
+
+def __getattr__(name: str) -> Any:
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'citerender' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,156 @@
+"""Diagnostics: every problem found, as data with a stable code, never printed from the library.
+
+The code table is the single list of what we report; the README's table is generated from it
+(``python -m citerender.diagnostics``) so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is; only ``error`` makes ``check`` and ``render`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """One kind of problem: its stable code, short name, severity and the fix to suggest."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    hint: str
+
+
+_CODES = [
+    # validity of what a marker says
+    Code("CR101", "unknown-source", Severity.ERROR, "a citation names a source id the registry does not have",
+         "cite only ids present in the sources, or add the source"),
+    Code("CR102", "locator-out-of-range", Severity.ERROR, "a line locator points past the source's lines",
+         "cite lines the source has (see its [L1]… numbering)"),
+    Code("CR103", "reversed-range", Severity.ERROR, "a line range runs backwards (L13-L8)",
+         "write the lower line first: L8-L13"),
+    Code("CR104", "empty-marker", Severity.WARNING, "a marker holds no source id",
+         "put at least one source id between the delimiters, or remove the marker"),
+    Code("CR105", "unknown-family", Severity.WARNING, "a marker of a family that is not a citation (a ChatGPT widget or a typo) was removed",
+         "use the citation family (cite) or drop the marker"),
+    Code("CR106", "malformed-marker", Severity.ERROR, "a marker could not be read and was removed",
+         "write markers as \\ue200cite\\ue202<id>[\\ue202L<n>-L<m>]\\ue201"),
+    Code("CR107", "unterminated-marker", Severity.WARNING, "a marker has no closing character",
+         "end each marker with \\ue201 before any other text"),
+    Code("CR108", "locator-normalised", Severity.INFO, "a locator or id list was written loosely and was normalised (en dash, spaces, commas)",
+         "write line locators as L8-L13 and separate ids with the delimiter"),
+    Code("CR109", "stray-marker-character", Severity.WARNING, "a marker character outside any marker was removed",
+         "remove stray private-use characters U+E200-U+E206 from the answer"),
+    Code("CR110", "no-lines", Severity.WARNING, "a line locator cites a source that has no numbered lines",
+         "drop the locator or give the source numbered lines"),
+    # recognised dialects: read and rendered for what they mean
+    Code("CR201", "escaped-marker", Severity.INFO, "a marker written with literal escapes (\\ue200) was read as the real characters",
+         "send the real characters, not their escapes"),
+    Code("CR202", "copy-paste-marker", Severity.INFO, "a marker whose private-use characters were lost (citeturn0search0) was recovered",
+         "keep the private-use characters when copying answers"),
+    Code("CR203", "bracket-pipe-marker", Severity.INFO, "a bracket-pipe marker (【cite|…】) was read as a citation",
+         "ask for the canonical \\ue200cite\\ue202…\\ue201 form"),
+    Code("CR204", "family-less-marker", Severity.INFO, "a marker without a family was read as a citation",
+         "write the family: \\ue200cite\\ue202…"),
+    Code("CR205", "bare-anchor", Severity.INFO, "a bare \\ue202<id> anchor was read as a citation",
+         "wrap citations in \\ue200cite…\\ue201"),
+    Code("CR206", "highlight-span", Severity.INFO, "a highlight span (\\ue203…\\ue204) was kept as its words",
+         "no fix needed; the words are shown as the cited span"),
+    Code("CR207", "gpt-oss-citation", Severity.INFO, "a gpt-oss browser citation (【6†L9-L11】) was read",
+         "map browser cursors to registry ids"),
+    Code("CR208", "assistants-citation", Severity.INFO, "an Assistants-era citation (【4:0†source】) was read",
+         "map file-search annotations to registry ids (see the adapters)"),
+    Code("CR209", "reference-echo", Severity.INFO, "a reference-id echo (【turn2file1】) was read as a citation",
+         "ask for the canonical marker form"),
+    Code("CR210", "entity", Severity.INFO, "an entity marker was replaced by its display name", "no fix needed"),
+    Code("CR211", "navlist", Severity.INFO, "a navigation list marker was rendered as a titled list of its sources", "no fix needed"),
+    # placement, from the guide's prompt rules
+    Code("CR301", "in-emphasis", Severity.WARNING, "a citation sits inside bold or italics",
+         "move the citation after the emphasised text"),
+    Code("CR302", "in-code", Severity.WARNING, "a marker inside a code span or code block was removed from the code",
+         "place citations outside code"),
+    Code("CR303", "before-punctuation", Severity.WARNING, "a citation comes before punctuation",
+         "put the citation after the punctuation mark"),
+    Code("CR304", "on-fence-line", Severity.WARNING, "a citation is on the same line as a code fence",
+         "put the citation on a line of its own text after the fence"),
+    Code("CR305", "grouped-at-end", Severity.WARNING, "all citations are grouped at the end of the answer",
+         "cite each claim where it is made"),
+    Code("CR306", "citation-only-block", Severity.WARNING, "a line or paragraph holds nothing but citations",
+         "attach citations to the sentence they support"),
+    Code("CR307", "verbatim-id", Severity.WARNING, "a source id is written verbatim outside a marker",
+         "wrap the id in a marker or remove it"),
+    Code("CR308", "uncited-source", Severity.INFO, "a source in the registry is never cited",
+         "no fix needed unless the source should support a claim"),
+    Code("CR309", "in-link", Severity.WARNING, "a citation sits inside link text and is shown without its own link",
+         "move the citation after the link"),
+    Code("CR310", "shared-url", Severity.INFO, "two cited sources share a URL and were merged into one reference",
+         "no fix needed"),
+    Code("CR311", "in-raw-html", Severity.WARNING, "a marker inside raw HTML or a link destination was removed",
+         "place citations in text"),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem at one place: 1-based line and column in the answer as given."""
+
+    code: str
+    severity: Severity
+    message: str
+    line: int
+    column: int
+    hint: str
+
+    @classmethod
+    def make(cls, code: str, message: str | None = None, *, line: int = 1, column: int = 1) -> Diagnostic:
+        """Build a diagnostic from the code table; ``message`` defaults to the code's summary."""
+        c = CODES[code]
+        return cls(code, c.severity, message or c.summary, line, column, c.hint)
+
+    def format(self, filename: str = "<answer>") -> str:
+        """Ruff-style one-line form: ``FILE:LINE:COL: CODE message``."""
+        return f"{filename}:{self.line}:{self.column}: {self.code} [{self.severity.value}] {self.message}"
+
+    def to_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["severity"] = self.severity.value
+        d["name"] = CODES[self.code].name
+        return d
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    """True when any diagnostic has error severity."""
+    return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def sort_key(d: Diagnostic) -> tuple[int, int, str]:
+    return (d.line, d.column, d.code)
+
+
+def to_json(diagnostics: list[Diagnostic]) -> str:
+    return json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False, indent=2)
+
+
+def markdown_table() -> str:
+    """The README table of every code."""
+    rows = ["| code | name | severity | what it means | fix |", "|---|---|---|---|---|"]
+    for c in _CODES:
+        summary = c.summary.replace("|", "\\|")
+        hint = c.hint.replace("|", "\\|")
+        rows.append(f"| `{c.code}` | {c.name} | {c.severity.value} | {summary} | {hint} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(markdown_table())

@@ -1,0 +1,624 @@
+"""Finding citation markers in model text.
+
+Two entry points:
+
+* :func:`extract_citations` / :func:`strip_citations` keep the guide's reference helper's exact
+  semantics (same fields, same results on every input it handles correctly) but never let a
+  broken marker swallow the ones after it, and run in linear time.
+* :func:`scan` finds *everything* real models emit — the canonical markers and every degraded
+  dialect (escapes, copy-paste, bracket-pipe, bare anchors, gpt-oss, Assistants, …) — as
+  :class:`Mark` values, each saying what it means and what was non-canonical about it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from functools import lru_cache
+
+from .format import DEFAULT_FORMAT, RESERVED_CHARS, WIDGET_FAMILIES, CitationFormat
+
+__all__ = [
+    "Citation",
+    "LineRange",
+    "Mark",
+    "MarkKind",
+    "extract_citations",
+    "normalize_escapes",
+    "parse_locator",
+    "scan",
+    "strip_citations",
+]
+
+_STRICT_LOCATOR = re.compile(r"L(\d+)(?:-L(\d+))?\Z")
+_LOOSE_LOCATOR = re.compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
+#: The longest body a marker may have before we call it unterminated (real ones are < 200).
+MAX_MARKER_BODY = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class LineRange:
+    """A line locator, ``L8`` or ``L8-L13`` (1-based, inclusive)."""
+
+    first: int
+    last: int
+
+    def __str__(self) -> str:
+        return f"L{self.first}" if self.first == self.last else f"L{self.first}-L{self.last}"
+
+    @property
+    def is_reversed(self) -> bool:
+        return self.first > self.last
+
+    @property
+    def low(self) -> int:
+        return min(self.first, self.last)
+
+    @property
+    def high(self) -> int:
+        return max(self.first, self.last)
+
+    def label(self) -> str:
+        """Human form: ``line 8`` or ``lines 8–13``."""
+        return f"line {self.low}" if self.low == self.high else f"lines {self.low}\u2013{self.high}"
+
+
+def parse_locator(text: str) -> tuple[LineRange | None, bool]:
+    """Parse a line locator; return ``(range, canonical)``.
+
+    ``canonical`` is False when the text was tolerated rather than exact (``L8–L13``, spaces).
+    """
+    m = _STRICT_LOCATOR.match(text)
+    canonical = m is not None
+    if m is None:
+        m = _LOOSE_LOCATOR.match(text)
+        if m is None:
+            return None, False
+    first = int(m.group(1))
+    last = int(m.group(2)) if m.group(2) else first
+    return LineRange(first, last), canonical
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One parsed citation, with the guide's fields (offsets in code points of the input)."""
+
+    raw: str
+    family: str
+    source_ids: tuple[str, ...]
+    locator: str | None
+    start: int
+    end: int
+    lines: LineRange | None = None
+    dialect: str = "canonical"
+    title: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The guide helper's dict for this citation."""
+        return {
+            "raw": self.raw,
+            "family": self.family,
+            "source_ids": list(self.source_ids),
+            "locator": self.locator,
+            "start": self.start,
+            "end": self.end,
+        }
+
+
+class MarkKind(str, Enum):
+    """What a found mark stands for."""
+
+    CITATION = "citation"  # cite these sources (text, if any, is shown before it)
+    TEXT = "text"  # replace by ``text`` (entity display names)
+    HIGHLIGHT_OPEN = "highlight_open"
+    HIGHLIGHT_CLOSE = "highlight_close"
+    DROPPED = "dropped"  # nothing to show; a diagnostic says why
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A span of the input that is marker syntax, and what to show instead of it.
+
+    ``notes`` pairs a diagnostic code with a detail message, for every non-canonical thing
+    about the mark (its dialect, a normalised locator, why it was dropped).
+    """
+
+    kind: MarkKind
+    start: int
+    end: int
+    raw: str
+    citation: Citation | None = None
+    text: str = ""
+    notes: tuple[tuple[str, str], ...] = ()
+
+
+# --------------------------------------------------------------------------- the guide's API
+
+
+@lru_cache(maxsize=64)
+def _token_re(fmt: CitationFormat, families: tuple[str, ...]) -> re.Pattern[str]:
+    s, d, e = (re.escape(c) for c in (fmt.start, fmt.delimiter, fmt.stop))
+    fam = "|".join(re.escape(f) for f in families)
+    # The body stops at the first STOP, and may not contain a START: an unterminated marker
+    # then fails to match instead of running on to (and swallowing) the next marker.
+    return re.compile(rf"{s}({fam}){d}([^{s}{e}]*){e}")
+
+
+def extract_citations(
+    text: str,
+    *,
+    families: Sequence[str] = ("cite",),
+    fmt: CitationFormat = DEFAULT_FORMAT,
+) -> list[Citation]:
+    """Extract canonical citation markers, as the guide's helper does.
+
+    Same results as the helper on every input it handles correctly; beyond it, a broken marker
+    never swallows the markers after it, a loosely written locator (``L8–L13``, ``L 8``) is
+    accepted in normalised form, and the cost is linear in ``len(text)``.
+    """
+    if not families:
+        return []
+    id_re = fmt.id_re
+    out: list[Citation] = []
+    for m in _token_re(fmt, tuple(families)).finditer(text):
+        parts = [p.strip() for p in m.group(2).split(fmt.delimiter)]
+        parts = [p for p in parts if p]
+        if not parts:
+            continue
+        locator: str | None = None
+        lines, canonical = parse_locator(parts[-1])
+        if lines is not None:
+            last = parts.pop()
+            locator = last if canonical else str(lines)
+        if not parts or any(not id_re.match(p) for p in parts):
+            continue
+        out.append(
+            Citation(m.group(0), m.group(1), tuple(parts), locator, m.start(), m.end(), lines)
+        )
+    return out
+
+
+def strip_citations(
+    text: str,
+    citations: Iterable[Citation] | None = None,
+    *,
+    fmt: CitationFormat = DEFAULT_FORMAT,
+) -> str:
+    """Remove markers from ``text``.
+
+    With ``citations`` (from :func:`extract_citations`), remove exactly those spans, as the
+    guide's helper does but in one linear pass. Without, remove every mark :func:`scan` finds,
+    dialects included, keeping what they mean as text (entity names, highlighted words).
+    """
+    if citations is None:
+        return apply_marks(text, scan(text, fmt=fmt))
+    pieces: list[str] = []
+    pos = 0
+    for c in sorted(citations, key=lambda c: c.start):
+        if c.start >= pos:
+            pieces.append(text[pos : c.start])
+        pos = max(pos, c.end)
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def apply_marks(text: str, marks: Iterable[Mark]) -> str:
+    """Replace each mark by the text it stands for (nothing, for citations)."""
+    pieces: list[str] = []
+    pos = 0
+    for mk in marks:
+        pieces.append(text[pos : mk.start])
+        pieces.append(mk.text)
+        pos = mk.end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+# --------------------------------------------------------------------------- escapes
+
+# \ue200, \uE200, JSON-doubled \\ue200, \u{E200}, \U0000E200, and HTML numeric references.
+_ESCAPE_RE = re.compile(
+    r"\\{1,2}(?:u([eE]20[0-6])|u\{([eE]20[0-6])\}|U0000([eE]20[0-6]))"
+    r"|&#[xX]([eE]20[0-6]);|&#(5785[6-9]|5786[0-2]);"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetMap:
+    """Maps offsets in escape-normalised text back to the original text."""
+
+    breaks: tuple[int, ...] = ()
+    shifts: tuple[int, ...] = ()
+
+    def __call__(self, pos: int) -> int:
+        k = bisect_right(self.breaks, pos)
+        return pos + (self.shifts[k - 1] if k else 0)
+
+    def __bool__(self) -> bool:
+        return bool(self.breaks)
+
+
+def normalize_escapes(text: str) -> tuple[str, OffsetMap]:
+    """Replace literal escapes of U+E200–U+E206 by the characters; map offsets back."""
+    if "\\" not in text and "&#" not in text:
+        return text, OffsetMap()
+    pieces: list[str] = []
+    breaks: list[int] = []
+    shifts: list[int] = []
+    pos = 0
+    npos = 0
+    shift = 0
+    for m in _ESCAPE_RE.finditer(text):
+        hexa = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        ch = chr(int(hexa, 16)) if hexa else chr(int(m.group(5)))
+        pieces.append(text[pos : m.start()])
+        npos += m.start() - pos
+        pieces.append(ch)
+        npos += 1
+        shift += (m.end() - m.start()) - 1
+        breaks.append(npos)
+        shifts.append(shift)
+        pos = m.end()
+    if not breaks:
+        return text, OffsetMap()
+    pieces.append(text[pos:])
+    return "".join(pieces), OffsetMap(tuple(breaks), tuple(shifts))
+
+
+# --------------------------------------------------------------------------- the scanner
+
+_TURN_ID = r"turn\d+[a-z]+\d+"
+_NAV_FAMILIES = frozenset({"navlist", "filenavlist"})
+_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u201e": '"'})
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    trigger: re.Pattern[str]
+    unterminated: re.Pattern[str]
+    bare: re.Pattern[str]
+    copy_paste: re.Pattern[str]
+    bracket_family: re.Pattern[str]
+
+
+@lru_cache(maxsize=32)
+def _patterns(fmt: CitationFormat) -> _Patterns:
+    d = re.escape(fmt.delimiter)
+    chars = re.escape(fmt.marker_chars + "\u3010")
+    fams = "|".join(re.escape(f) for f in sorted(fmt.families, key=len, reverse=True))
+    ident = rf"(?:{_TURN_ID}|{fmt.id_pattern})"
+    return _Patterns(
+        trigger=re.compile(
+            rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"
+        ),
+        unterminated=re.compile(
+            rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"
+        ),
+        bare=re.compile(rf"{d}({ident}(?:{d}{ident})*)(?:{d}(L\d+(?:[-\u2013]L\d+)?))?"),
+        copy_paste=re.compile(rf"({fams})((?:{_TURN_ID})+)(L\d+(?:[-\u2013]L\d+)?)?"),
+        bracket_family=re.compile(r"\u3010([A-Za-z_]+)\|([^\u3011\n]{0,%d})\u3011" % MAX_MARKER_BODY),
+    )
+
+
+_DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3011\n]{1,300})\u3011")
+_ECHO_RE = re.compile(rf"\u3010({_TURN_ID})\u3011")
+_QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+class _Scanner:
+    """Scans escape-normalised text; ``at(i)`` reads the mark starting at a trigger position.
+
+    Searches for the next stop/start/newline are cached so that many broken markers in a row
+    still cost linear time.
+    """
+
+    def __init__(self, text: str, fmt: CitationFormat) -> None:
+        self.text = text
+        self.fmt = fmt
+        self.p = _patterns(fmt)
+        self._next: dict[str, tuple[int, int]] = {}
+
+    def _find(self, ch: str, pos: int) -> int:
+        """First index of ``ch`` at or after ``pos`` (-1 if none), reusing earlier searches."""
+        cached = self._next.get(ch)
+        if cached is not None:
+            searched_from, found = cached
+            if searched_from <= pos and (found == -1 or found >= pos):
+                return found
+        found = self.text.find(ch, pos)
+        self._next[ch] = (pos, found)
+        return found
+
+    def scan(self, start: int = 0, end: int | None = None) -> list[Mark]:
+        text = self.text
+        end = len(text) if end is None else end
+        marks: list[Mark] = []
+        pos = start
+        search = self.p.trigger.search
+        while True:
+            m = search(text, pos, end)
+            if m is None:
+                return marks
+            mk = self.at(m.start(), end)
+            if mk is None:
+                pos = m.start() + 1
+            else:
+                marks.append(mk)
+                pos = mk.end
+
+    def at(self, i: int, end: int | None = None) -> Mark | None:
+        """The mark starting at ``i`` (a trigger position), or None when it is plain text."""
+        text = self.text
+        end = len(text) if end is None else end
+        ch = text[i]
+        fmt = self.fmt
+        if ch == fmt.start:
+            return self._pua(i, end)
+        if ch == fmt.delimiter:
+            return self._bare(i, end)
+        if ch == fmt.highlight_start:
+            return Mark(MarkKind.HIGHLIGHT_OPEN, i, i + 1, ch, notes=(("CR206", "highlight span start"),))
+        if ch == fmt.highlight_stop:
+            return Mark(MarkKind.HIGHLIGHT_CLOSE, i, i + 1, ch, notes=(("CR206", "highlight span end"),))
+        if ch == "\u3010":
+            return self._bracket(i, end)
+        if ch in fmt.marker_chars:
+            return Mark(
+                MarkKind.DROPPED, i, i + 1, ch,
+                notes=(("CR109", f"stray marker character U+{ord(ch):04X} removed"),),
+            )
+        return self._copy_paste(i, end)
+
+    # -- canonical private-use markers
+
+    def _pua(self, i: int, end: int) -> Mark:
+        fmt = self.fmt
+        stop = self._find(fmt.stop, i + 1)
+        limits = [x for x in (self._find(fmt.start, i + 1), self._find("\n", i + 1)) if x != -1]
+        limit = min(limits) if limits else len(self.text)
+        limit = min(limit, end)
+        if stop == -1 or stop >= limit or stop - i > MAX_MARKER_BODY:
+            return self._unterminated(i, limit)
+        parts = self.text[i + 1 : stop].split(fmt.delimiter)
+        return self._interpret(i, stop + 1, parts[0], parts[1:], fmt.delimiter, ())
+
+    def _unterminated(self, i: int, limit: int) -> Mark:
+        m = self.p.unterminated.match(self.text, i + 1, limit)
+        note = ("CR107", "unterminated marker")
+        if m is not None:
+            family = m.group(1)
+            if family == "" or family in self.fmt.families:
+                mk = self._interpret(i, m.end(), family, m.group(2).split(self.fmt.delimiter),
+                                     self.fmt.delimiter, (("CR107", "unterminated marker recovered"),))
+                if mk.kind is MarkKind.CITATION:
+                    return mk
+        # Drop the opening character, the family word and its delimiter; the rest stays text.
+        j = i + 1
+        while j < limit and (self.text[j].isalnum() or self.text[j] == "_"):
+            j += 1
+        if j < limit and self.text[j] == self.fmt.delimiter:
+            j += 1
+        return Mark(MarkKind.DROPPED, i, j, self.text[i:j], notes=(note,))
+
+    def _interpret(
+        self,
+        start: int,
+        end: int,
+        family: str,
+        payload: list[str],
+        sep: str,
+        notes: tuple[tuple[str, str], ...],
+    ) -> Mark:
+        fam = family.strip()
+        fmt = self.fmt
+        if fam == "" and payload:
+            return self._citation(start, end, fmt.families[0], payload, "family-less",
+                                  notes + (("CR204", "marker without a family read as a citation"),))
+        if fam in fmt.families:
+            return self._citation(start, end, fam, payload, "canonical", notes)
+        raw = self.text[start:end]
+        if fam == "entity":
+            return self._entity(start, end, sep.join(payload), notes)
+        if fam in _NAV_FAMILIES:
+            return self._navlist(start, end, fam, payload, notes)
+        if fam == "url" and len(payload) >= 2:
+            mk = self._citation(start, end, fmt.families[0], payload[1:], "url", notes)
+            if mk.kind is MarkKind.CITATION and mk.citation is not None:
+                anchor = payload[0].strip()
+                return replace(mk, text=anchor, citation=replace(mk.citation, title=anchor))
+            return mk
+        if fam in WIDGET_FAMILIES or re.fullmatch(r"[A-Za-z_]+", fam):
+            what = "widget" if fam in WIDGET_FAMILIES else "unknown"
+            return Mark(MarkKind.DROPPED, start, end, raw,
+                        notes=notes + (("CR105", f"{what} family {fam!r} removed"),))
+        return Mark(MarkKind.DROPPED, start, end, raw,
+                    notes=notes + (("CR106", "marker without a readable family removed"),))
+
+    def _citation(
+        self,
+        start: int,
+        end: int,
+        family: str,
+        payload: Sequence[str],
+        dialect: str,
+        notes: tuple[tuple[str, str], ...],
+    ) -> Mark:
+        raw = self.text[start:end]
+        parts = [p.strip() for p in payload]
+        parts = [p for p in parts if p]
+        if not parts:
+            return Mark(MarkKind.DROPPED, start, end, raw, notes=notes + (("CR104", "empty marker removed"),))
+        locator: str | None = None
+        lines, canonical = parse_locator(parts[-1])
+        if lines is not None:
+            last = parts.pop()
+            locator = last if canonical else str(lines)
+            if not canonical:
+                notes += (("CR108", f"locator {last!r} read as {locator}"),)
+        if not parts:
+            return Mark(MarkKind.DROPPED, start, end, raw,
+                        notes=notes + (("CR104", "marker holds a locator but no source id"),))
+        id_re = self.fmt.id_re
+        if any(not id_re.match(p) for p in parts):
+            split = [x for p in parts for x in re.split(r"[,;\s]+", p) if x]
+            if split and all(id_re.match(x) for x in split):
+                notes += (("CR108", "ids separated by commas or spaces were split"),)
+                parts = split
+            else:
+                bad = next(p for p in parts if not id_re.match(p))
+                return Mark(MarkKind.DROPPED, start, end, raw,
+                            notes=notes + (("CR106", f"source id {bad[:60]!r} is not a valid id"),))
+        cit = Citation(raw, family, tuple(parts), locator, start, end, lines, dialect)
+        return Mark(MarkKind.CITATION, start, end, raw, citation=cit, notes=notes)
+
+    def _entity(self, start: int, end: int, payload: str, notes: tuple[tuple[str, str], ...]) -> Mark:
+        raw = self.text[start:end]
+        name = _entity_name(payload)
+        if name is None:
+            return Mark(MarkKind.DROPPED, start, end, raw,
+                        notes=notes + (("CR106", "entity marker without a readable name removed"),))
+        return Mark(MarkKind.TEXT, start, end, raw, text=name,
+                    notes=notes + (("CR210", f"entity shown as {name[:60]!r}"),))
+
+    def _navlist(self, start: int, end: int, family: str, payload: list[str],
+                 notes: tuple[tuple[str, str], ...]) -> Mark:
+        raw = self.text[start:end]
+        title = payload[0].strip() if payload else ""
+        items = [x.split("\ue205")[0].strip() for p in payload[1:] for x in p.split(",")]
+        if family == "filenavlist":  # items only, no title: "4:0\ue205description|4:2\ue205…"
+            title = ""
+            items = [x.split("\ue205")[0].strip() for p in payload for x in p.split(",")]
+        ids = tuple(x for x in items if x and (self.fmt.id_re.match(x) or re.fullmatch(r"\d+:\d+", x)))
+        if not ids:
+            return Mark(MarkKind.DROPPED, start, end, raw,
+                        notes=notes + (("CR106", f"{family} marker without valid source ids removed"),))
+        cit = Citation(raw, family, ids, None, start, end, None, family, title or None)
+        return Mark(MarkKind.CITATION, start, end, raw, citation=cit,
+                    notes=notes + (("CR211", f"{family} with {len(ids)} source(s)"),))
+
+    # -- degraded forms
+
+    def _bare(self, i: int, end: int) -> Mark:
+        m = self.p.bare.match(self.text, i, end)
+        if m is None:
+            return Mark(MarkKind.DROPPED, i, i + 1, self.text[i],
+                        notes=(("CR109", "stray delimiter U+E202 removed"),))
+        payload = m.group(1).split(self.fmt.delimiter) + ([m.group(2)] if m.group(2) else [])
+        return self._citation(i, m.end(), self.fmt.families[0], payload, "bare-anchor",
+                              (("CR205", "bare anchor read as a citation"),))
+
+    def _bracket(self, i: int, end: int) -> Mark | None:
+        text = self.text
+        m = self.p.bracket_family.match(text, i, end)
+        if m is not None:
+            fam = m.group(1)
+            known = fam in self.fmt.families or fam in _NAV_FAMILIES or fam in WIDGET_FAMILIES
+            if known or fam in ("entity", "url"):
+                note = (("CR203", f"bracket-pipe {fam} marker"),)
+                if fam == "entity":
+                    return self._entity(i, m.end(), m.group(2), note)
+                mk = self._interpret(i, m.end(), fam, m.group(2).split("|"), "|", note)
+                if mk.citation is not None and mk.citation.dialect == "canonical":
+                    mk = replace(mk, citation=replace(mk.citation, dialect="bracket-pipe"))
+                return mk
+        m = _DAGGER_RE.match(text, i, end)
+        if m is not None:
+            src, label = m.group(1), m.group(2).strip()
+            lines, _ = parse_locator(label)
+            raw = m.group(0)
+            if lines is not None and ":" not in src:
+                cit = Citation(raw, "cite", (src,), str(lines), i, m.end(), lines, "gpt-oss")
+                return Mark(MarkKind.CITATION, i, m.end(), raw, citation=cit,
+                            notes=(("CR207", f"gpt-oss citation of source {src}"),))
+            title = None if label.lower() == "source" else label.strip("()") or None
+            cit = Citation(raw, "cite", (src,), None, i, m.end(), None, "assistants", title)
+            return Mark(MarkKind.CITATION, i, m.end(), raw, citation=cit,
+                        notes=(("CR208", f"Assistants-era citation of source {src}"),))
+        m = _ECHO_RE.match(text, i, end)
+        if m is not None:
+            cit = Citation(m.group(0), "cite", (m.group(1),), None, i, m.end(), None, "echo")
+            return Mark(MarkKind.CITATION, i, m.end(), m.group(0), citation=cit,
+                        notes=(("CR209", f"reference echo {m.group(1)}"),))
+        return None
+
+    def _copy_paste(self, i: int, end: int) -> Mark | None:
+        text = self.text
+        if text.startswith("entity[", i):
+            try:
+                value, stop = json.JSONDecoder().raw_decode(text[: min(end, i + 6 + MAX_MARKER_BODY)].translate(_CURLY), i + 6)
+            except ValueError:
+                return None
+            name = _entity_name_from(value)
+            if name is None:
+                return None
+            return Mark(MarkKind.TEXT, i, stop, text[i:stop], text=name,
+                        notes=(("CR202", "entity without its marker characters"), ("CR210", f"entity shown as {name[:60]!r}")))
+        m = self.p.copy_paste.match(text, i, end)
+        if m is None:
+            return None
+        ids = re.findall(_TURN_ID, m.group(2))
+        payload = ids + ([m.group(3)] if m.group(3) else [])
+        return self._citation(i, m.end(), m.group(1), payload, "copy-paste",
+                              (("CR202", "marker without its private-use characters"),))
+
+
+def _entity_name_from(value: object) -> str | None:
+    if isinstance(value, list) and value:
+        if len(value) >= 2 and isinstance(value[1], str) and value[1].strip():
+            return value[1].strip()
+        if isinstance(value[0], str) and value[0].strip():
+            return value[0].strip()
+    return None
+
+
+def _entity_name(payload: str) -> str | None:
+    payload = payload.translate(_CURLY).strip()
+    try:
+        name = _entity_name_from(json.loads(payload))
+    except ValueError:
+        name = None
+    if name is None:
+        quoted = _QUOTED_RE.findall(payload)
+        if len(quoted) >= 2:
+            name = quoted[1].strip() or None
+        elif quoted:
+            name = quoted[0].strip() or None
+    return name
+
+
+def scan(text: str, *, fmt: CitationFormat = DEFAULT_FORMAT) -> list[Mark]:
+    """Every mark in ``text``, in order, non-overlapping, with offsets into ``text`` as given.
+
+    Literal escapes (``\\ue200``, ``\\\\uE200``, ``&#xE200;``) are read as the characters; such
+    marks carry a ``CR201`` note.
+    """
+    norm, omap = normalize_escapes(text)
+    marks = _Scanner(norm, fmt).scan()
+    if not omap:
+        return marks
+    return [remap(mk, omap, text) for mk in marks]
+
+
+def remap(mk: Mark, omap: OffsetMap, original: str) -> Mark:
+    """Move a mark found in escape-normalised text back onto the original text."""
+    start, end = omap(mk.start), omap(mk.end)
+    if end - start == mk.end - mk.start:
+        if start == mk.start:
+            return mk
+        notes = mk.notes
+    else:
+        notes = mk.notes + (("CR201", "marker written with literal escapes"),)
+    raw = original[start:end]
+    cit = mk.citation
+    if cit is not None:
+        cit = replace(cit, raw=raw, start=start, end=end)
+    return replace(mk, start=start, end=end, raw=raw, citation=cit, notes=notes)
+
+
+def contains_reserved(text: str) -> bool:
+    """True when ``text`` holds a reserved character or a literal escape of one."""
+    return any(c in text for c in RESERVED_CHARS) or _ESCAPE_RE.search(text) is not None

@@ -1,0 +1,547 @@
+"""The markdown-it-py plugin: markers become ``citation`` tokens, numbered and grouped.
+
+Rules, in the order they run:
+
+* core ``citerender_escapes`` (after ``normalize``): literal escapes become the characters;
+* inline ``citation`` (after ``text``): a marker, read atomically like a code span, becomes a
+  ``citation`` token (entities become text, highlight marks become ``citation_highlight_*``);
+* core ``citerender`` (after ``text_join``): copy-paste forms in text, markers in code, HTML and
+  link attributes are removed and reported; adjacent citations are grouped; sources are
+  resolved against the registry and numbered by first citation; placement is checked; the
+  bibliography token is appended.
+
+Render rules for the chosen style are added with ``md.add_render_rule``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from .format import DEFAULT_FORMAT, RESERVED_CHARS, CitationFormat
+from .markers import Mark, MarkKind, _Scanner, normalize_escapes, scan
+from .sources import Registry, Source
+from .state import CitationState, CitingPlace, Reference, RefUse, citation_state
+
+__all__ = ["PluginOptions", "citation_plugin"]
+
+Style = Literal["footnotes", "superscript", "hovercard"]
+UnknownPolicy = Literal["keep", "drop", "error"]
+STYLES: tuple[str, ...] = ("footnotes", "superscript", "hovercard")
+UNKNOWN_POLICIES: tuple[str, ...] = ("keep", "drop", "error")
+
+_PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
+_PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
+_TURN_ID_RE = r"turn\d+[a-z]+\d+"
+
+
+@dataclass(frozen=True)
+class PluginOptions:
+    """The plugin's settings, bound to its rules."""
+
+    registry: Registry | None
+    families: tuple[str, ...]
+    style: str
+    unknown: str
+    bibliography: bool
+    list_all: bool
+    fmt: CitationFormat
+    theme: Any
+
+
+def citation_plugin(
+    md: MarkdownIt,
+    *,
+    registry: Registry | None = None,
+    families: Sequence[str] = ("cite", "filecite"),
+    style: Style = "footnotes",
+    unknown: UnknownPolicy = "drop",
+    bibliography: bool = True,
+    list_all: bool = False,
+    fmt: CitationFormat | None = None,
+    theme: Any = None,
+) -> None:
+    """Turn citation markers into numbered citations with a bibliography.
+
+    :param registry: the sources an answer may cite; ``env["citerender"]`` may carry a
+        per-document one instead (see :func:`citerender.state.citation_state`).
+    :param families: marker families that are citations.
+    :param style: ``footnotes``, ``superscript`` or ``hovercard``.
+    :param unknown: what to do with ids the registry lacks: ``keep`` (shown as unverified),
+        ``drop`` (removed, reported) or ``error`` (reported as errors; ``render`` raises).
+    :param bibliography: append the bibliography at the end of the document.
+    :param list_all: list every registry source in the bibliography, cited or not.
+    :param fmt: marker characters and id shape (defaults to the guide's).
+    :param theme: a :class:`citerender.themes.Theme` for the bibliography template.
+
+    .. code-block:: python
+
+        md = MarkdownIt("commonmark").use(citation_plugin, registry=load_sources("s.json"))
+        html = md.render(answer)
+    """
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+    if unknown not in UNKNOWN_POLICIES:
+        raise ValueError(f"unknown must be one of {', '.join(UNKNOWN_POLICIES)}, not {unknown!r}")
+    base = fmt or DEFAULT_FORMAT
+    if tuple(families) != base.families:
+        base = CitationFormat(start=base.start, stop=base.stop, delimiter=base.delimiter,
+                              families=tuple(families), id_pattern=base.id_pattern, locators=base.locators,
+                              highlight_start=base.highlight_start, highlight_stop=base.highlight_stop)
+    if theme is None:
+        from .themes import load_theme
+
+        theme = load_theme("default")
+    opts = PluginOptions(registry, tuple(families), style, unknown, bibliography, list_all, base, theme)
+
+    for ch in sorted(set(base.marker_chars + "\u3010")):
+        md.inline.add_terminator_char(ch)
+    md.core.ruler.after("normalize", "citerender_escapes", partial(_escapes_rule, opts=opts))
+    md.inline.ruler.after("text", "citation", partial(citation_inline, opts=opts))
+    md.core.ruler.push("citerender", partial(citation_core, opts=opts))
+
+    from .render.styles import add_render_rules
+
+    add_render_rules(md, opts)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
+    st = citation_state(state.env, opts.registry)
+    st.original = state.src
+    norm, omap = normalize_escapes(state.src)
+    state.src = norm
+    st.offsets = omap
+
+
+def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
+    """Inline rule: read the marker starting at ``state.pos`` as one atomic token."""
+    src = state.src
+    if src[state.pos] not in opts.fmt.marker_chars and src[state.pos] != "\u3010":
+        return False
+    st = citation_state(state.env, opts.registry)
+    scanner = st.scanner
+    if scanner is None or scanner.text is not src:
+        scanner = st.scanner = _Scanner(src, opts.fmt)
+    mk = scanner.at(state.pos, state.posMax)
+    if mk is None:
+        return False
+    if not silent:
+        if mk.kind is MarkKind.TEXT:
+            tok = state.push("text", "", 0)
+            tok.content = mk.text
+            tok.meta = {"mark": mk, "offset": mk.start}
+        elif mk.kind is MarkKind.CITATION and mk.text:
+            state.push("text", "", 0).content = mk.text
+            state.push("citation", "", 0).meta = {"mark": mk, "offset": mk.start}
+        else:
+            typ = {
+                MarkKind.CITATION: "citation",
+                MarkKind.HIGHLIGHT_OPEN: "citation_highlight_open",
+                MarkKind.HIGHLIGHT_CLOSE: "citation_highlight_close",
+            }.get(mk.kind, "citation_dropped")
+            state.push(typ, "", 0).meta = {"mark": mk, "offset": mk.start}
+    state.pos = mk.end
+    return True
+
+
+class _Locator:
+    """Finds where a mark sits in the source, for diagnostics."""
+
+    def __init__(self, st: CitationState, src: str) -> None:
+        self.st = st
+        self.src = src
+        starts = [0]
+        i = src.find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = src.find("\n", i + 1)
+        self.starts = starts
+
+    def offset(self, block: Token, content: str, pos: int | None, raw: str) -> int:
+        """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content."""
+        first = block.map[0] if block.map else 0
+        if pos is None:
+            pos = max(content.find(raw), 0)
+        line = first + content.count("\n", 0, pos)
+        if block.type in ("fence",):
+            line += 1
+        line = min(line, len(self.starts) - 1)
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.src)
+        idx = self.src.find(raw, start, end) if raw else -1
+        if idx == -1:
+            idx = start + (len(self.src[start:end]) - len(self.src[start:end].lstrip()))
+        return self.st.offsets(idx)
+
+    def line_of_offset(self, offset: int) -> int:
+        return bisect_right(self.starts, offset)
+
+
+def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
+    """Core rule: clean up, group, resolve, number, check placement, add the bibliography."""
+    st = citation_state(state.env, opts.registry)
+    if not st.original:
+        st.original = state.src
+    registry = st.registry
+    src = state.src
+    loc = _Locator(st, src)
+    copy_paste = ("turn" in src and "cite" in src) or "entity[" in src
+    verbatim = _verbatim_re(registry) if registry is not None or "turn" in src else None
+    if verbatim is not None and not verbatim.search(src):
+        verbatim = None
+    blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
+
+    for tok in state.tokens:
+        if tok.type in ("fence", "code_block", "html_block"):
+            code = "CR311" if tok.type == "html_block" else "CR302"
+            tok.content = _scrub(tok.content, st, loc, tok, code, opts.fmt)
+            if tok.info:
+                tok.info = _scrub(tok.info, st, loc, tok, code, opts.fmt)
+        elif tok.type == "inline" and tok.children is not None:
+            has_text, has_cite = _inline(tok, st, loc, opts, copy_paste, verbatim)
+            blocks.append((tok, has_text, has_cite))
+
+    _check_grouped_at_end(blocks, st)
+    if registry is not None:
+        cited = {s.id for r in st.references for s in [r.source, *r.merged]}
+        for sid, source in registry.items():
+            if sid not in cited:
+                st.report("CR308", f"source {sid!r} is never cited", None)
+                if opts.list_all:
+                    _reference_for(st, source, known=True)
+    if opts.bibliography and st.references:
+        tok = Token("citerender_bibliography", "", 0)
+        tok.block = True
+        tok.meta = {"references": st.references}
+        state.tokens.append(tok)
+
+
+def _verbatim_re(registry: Registry | None) -> re.Pattern[str]:
+    ids = [re.escape(i) for i in (registry or {}) if any(c.isdigit() for c in i) and len(i) > 2]
+    alts = "|".join([_TURN_ID_RE, *sorted(ids, key=len, reverse=True)])
+    return re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])")
+
+
+def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str, fmt: CitationFormat) -> str:
+    """Remove every mark from code or raw HTML, keeping what it means as text."""
+    if not any(c in text for c in fmt.marker_chars) and "\u3010" not in text and "cite" not in text \
+            and "entity[" not in text:
+        return text
+    marks = scan(text, fmt=fmt)
+    if not marks:
+        return text
+    where = "code" if code == "CR302" else "raw HTML"
+    for mk in marks:
+        st.report(code, f"marker {_show(mk.raw)} removed from {where}", loc.offset(block, text, mk.start, mk.raw))
+    from .markers import apply_marks
+
+    return apply_marks(text, marks)
+
+
+def _show(raw: str) -> str:
+    """A printable form of a raw marker for messages."""
+    out = "".join(f"\\u{ord(c):04x}" if c in RESERVED_CHARS else c for c in raw[:80])
+    return repr(out)
+
+
+def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
+            copy_paste: bool, verbatim: re.Pattern[str] | None) -> tuple[bool, bool]:
+    children = block.children or []
+    content = block.content
+    out: list[Token] = []
+    depth = {"em": 0, "strong": 0, "link": 0}
+    has_text = False
+    highlights: list[tuple[int, int]] = []  # (index in out, nesting level) of open highlights
+    level = 0
+    cursor = 0
+    line_has_text = False
+    line_cites: list[Token] = []
+    cite_only_lines: list[Token] = []
+
+    def end_line() -> None:
+        nonlocal line_has_text
+        if line_cites and not line_has_text:
+            cite_only_lines.append(line_cites[0])
+        line_has_text = False
+        line_cites.clear()
+
+    def position(tok: Token) -> int:
+        nonlocal cursor
+        mk: Mark = tok.meta["mark"]
+        pos = tok.meta.get("offset")
+        if pos is None:
+            found = content.find(mk.raw, cursor)
+            pos = found if found != -1 else cursor
+        cursor = max(cursor, pos)
+        return loc.offset(block, content, pos, mk.raw)
+
+    queue = list(children)
+    i = 0
+    while i < len(queue):
+        tok = queue[i]
+        i += 1
+        t = tok.type
+        if t == "text":
+            if copy_paste and ("cite" in tok.content or "entity[" in tok.content) and "mark" not in (tok.meta or {}):
+                marks = scan(tok.content, fmt=opts.fmt)
+                if marks:
+                    queue[i:i] = _split_text(tok, marks)
+                    continue
+            if verbatim is not None and "mark" not in (tok.meta or {}):
+                for m in verbatim.finditer(tok.content):
+                    off = loc.offset(block, content, content.find(m.group(0), cursor), m.group(0))
+                    st.report("CR307", f"source id {m.group(0)!r} written outside a marker", off)
+            if tok.content.strip():
+                has_text = True
+                line_has_text = True
+                if out and out[-1].type == "citation" and tok.content.lstrip().startswith(_PUNCT_AFTER):
+                    ctok = out[-1]
+                    st.report("CR303", "citation placed before punctuation", ctok.meta["offset_abs"])
+            out.append(tok)
+            continue
+        if t in ("softbreak", "hardbreak"):
+            end_line()
+            out.append(tok)
+            continue
+        if t == "citation_dropped":
+            _report_mark(st, tok.meta["mark"], position(tok))
+            continue
+        if t in ("citation_highlight_open", "citation_highlight_close"):
+            _report_mark(st, tok.meta["mark"], position(tok))
+            if t == "citation_highlight_open":
+                highlights.append((len(out), level))
+                out.append(tok)
+            elif highlights and highlights[-1][1] == level:
+                highlights.pop()
+                out.append(tok)
+            continue
+        if t == "citation":
+            off = position(tok)
+            mk = tok.meta["mark"]
+            _report_mark(st, mk, off)
+            tok.meta["offset_abs"] = off
+            if depth["em"] or depth["strong"]:
+                st.report("CR301", "citation inside bold or italics", off)
+            in_link = depth["link"] > 0
+            if in_link:
+                st.report("CR309", "citation inside link text", off)
+            # group with the previous citation when only whitespace separates them
+            prev = out[-1] if out else None
+            gap = None
+            if prev is not None and prev.type == "text" and not prev.content.strip() and len(out) > 1 \
+                    and out[-2].type == "citation" and "\n" not in prev.content:
+                gap, prev = prev, out[-2]
+            if prev is not None and prev.type == "citation" and prev.meta.get("in_link") == in_link:
+                if gap is not None:
+                    out.pop()
+                prev.meta["marks"].append(mk)
+                _resolve(prev, mk, st, opts)
+                line_cites.append(prev)
+                continue
+            tok.meta["marks"] = [mk]
+            tok.meta["uses"] = []
+            tok.meta["in_link"] = in_link
+            tok.meta["title"] = mk.citation.title if mk.citation and mk.citation.family in ("navlist", "filenavlist") else None
+            st.places += 1
+            tok.meta["anchor"] = f"cite-{st.places}"
+            _resolve(tok, mk, st, opts)
+            out.append(tok)
+            line_cites.append(tok)
+            continue
+        # structure
+        if t.endswith("_open"):
+            level += 1
+            kind = t[:-5]
+            if kind in depth:
+                depth[kind] += 1
+        elif t.endswith("_close"):
+            level -= 1
+            kind = t[:-6]
+            if kind in depth:
+                depth[kind] -= 1
+        if t == "code_inline":
+            tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR302")
+            line_has_text = line_has_text or bool(tok.content.strip())
+            has_text = has_text or bool(tok.content.strip())
+        elif t == "html_inline":
+            tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR311")
+        elif t in ("link_open", "image"):
+            for name in ("href", "src", "title"):
+                val = tok.attrs.get(name)
+                if isinstance(val, str):
+                    clean = _scrub_attr(val, opts.fmt)
+                    if clean != val:
+                        st.report("CR311", f"marker removed from a link {name}", loc.offset(block, content, None, ""))
+                        tok.attrs[name] = clean
+            if t == "image" and tok.children:
+                sub = Token("inline", "", 0)
+                sub.children, sub.content, sub.map = tok.children, tok.content, block.map
+                _inline(sub, st, loc, opts, copy_paste, None)
+                tok.children = [c for c in (sub.children or []) if c.type == "text" or c.type == "image"]
+                line_has_text = True
+                has_text = True
+        else:
+            line_has_text = line_has_text or t not in ("em_open", "em_close", "strong_open", "strong_close")
+        out.append(tok)
+    end_line()
+    for idx, _lvl in highlights:  # unbalanced opens render as nothing
+        out[idx] = Token("citation_dropped", "", 0)
+    out = _drop_empty_groups(out)
+    block.children = out
+    cites = [tok for tok in out if tok.type == "citation"]
+    if cites:
+        if not has_text:
+            st.report("CR306", "a paragraph holds nothing but citations", cites[0].meta["offset_abs"])
+        else:
+            for tok in cite_only_lines:
+                if tok in cites:
+                    st.report("CR306", "a line holds nothing but citations", tok.meta["offset_abs"])
+    return has_text, bool(cites)
+
+
+def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, content: str,
+                  fmt: CitationFormat, code: str) -> str:
+    marks = scan(text, fmt=fmt)
+    if not marks:
+        return text
+    from .markers import apply_marks
+
+    where = "code" if code == "CR302" else "raw HTML"
+    for mk in marks:
+        st.report(code, f"marker {_show(mk.raw)} removed from {where}", loc.offset(block, content, None, mk.raw))
+    return apply_marks(text, marks)
+
+
+def _scrub_attr(value: str, fmt: CitationFormat) -> str:
+    value = _PCT_RESERVED.sub("", value)
+    if any(c in value for c in fmt.marker_chars) or "\\u" in value.lower() or "&#" in value:
+        from .markers import apply_marks
+
+        value = apply_marks(value, scan(value, fmt=fmt))
+        value = "".join(c for c in value if c not in fmt.marker_chars)
+    return value
+
+
+def _split_text(tok: Token, marks: list[Mark]) -> list[Token]:
+    """Split a text token around copy-paste marks into text and citation tokens."""
+    out: list[Token] = []
+    pos = 0
+    text = tok.content
+    for mk in marks:
+        if mk.start > pos:
+            t = Token("text", "", 0)
+            t.content = text[pos : mk.start]
+            t.meta = {"mark": None}
+            out.append(t)
+        if mk.kind is MarkKind.TEXT or (mk.kind is MarkKind.CITATION and mk.text):
+            t = Token("text", "", 0)
+            t.content = mk.text
+            t.meta = {"mark": None}
+            out.append(t)
+            if mk.kind is MarkKind.TEXT:
+                d = Token("citation_dropped", "", 0)
+                d.meta = {"mark": mk}
+                out.append(d)
+        if mk.kind is MarkKind.CITATION:
+            c = Token("citation", "", 0)
+            c.meta = {"mark": mk}
+            out.append(c)
+        elif mk.kind is MarkKind.DROPPED or mk.kind in (MarkKind.HIGHLIGHT_OPEN, MarkKind.HIGHLIGHT_CLOSE):
+            d = Token("citation_dropped", "", 0)
+            d.meta = {"mark": mk}
+            out.append(d)
+        pos = mk.end
+    if pos < len(text):
+        t = Token("text", "", 0)
+        t.content = text[pos:]
+        t.meta = {"mark": None}
+        out.append(t)
+    return out
+
+
+def _report_mark(st: CitationState, mk: Mark, offset: int) -> None:
+    for code, detail in mk.notes:
+        st.report(code, detail, offset)
+
+
+def _reference_for(st: CitationState, source: Source, *, known: bool) -> Reference:
+    key = source.url if source.url else f"id:{source.id}"
+    ref = st.by_key.get(key)
+    if ref is None:
+        ref = st.by_key[f"id:{source.id}"] = Reference(len(st.references) + 1, source, known)
+        if source.url:
+            st.by_key[key] = ref
+        st.references.append(ref)
+    elif ref.source.id != source.id and all(m.id != source.id for m in ref.merged):
+        ref.merged.append(source)
+        st.by_key[f"id:{source.id}"] = ref
+        st.report("CR310", f"sources {ref.source.id!r} and {source.id!r} share a URL and are one reference", None)
+    return ref
+
+
+def _resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:
+    """Resolve one mark's sources against the registry and number them."""
+    cit = mk.citation
+    if cit is None:
+        return
+    off = tok.meta.get("offset_abs")
+    registry = st.registry
+    for sid in cit.source_ids:
+        source = registry.get(sid) if registry is not None else Source(sid)
+        known = source is not None
+        if source is None:
+            st.report("CR101", f"unknown source id {sid!r}", off)
+            st.unknown_ids.append(sid)
+            if opts.unknown == "drop":
+                continue
+            source = Source(sid)
+        lines = cit.lines
+        valid = lines is not None
+        if lines is not None:
+            if lines.is_reversed:
+                st.report("CR103", f"line range {cit.locator} runs backwards", off)
+            if known and registry is not None:
+                if source.lines is None:
+                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", off)
+                    valid = False
+                elif not source.has_lines(lines):
+                    st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", off)
+                    valid = False
+        ref = st.by_key.get(f"id:{sid}") or _reference_for(st, source, known=known)
+        ref.places.append(CitingPlace(tok.meta["anchor"], lines if valid else None))
+        tok.meta["uses"].append(RefUse(ref, source, lines, valid))
+
+
+def _drop_empty_groups(tokens: list[Token]) -> list[Token]:
+    out = []
+    for tok in tokens:
+        if tok.type == "citation" and not tok.meta.get("uses"):
+            continue
+        if tok.type == "citation_dropped":
+            continue
+        out.append(tok)
+    return out
+
+
+def _check_grouped_at_end(blocks: list[tuple[Token, bool, bool]], st: CitationState) -> None:
+    text_blocks = [b for b in blocks if b[1] or b[2]]
+    cited = [i for i, b in enumerate(text_blocks) if b[2]]
+    if len(text_blocks) < 3 or not cited or cited[0] != len(text_blocks) - 1:
+        return
+    last = text_blocks[-1][0]
+    cites = [c for c in last.children or [] if c.type == "citation"]
+    n = sum(len(c.meta["uses"]) for c in cites)
+    if n >= 2:
+        st.report("CR305", "every citation is in the last paragraph", cites[0].meta["offset_abs"])

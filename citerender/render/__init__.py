@@ -1,0 +1,120 @@
+"""``render``: one answer and its sources to an HTML fragment or a self-contained page."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from ..diagnostics import Diagnostic, sort_key
+from ..errors import CiterenderError
+from ..format import RESERVED_CHARS, CitationFormat
+from ..markers import _ESCAPE_RE
+from ..plugin import citation_plugin
+from ..sources import Registry
+from ..state import CitationState, Reference
+from ..themes import Theme, load_theme
+
+__all__ = ["MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown", "render"]
+
+#: The largest answer ``render`` accepts (see SECURITY.md).
+MAX_ANSWER_CHARS = 20_000_000
+_RESIDUE = re.compile(f"[{RESERVED_CHARS}]|%EE%88%8[0-6]|" + _ESCAPE_RE.pattern, re.I)
+
+
+class UnknownSourceError(CiterenderError):
+    """Raised by ``render(..., unknown="error")`` when the answer cites ids the registry lacks."""
+
+    def __init__(self, ids: Sequence[str], diagnostics: list[Diagnostic]) -> None:
+        uniq = list(dict.fromkeys(ids))
+        super().__init__(f"unknown source id(s): {', '.join(repr(i) for i in uniq)}",
+                         hint="add them to the sources or use --unknown drop")
+        self.ids = uniq
+        self.diagnostics = diagnostics
+
+
+@dataclass
+class Rendered:
+    """The result of :func:`render`."""
+
+    html: str
+    body: str
+    css: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    bibliography: list[Reference] = field(default_factory=list)
+
+
+@lru_cache(maxsize=64)
+def make_markdown(
+    style: str = "footnotes",
+    theme: Theme | None = None,
+    unknown: str = "drop",
+    families: tuple[str, ...] = ("cite", "filecite"),
+    bibliography: bool = True,
+    list_all: bool = False,
+    html: bool = False,
+    fmt: CitationFormat | None = None,
+) -> MarkdownIt:
+    """A configured parser (cached: parsers keep no per-document state)."""
+    md = MarkdownIt("commonmark", {"html": html}).enable(["table", "strikethrough"])
+    md.use(citation_plugin, style=style, unknown=unknown, families=families, bibliography=bibliography,
+           list_all=list_all, theme=theme or load_theme("default"), fmt=fmt)
+    return md
+
+
+def _title_of(md: MarkdownIt, text: str) -> str:
+    m = re.search(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", text, re.M)
+    if not m:
+        return "Answer"
+    from ..markers import strip_citations
+
+    return strip_citations(m.group(1)).strip()[:200] or "Answer"
+
+
+def render(
+    text: str,
+    registry: Registry | None = None,
+    *,
+    style: str = "footnotes",
+    theme: str | Path | Theme = "default",
+    standalone: bool = False,
+    unknown: str = "drop",
+    families: Sequence[str] = ("cite", "filecite"),
+    bibliography: bool = True,
+    list_all: bool = False,
+    html: bool = False,
+    title: str | None = None,
+    fmt: CitationFormat | None = None,
+) -> Rendered:
+    """Render an answer with its citations.
+
+    :param registry: the sources; without one, ids are numbered but not checked.
+    :param style: ``footnotes``, ``superscript`` or ``hovercard``.
+    :param theme: a built-in theme name, a theme folder, or a :class:`Theme`.
+    :param standalone: a complete page with the CSS inlined and no external requests.
+    :param unknown: ``drop`` (default), ``keep`` or ``error`` (raise :class:`UnknownSourceError`).
+    :param html: let raw HTML from the answer through (off: it is escaped).
+    """
+    if len(text) > MAX_ANSWER_CHARS:
+        raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}",
+                              hint="split the answer")
+    th = theme if isinstance(theme, Theme) else load_theme(theme)
+    md = make_markdown(style, th, unknown, tuple(families), bibliography, list_all, html, fmt)
+    st = CitationState(registry=registry)
+    env = {"citerender": st}
+    body = md.render(text, env)
+    if _RESIDUE.search(body):  # safety net: the rules above should leave nothing
+        body = _RESIDUE.sub("", body)
+        st.report("CR109", "marker residue removed from the output", None)
+    diagnostics = sorted(st.diagnostics, key=sort_key)
+    if unknown == "error" and st.unknown_ids:
+        raise UnknownSourceError(st.unknown_ids, diagnostics)
+    css = th.css
+    page = body
+    if standalone:
+        page = th.render_page(body, title=title or _title_of(md, text), css=css)
+    return Rendered(page, body, css, diagnostics, list(st.references))

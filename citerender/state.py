@@ -1,0 +1,97 @@
+"""Per-document citation state, kept in markdown-it's ``env`` under one key.
+
+Nothing here is module-level mutable state: each rendered answer gets a fresh
+:class:`CitationState` through :func:`citation_state`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Diagnostic
+from .markers import LineRange, OffsetMap
+from .sources import Registry, Source
+
+ENV_KEY = "citerender"
+
+
+@dataclass(slots=True)
+class CitingPlace:
+    """One place in the text that cites: its HTML anchor id and the locator used there."""
+
+    anchor: str
+    lines: LineRange | None
+
+
+@dataclass(slots=True)
+class Reference:
+    """A numbered bibliography entry: the source(s) it stands for and every place citing it.
+
+    Several sources share one reference when they share a URL (``merged``).
+    """
+
+    number: int
+    source: Source
+    known: bool = True
+    merged: list[Source] = field(default_factory=list)
+    places: list[CitingPlace] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return f"ref-{self.number}"
+
+
+@dataclass(slots=True)
+class RefUse:
+    """One source as used by one citing group: its reference and the locator there."""
+
+    reference: Reference
+    source: Source
+    lines: LineRange | None
+    lines_valid: bool
+
+
+@dataclass
+class CitationState:
+    """Everything the plugin learns about one document."""
+
+    registry: Registry | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    by_key: dict[str, Reference] = field(default_factory=dict)
+    places: int = 0
+    unknown_ids: list[str] = field(default_factory=list)
+    # positions: the text after markdown-it's normalisation, before escape normalisation
+    original: str = ""
+    offsets: OffsetMap = field(default_factory=OffsetMap)
+    _line_starts: list[int] | None = None
+    scanner: Any = None
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of an offset into :attr:`original`."""
+        if self._line_starts is None:
+            starts = [0]
+            text = self.original
+            i = text.find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = text.find("\n", i + 1)
+            self._line_starts = starts
+        k = bisect_right(self._line_starts, offset) - 1
+        return k + 1, offset - self._line_starts[k] + 1
+
+    def report(self, code: str, message: str, offset: int | None) -> None:
+        line, col = self.line_col(offset) if offset is not None else (1, 1)
+        self.diagnostics.append(Diagnostic.make(code, message, line=line, column=col))
+
+
+def citation_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
+    """The document's state, created on first use (``registry`` seeds a new one)."""
+    st = env.get(ENV_KEY)
+    if not isinstance(st, CitationState):
+        st = CitationState(registry=registry)
+        env[ENV_KEY] = st
+    return st

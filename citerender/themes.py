@@ -1,0 +1,146 @@
+"""Themes: folders of Jinja2 templates and one CSS file, found in the wheel or given as a path.
+
+A theme may hold only the files it changes: templates are looked up in the theme, then in the
+built-in theme it names as ``base`` (``theme.toml``), then in ``default`` — a Jinja2 loader
+chain, so overriding one template never means copying the rest. A theme changes looks, never
+what is shown.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from .errors import CiterenderError
+from .state import Reference
+from .urls import safe_url
+
+__all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
+
+
+def themes_root() -> Path:
+    """The built-in themes: inside the installed package, or the checkout's top-level folder."""
+    here = Path(__file__).resolve().parent
+    for cand in (here / "themes", here.parent / "themes"):
+        if (cand / "default").is_dir():
+            return cand
+    raise CiterenderError("built-in themes not found; the installation is incomplete")
+
+
+def builtin_themes() -> list[str]:
+    return sorted(p.name for p in themes_root().iterdir() if (p / "style.css").is_file())
+
+
+def _letters(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A resolved theme: its folders, most specific first."""
+
+    name: str
+    dirs: tuple[Path, ...]
+
+    @cached_property
+    def env(self) -> Any:
+        import jinja2  # lazy: only rendering pays for it
+
+        return jinja2.Environment(
+            loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in self.dirs]),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    @cached_property
+    def css(self) -> str:
+        """The shared mechanics (``_core.css``: cards shown on hover/focus, print rules) and the
+        most specific ``style.css`` in the chain."""
+        core = (themes_root() / "_core.css").read_text(encoding="utf-8")
+        for d in self.dirs:
+            f = d / "style.css"
+            if f.is_file():
+                return core + "\n" + f.read_text(encoding="utf-8")
+        return core
+
+    def bibliography_entries(self, references: Sequence[Reference]) -> list[dict[str, Any]]:
+        """Plain data for the bibliography template."""
+        entries = []
+        for ref in references:
+            s = ref.source
+            url = safe_url(s.url)
+            backlinks = []
+            seen: set[tuple[str, str | None]] = set()
+            for place in ref.places:
+                lines = place.lines.label() if place.lines else None
+                if (place.anchor, lines) in seen:
+                    continue
+                seen.add((place.anchor, lines))
+                backlinks.append({"anchor": place.anchor, "letter": _letters(len(backlinks)), "lines": lines})
+            entries.append({
+                "number": ref.number,
+                "anchor": ref.anchor,
+                "title": s.title or s.domain or s.url or s.id,
+                "has_title": bool(s.title),
+                "url": url,
+                "url_text": s.url if s.url and url is None else None,
+                "domain": s.domain if url else None,
+                "updated": s.updated,
+                "id": s.id,
+                "known": ref.known,
+                "merged": [m.title or m.id for m in ref.merged],
+                "backlinks": backlinks,
+            })
+        return entries
+
+    def render_bibliography(self, references: Sequence[Reference], *, style: str,
+                            heading: str = "Sources") -> str:
+        tpl = self.env.get_template("bibliography.html.j2")
+        return str(tpl.render(entries=self.bibliography_entries(references), style=style, heading=heading))
+
+    def render_page(self, body: str, *, title: str, css: str, lang: str = "en") -> str:
+        tpl = self.env.get_template("page.html.j2")
+        safe_css = css.replace("</", "<\\/")
+        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang))
+
+
+@lru_cache(maxsize=32)
+def load_theme(name_or_path: str | Path = "default") -> Theme:
+    """A built-in theme by name, or a folder of the user's (with an optional ``theme.toml``)."""
+    root = themes_root()
+    p = Path(name_or_path)
+    if isinstance(name_or_path, str) and (root / name_or_path / "style.css").is_file() and "/" not in name_or_path:
+        dirs = [root / name_or_path]
+        name = name_or_path
+    elif p.is_dir():
+        dirs = [p.resolve()]
+        name = p.name
+        base = "default"
+        meta = p / "theme.toml"
+        if meta.is_file():
+            try:
+                base = str(tomllib.loads(meta.read_text(encoding="utf-8")).get("base", "default"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+                raise CiterenderError(f"invalid theme.toml: {e}", path=str(meta)) from None
+            if not (root / base / "style.css").is_file():
+                raise CiterenderError(f"base theme {base!r} does not exist", path=str(meta),
+                                      hint=f"use one of {', '.join(builtin_themes())}")
+        if base != "default":
+            dirs.append(root / base)
+    else:
+        raise CiterenderError(f"theme {str(name_or_path)!r} not found", path=str(name_or_path),
+                              hint=f"use one of {', '.join(builtin_themes())} or a folder")
+    if root / "default" not in dirs:
+        dirs.append(root / "default")
+    return Theme(name, tuple(dirs))
