@@ -464,9 +464,9 @@ class _Scanner:
                         notes=notes + (("CR104", "marker holds a locator but no source id"),))
         id_re = self.fmt.id_re
         if any(not id_re.match(p) for p in parts):
-            split = [x for p in parts for x in re.split(r"[,;\s]+", p) if x]
-            if split and all(id_re.match(x) for x in split):
-                notes += (("CR108", "ids separated by commas or spaces were split"),)
+            split = [x for p in parts for x in re.split(r"\s*[,;]\s*", p) if x]
+            if len(split) > len(parts) and all(id_re.match(x) for x in split):
+                notes += (("CR108", "ids separated by commas were split"),)
                 parts = split
             else:
                 bad = next(p for p in parts if not id_re.match(p))

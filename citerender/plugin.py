@@ -42,6 +42,7 @@ UNKNOWN_POLICIES: tuple[str, ...] = ("keep", "drop", "error")
 _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
 _PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
 _TURN_ID_RE = r"turn\d+[a-z]+\d+"
+_FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -138,10 +139,9 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     if mk is None:
         return False
     if not silent:
-        if mk.kind is MarkKind.TEXT:
-            tok = state.push("text", "", 0)
-            tok.content = mk.text
-            tok.meta = {"mark": mk, "offset": mk.start}
+        if mk.kind is MarkKind.TEXT:  # the text to show, and a token that carries the report
+            state.push("text", "", 0).content = mk.text
+            state.push("citation_dropped", "", 0).meta = {"mark": mk, "offset": mk.start}
         elif mk.kind is MarkKind.CITATION and mk.text:
             state.push("text", "", 0).content = mk.text
             state.push("citation", "", 0).meta = {"mark": mk, "offset": mk.start}
@@ -169,13 +169,14 @@ class _Locator:
             i = src.find("\n", i + 1)
         self.starts = starts
 
-    def offset(self, block: Token, content: str, pos: int | None, raw: str) -> int:
-        """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content."""
+    def offset(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
+        """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content
+        (``header``: in a fence's info string, on its first line)."""
         first = block.map[0] if block.map else 0
         if pos is None:
             pos = max(content.find(raw), 0)
         line = first + content.count("\n", 0, pos)
-        if block.type in ("fence",):
+        if block.type == "fence" and not header:
             line += 1
         line = min(line, len(self.starts) - 1)
         start = self.starts[line]
@@ -208,7 +209,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
             code = "CR311" if tok.type == "html_block" else "CR302"
             tok.content = _scrub(tok.content, st, loc, tok, code, opts.fmt)
             if tok.info:
-                tok.info = _scrub(tok.info, st, loc, tok, code, opts.fmt)
+                tok.info = _scrub(tok.info, st, loc, tok, code, opts.fmt, header=True)
         elif tok.type == "inline" and tok.children is not None:
             has_text, has_cite = _inline(tok, st, loc, opts, copy_paste, verbatim)
             blocks.append((tok, has_text, has_cite))
@@ -234,7 +235,8 @@ def _verbatim_re(registry: Registry | None) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])")
 
 
-def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str, fmt: CitationFormat) -> str:
+def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str, fmt: CitationFormat,
+           *, header: bool = False) -> str:
     """Remove every mark from code or raw HTML, keeping what it means as text."""
     if not any(c in text for c in fmt.marker_chars) and "\u3010" not in text and "cite" not in text \
             and "entity[" not in text:
@@ -244,7 +246,12 @@ def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str,
         return text
     where = "code" if code == "CR302" else "raw HTML"
     for mk in marks:
-        st.report(code, f"marker {_show(mk.raw)} removed from {where}", loc.offset(block, text, mk.start, mk.raw))
+        off = loc.offset(block, text, mk.start, mk.raw, header=header)
+        line, _ = st.line_col(off)
+        if block.type == "fence" and _FENCE_LINE.match(st.line_text(line)):
+            st.report("CR304", f"marker {_show(mk.raw)} on a code-fence line removed", off)
+        else:
+            st.report(code, f"marker {_show(mk.raw)} removed from {where}", off)
     from .markers import apply_marks
 
     return apply_marks(text, marks)
@@ -253,7 +260,7 @@ def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str,
 def _show(raw: str) -> str:
     """A printable form of a raw marker for messages."""
     out = "".join(f"\\u{ord(c):04x}" if c in RESERVED_CHARS else c for c in raw[:80])
-    return repr(out)
+    return f"'{out}'"
 
 
 def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
@@ -285,7 +292,10 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
             found = content.find(mk.raw, cursor)
             pos = found if found != -1 else cursor
         cursor = max(cursor, pos)
-        return loc.offset(block, content, pos, mk.raw)
+        off = loc.offset(block, content, pos, mk.raw)
+        if st.offsets and st.original[off : off + len(mk.raw)] != mk.raw:
+            st.report("CR201", "marker written with literal escapes", off)
+        return off
 
     queue = list(children)
     i = 0

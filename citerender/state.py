@@ -83,6 +83,14 @@ class CitationState:
         k = bisect_right(self._line_starts, offset) - 1
         return k + 1, offset - self._line_starts[k] + 1
 
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line of :attr:`original`."""
+        self.line_col(0)
+        assert self._line_starts is not None
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] - 1 if line < len(self._line_starts) else len(self.original)
+        return self.original[start:end]
+
     def report(self, code: str, message: str, offset: int | None) -> None:
         line, col = self.line_col(offset) if offset is not None else (1, 1)
         self.diagnostics.append(Diagnostic.make(code, message, line=line, column=col))

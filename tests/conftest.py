@@ -1,0 +1,59 @@
+"""Shared test set-up: hypothesis profiles, placeholder expansion, paths."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+FIXTURES = TESTS / "fixtures"
+DATA = TESTS / "data"
+EXAMPLES = ROOT / "examples"
+
+settings.register_profile("dev", max_examples=150, deadline=None)
+settings.register_profile("ci", max_examples=300, deadline=None, print_blob=True)
+settings.register_profile(
+    "deep", max_examples=100_000, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Fixture files write marker characters in the guide's own notation, short or long.
+_PLACEHOLDERS = {
+    "{CITATION_START}": "\ue200", "{CITATION_DELIMITER}": "\ue202", "{CITATION_STOP}": "\ue201",
+    "{S}": "\ue200", "{D}": "\ue202", "{E}": "\ue201", "{HS}": "\ue203", "{HE}": "\ue204",
+    "{U205}": "\ue205", "{U206}": "\ue206",
+}
+_PH_RE = re.compile("|".join(re.escape(k) for k in _PLACEHOLDERS))
+
+
+def expand(text: str) -> str:
+    """Replace ``{S}``/``{D}``/``{E}``-style placeholders by the real characters."""
+    return _PH_RE.sub(lambda m: _PLACEHOLDERS[m.group(0)], text)
+
+
+RESERVED_OR_ESCAPE = re.compile(r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|&#[xX][eE]20[0-6];|%EE%88%8[0-6]", re.I)
+
+
+def assert_no_marker(output: str, what: str = "output") -> None:
+    """No reserved character and no literal escape of one may reach rendered output."""
+    m = RESERVED_OR_ESCAPE.search(output)
+    assert m is None, f"raw marker {m.group(0)!r} leaked into {what} at {m.start()}: {output[max(0, m.start() - 60): m.start() + 60]!r}"
+
+
+def example_pairs() -> list[tuple[Path, Path]]:
+    """Every bundled example answer with its sources file."""
+    out = []
+    for md in sorted(EXAMPLES.rglob("*.md")):
+        if md.name.endswith(".sources.md") or md.name.lower() == "readme.md":
+            continue
+        for suffix in (".sources.json", ".sources.yaml", ".sources.toml", ".sources.txt"):
+            cand = md.with_name(md.stem + suffix)
+            if cand.is_file():
+                out.append((md, cand))
+                break
+    return out

@@ -1,0 +1,44 @@
+"""Every diagnostic code, failing and passing, from a fixture file; and the code table."""
+
+from __future__ import annotations
+
+import pytest
+from markdown_it.utils import read_fixture_file
+
+from citerender import check, load_sources
+from citerender.diagnostics import CODES, Diagnostic, Severity, has_errors, markdown_table
+from conftest import FIXTURES, ROOT, expand
+
+CASES = read_fixture_file(FIXTURES / "diagnostics.md")
+REGISTRY = load_sources(FIXTURES / "diagnostics.sources.json")
+
+
+@pytest.mark.parametrize("line,title,text,expected", CASES, ids=[c[1] for c in CASES])
+def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> None:
+    diags = check(expand(text), REGISTRY)
+    if "CR308" not in title:
+        diags = [d for d in diags if d.code != "CR308"]
+    got = "\n".join(f"{d.code} {d.line}:{d.column}" for d in diags)
+    assert got == expected.strip("\n"), f"{title} (fixture line {line})"
+    code = title.split()[0]
+    if title.rstrip().endswith("fail"):
+        assert any(d.code == code for d in diags)
+    else:
+        assert all(d.code != code for d in diags)
+
+
+def test_every_code_has_a_failing_fixture() -> None:
+    failing = {c[1].split()[0] for c in CASES if c[1].rstrip().endswith("fail")}
+    assert set(CODES) <= failing, sorted(set(CODES) - failing)
+
+
+def test_readme_documents_every_code() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert markdown_table() in readme, "regenerate the table with: python -m citerender.diagnostics"
+
+
+def test_diagnostic_format_and_severity() -> None:
+    d = Diagnostic.make("CR101", "unknown source id 'x'", line=3, column=7)
+    assert d.format("a.md") == "a.md:3:7: CR101 [error] unknown source id 'x'"
+    assert d.severity is Severity.ERROR and has_errors([d])
+    assert d.to_dict()["name"] == "unknown-source" and d.hint
