@@ -1,0 +1,103 @@
+"""The command line: exit codes, formats, stdin, errors that name the file and line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citerender.cli import main
+from conftest import EXAMPLES, assert_no_marker, expand
+
+HB = EXAMPLES / "handbook"
+PR = EXAMPLES / "problems"
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "citerender.cli", *args], input=stdin.decode() if stdin else None,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_check_clean_example_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(HB / "answer.md"), "--sources", str(HB / "answer.sources.json")]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_check_problems_ruff_style_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", str(PR / "answer.md"), "--sources", str(PR / "answer.sources.json")])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert f"{PR / 'answer.md'}:7:41: CR101 [error] unknown source id 'block9'" in out
+    assert all(line.startswith(f"{PR / 'answer.md'}:") for line in out)
+
+
+def test_check_json(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["check", str(PR / "answer.md"), "--sources", str(PR / "answer.sources.json"), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert {"code", "severity", "message", "line", "column", "hint", "name"} <= set(data[0])
+
+
+def test_strip_removes_every_form_from_stdin() -> None:
+    text = expand("A.{S}cite{D}x{E} B.citeturn0search0 C.【6†L1】 \\ue200cite\\ue202y\\ue201")
+    r = run("strip", "-", stdin=text.encode())
+    assert r.returncode == 0 and r.stdout == "A. B. C. "
+    assert_no_marker(r.stdout)
+
+
+def test_render_fragment_and_page(tmp_path: Path) -> None:
+    out = tmp_path / "page.html"
+    r = run("render", str(HB / "answer.md"), "--sources", str(HB / "answer.sources.json"), "--standalone",
+            "--style", "hovercard", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    html = out.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "citerender-card" in html
+    assert not list(tmp_path.glob(".*tmp"))
+    r = run("render", str(HB / "answer.md"), "--sources", str(HB / "answer.sources.json"))
+    assert r.returncode == 0 and r.stdout.startswith("<h1>")
+
+
+def test_render_unknown_error_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "page.html"
+    r = run("render", str(PR / "answer.md"), "--sources", str(PR / "answer.sources.json"), "--unknown", "error",
+            "-o", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert "unknown source id(s): 'block9'" in r.stderr
+
+
+def test_render_reports_diagnostics_on_stderr() -> None:
+    r = run("render", str(PR / "answer.md"), "--sources", str(PR / "answer.sources.json"))
+    assert r.returncode == 1
+    assert "CR101 [error]" in r.stderr and "CR101" not in r.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["check", "nope.md"], "nope.md: answer not found"),
+    (["check", "{HB}/answer.md", "--sources", "nope.json"], "nope.json: sources file not found"),
+    (["render", "{HB}/answer.md", "--theme", "nope"], "theme 'nope' not found"),
+    (["render", "{HB}/answer.md", "-o", "/nonexistent-dir/x.html"], "output directory does not exist"),
+    (["render", "{HB}"], "answer is a directory"),
+    (["check"], "the following arguments are required"),
+    (["render", "{HB}/answer.md", "--style", "bogus"], "invalid choice"),
+])
+def test_usage_and_input_errors_exit_2(args: list[str], message: str) -> None:
+    r = run(*[a.replace("{HB}", str(HB)) for a in args])
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_invalid_json_names_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "s.json"
+    bad.write_text('[\n {"id": "a"},\n {"id": }\n]', encoding="utf-8")
+    r = run("check", str(HB / "answer.md"), "--sources", str(bad))
+    assert r.returncode == 2
+    assert f"{bad}:3: invalid JSON" in r.stderr
+
+
+def test_non_utf8_answer(tmp_path: Path) -> None:
+    bad = tmp_path / "a.md"
+    bad.write_bytes("r\xe9sum\xe9\n".encode("latin-1"))
+    r = run("strip", str(bad))
+    assert r.returncode == 2 and "not valid UTF-8" in r.stderr

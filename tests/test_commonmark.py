@@ -1,0 +1,38 @@
+"""With the plugin enabled, every CommonMark spec example renders exactly as without it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from markdown_it import MarkdownIt
+
+from citerender.plugin import citation_plugin
+from citerender.sources import registry_from_data
+from conftest import DATA
+
+SPEC = json.loads((DATA / "commonmark-spec.json").read_text(encoding="utf-8"))
+PLAIN = MarkdownIt("commonmark")
+REGISTRY = registry_from_data([{"id": "turn0file0", "title": "T", "url": "https://a.example/"}])
+PLUGGED = {style: MarkdownIt("commonmark").use(citation_plugin, registry=REGISTRY, style=style)
+           for style in ("footnotes", "superscript", "hovercard")}
+
+
+def test_spec_has_652_examples() -> None:
+    assert len(SPEC) == 652
+
+
+@pytest.mark.parametrize("style", sorted(PLUGGED))
+def test_every_spec_example_is_unchanged(style: str) -> None:
+    md = PLUGGED[style]
+    differ = [ex["example"] for ex in SPEC if md.render(ex["markdown"]) != PLAIN.render(ex["markdown"])]
+    assert differ == []
+
+
+def test_spec_examples_unchanged_with_a_citation_appended() -> None:
+    """A marker after each example changes nothing but adds the citation and bibliography."""
+    md = PLUGGED["footnotes"]
+    marker = "\ue200cite\ue202turn0file0\ue201"
+    for ex in SPEC:
+        out = md.render(ex["markdown"] + "\n\nTail." + marker + "\n")
+        assert "\ue200" not in out and "\ue201" not in out and "\ue202" not in out, ex["example"]

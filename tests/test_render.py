@@ -1,0 +1,246 @@
+"""Rendering: structure checked by parsing the HTML back, golden files per style and theme."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from citerender import load_sources, render
+from citerender.render import UnknownSourceError
+from citerender.render.styles import collapse_runs
+from citerender.sources import registry_from_data
+from citerender.themes import builtin_themes, load_theme
+from conftest import EXAMPLES, TESTS, assert_no_marker, example_pairs, expand
+
+STYLES = ("footnotes", "superscript", "hovercard")
+THEMES = ("default", "report", "minimal")
+PAIRS = example_pairs()
+GOLDEN = TESTS / "golden"
+UPDATE = bool(os.environ.get("CITERENDER_UPDATE_GOLDEN"))
+
+REG = registry_from_data([
+    {"id": "a", "title": "Alpha", "url": "https://alpha.example/doc", "updated": "2026-03-01",
+     "lines": ["first line of alpha", "second line", "third line", "fourth"]},
+    {"id": "b", "title": "Beta", "url": "https://www.beta.example/x#sec"},
+    {"id": "c", "title": "Gamma", "url": "https://gamma.example/"},
+    {"id": "d", "url": "https://delta.example/only-url"},
+    {"id": "e"},
+])
+
+
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def _check_structure(html: str, style: str) -> None:
+    doc = soup(html)
+    ids = [el["id"] for el in doc.find_all(id=True)]
+    assert len(ids) == len(set(ids)), "every id is unique"
+    idset = set(ids)
+    for a in doc.find_all(["a"], href=True):
+        if a["href"].startswith("#"):
+            assert a["href"][1:] in idset, f"link to missing {a['href']}"
+    for btn in doc.select("button[popovertarget]"):
+        assert btn["popovertarget"] in idset
+    # numbering by first appearance
+    seen: list[int] = []
+    for cite in doc.select(".citerender-cite"):
+        for n in re.findall(r"\d+", cite.find(["button"]).get_text() if cite.find("button") else cite.get_text()):
+            if int(n) not in seen:
+                seen.append(int(n))
+    runs_ok = all(b > a for a, b in zip(seen, seen[1:]))
+    assert runs_ok, f"numbers appear in order of first citation: {seen}"
+    # back-links round-trip: every place an entry links back to cites that entry
+    for li in doc.select("li.citerender-ref"):
+        n = li["value"]
+        for back in li.select('a[role="doc-backlink"]'):
+            place = doc.find(id=back["href"][1:])
+            assert place is not None
+            label = place.find("button").get_text() if place.find("button") else place.get_text()
+            nums = set()
+            for part in re.findall(r"\d+(?:\u2013\d+)?", label):
+                lo, _, hi = part.partition("\u2013")
+                nums.update(range(int(lo), int(hi or lo) + 1))
+            assert int(n) in nums, f"back-link of {n} goes to a place citing {label}"
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
+def test_examples_render_well_formed(answer: Path, sources: Path, style: str) -> None:
+    r = render(answer.read_text(encoding="utf-8"), load_sources(sources), style=style, standalone=True)
+    assert_no_marker(r.html, f"{answer} ({style})")
+    _check_structure(r.html, style)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
+def test_golden(answer: Path, sources: Path, style: str, theme: str) -> None:
+    r = render(answer.read_text(encoding="utf-8"), load_sources(sources), style=style, theme=theme,
+               standalone=theme != "default")
+    name = f"{answer.parent.name}.{style}.{theme}.html"
+    path = GOLDEN / name
+    if UPDATE or not path.exists():
+        assert UPDATE, f"missing golden file {name}; run with CITERENDER_UPDATE_GOLDEN=1"
+        path.write_text(r.html, encoding="utf-8")
+    assert r.html == path.read_text(encoding="utf-8"), f"{name} changed; review and update the golden file"
+
+
+def test_numbering_grouping_and_runs() -> None:
+    text = expand("One.{S}cite{D}b{E} Two.{S}cite{D}a{D}c{E} {S}cite{D}d{E} Three.{S}cite{D}b{D}a{D}c{E}")
+    doc = soup(render(text, REG).html)
+    cites = [c.get_text() for c in doc.select("sup.citerender-cite")]
+    assert cites == ["[1]", "[2\u20134]", "[1\u20133]"]
+    entries = [li.select_one(".citerender-ref-title").get_text() for li in doc.select("li.citerender-ref")]
+    assert entries == ["Beta", "Alpha", "Gamma", "delta.example"]
+    beta = doc.find(id="ref-1")
+    assert [a["href"] for a in beta.select('a[role="doc-backlink"]')] == ["#cite-1", "#cite-3"]
+    assert beta.select_one(".citerender-backlinks").get_text().split()[:3] == ["\u21a9\ufe0e", "a", "b"]
+
+
+def test_collapse_runs() -> None:
+    assert collapse_runs([3, 1, 2, 5, 7, 8]) == [(1, 3), (5, 5), (7, 7), (8, 8)]
+    assert collapse_runs([]) == []
+
+
+def test_locator_shows_in_the_entry_and_card() -> None:
+    text = expand("Alpha says so.{S}cite{D}a{D}L2-L3{E} Again.{S}cite{D}a{E}")
+    doc = soup(render(text, REG).html)
+    assert "lines 2\u20133" in doc.select_one("#ref-1").get_text()
+    card = soup(render(text, REG, style="hovercard").html).select_one("#cite-1-card")
+    assert [s.get_text() for s in card.select(".citerender-lno")] == ["2", "3"]
+    assert "second line" in card.get_text() and "third line" in card.get_text()
+    assert card["role"] == "tooltip" and card.has_attr("popover")
+
+
+def test_superscript_links_to_the_source_with_a_text_fragment() -> None:
+    text = expand("Alpha.{S}cite{D}a{D}L1{E} Beta.{S}cite{D}b{E} Nothing.{S}cite{D}e{E}")
+    doc = soup(render(text, REG, style="superscript").html)
+    links = doc.select("sup.citerender-cite a")
+    assert links[0]["href"] == "https://alpha.example/doc#:~:text=first%20line%20of%20alpha"
+    assert links[0]["target"] == "_blank" and links[0]["rel"] == ["noopener", "noreferrer"]
+    assert links[0]["aria-label"].startswith("Alpha")
+    assert links[1]["href"] == "https://www.beta.example/x#sec"
+    assert links[2]["href"] == "#ref-3"  # no URL: falls back to the bibliography entry
+
+
+def test_sources_without_title_or_url_render_sensibly() -> None:
+    doc = soup(render(expand("X.{S}cite{D}d{E} Y.{S}cite{D}e{E}"), REG).html)
+    titles = [li.select_one(".citerender-ref-title").get_text() for li in doc.select("li.citerender-ref")]
+    assert titles == ["delta.example", "e"]
+
+
+def test_shared_url_merges_entries() -> None:
+    reg = registry_from_data([{"id": "x1", "title": "X", "url": "https://x.example/"},
+                              {"id": "x2", "title": "X mirror", "url": "https://x.example/"}])
+    r = render(expand("A.{S}cite{D}x1{E} B.{S}cite{D}x2{E}"), reg)
+    doc = soup(r.html)
+    assert len(doc.select("li.citerender-ref")) == 1
+    assert [c.get_text() for c in doc.select("sup.citerender-cite")] == ["[1]", "[1]"]
+    assert "CR310" in {d.code for d in r.diagnostics}
+
+
+def test_unknown_policies() -> None:
+    text = expand("A.{S}cite{D}a{E} B.{S}cite{D}zzz{E}")
+    dropped = soup(render(text, REG, unknown="drop").html)
+    assert len(dropped.select("sup.citerender-cite")) == 1
+    kept = soup(render(text, REG, unknown="keep").html)
+    assert kept.select_one("sup.citerender-unverified").get_text() == "[2]"
+    assert "unverified" in kept.select_one("#ref-2").get_text()
+    with pytest.raises(UnknownSourceError) as e:
+        render(text, REG, unknown="error")
+    assert e.value.ids == ["zzz"]
+
+
+def test_list_all_sources() -> None:
+    doc = soup(render(expand("A.{S}cite{D}c{E}"), REG, list_all=True).html)
+    assert len(doc.select("li.citerender-ref")) == len(REG)
+    assert doc.select_one("#ref-1 .citerender-ref-title").get_text() == "Gamma"
+
+
+def test_markers_in_code_are_removed_and_code_kept() -> None:
+    text = expand("Use `x {S}cite{D}a{E} y`.\n\n```\ncode {S}cite{D}a{E}\n```\n")
+    r = render(text, REG)
+    doc = soup(r.html)
+    assert doc.find("code").get_text() == "x  y"
+    assert doc.find("pre").get_text() == "code \n"
+    assert [d.code for d in r.diagnostics if d.code == "CR302"] == ["CR302", "CR302"]
+
+
+def test_citation_inside_link_text_does_not_nest_links() -> None:
+    for style in STYLES:
+        doc = soup(render(expand("[see {S}cite{D}a{E}](https://x.example)"), REG, style=style).html)
+        link = doc.select_one("p a")
+        assert link.find("a") is None and link.find("button") is None
+        assert "[1]" in link.get_text()
+
+
+def test_hostile_metadata_is_escaped_and_urls_filtered() -> None:
+    reg = registry_from_data([
+        {"id": "x", "title": '<script>alert(1)</script>"', "url": "javascript:alert(1)", "lines": ["<img src=x onerror=alert(1)>"]},
+        {"id": "y", "title": "ok", "url": " JaVa\tScRiPt:alert(1)"},
+        {"id": "z", "title": "{{7*7}}", "url": "data:text/html,<b>x</b>"},
+    ])
+    text = expand("<b>bold</b> A.{S}cite{D}x{D}L1{E} B.{S}cite{D}y{E} C.{S}cite{D}z{E}")
+    for style in STYLES:
+        html = render(text, reg, style=style, standalone=True).html
+        doc = soup(html)
+        assert doc.find("script") is None and doc.find("b") is None and doc.find("img") is None
+        for a in doc.find_all("a", href=True):
+            assert not a["href"].lower().replace("\t", "").strip().startswith(("javascript", "data", "vbscript"))
+        assert "49" not in doc.get_text() and "{{7*7}}" in doc.get_text()
+
+
+def test_raw_html_only_when_allowed() -> None:
+    assert soup(render("<em>x</em>", REG).html).find("em") is None
+    assert soup(render("<em>x</em>", REG, html=True).html).find("em") is not None
+
+
+def test_highlight_spans() -> None:
+    doc = soup(render(expand("{HS}cited words{HE}.{S}cite{D}a{E} and {HS}*crossed{HE} em*"), REG).html)
+    spans = doc.select("span.citerender-highlight")
+    assert [s.get_text() for s in spans] == ["cited words"]
+
+
+def test_standalone_page_is_self_contained() -> None:
+    r = render(expand("# Title here\n\nA.{S}cite{D}a{E}"), REG, standalone=True)
+    doc = soup(r.html)
+    assert doc.title.get_text() == "Title here"
+    assert doc.find("style") is not None and doc.find("link") is None and doc.find("script") is None
+    csp = doc.find("meta", attrs={"http-equiv": "Content-Security-Policy"})["content"]
+    assert "default-src 'none'" in csp
+    assert not re.search(r"""(?:src|href)=["']https?://(?!alpha)""", r.html.split("<main")[0])
+
+
+def test_themes_are_found_and_overridable(tmp_path: Path) -> None:
+    assert {"default", "report", "minimal"} <= set(builtin_themes())
+    custom = tmp_path / "mytheme"
+    custom.mkdir()
+    (custom / "bibliography.html.j2").write_text(
+        '<aside class="my-refs">{% for e in entries %}<p id="{{ e.anchor }}">{{ e.number }}. {{ e.title }}</p>{% endfor %}</aside>',
+        encoding="utf-8")
+    (custom / "theme.toml").write_text('base = "report"\n', encoding="utf-8")
+    theme = load_theme(custom)
+    r = render(expand("A.{S}cite{D}a{E}"), REG, theme=theme, standalone=True)
+    doc = soup(r.html)
+    assert doc.select_one("aside.my-refs #ref-1").get_text() == "1. Alpha"
+    assert "@page" in r.css  # the report base's CSS, since the folder has none of its own
+    assert doc.find("main") is not None  # page template from the default chain
+
+
+def test_all_examples_every_style_and_theme_leak_nothing() -> None:
+    count = 0
+    for answer, sources in PAIRS:
+        reg = load_sources(sources)
+        text = answer.read_text(encoding="utf-8")
+        for style in STYLES:
+            for theme in THEMES:
+                for standalone in (False, True):
+                    assert_no_marker(render(text, reg, style=style, theme=theme, standalone=standalone).html)
+                    count += 1
+    assert count == len(PAIRS) * 18 and len(PAIRS) >= 4
+    assert (EXAMPLES / "handbook" / "answer.md").exists()
