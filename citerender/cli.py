@@ -123,6 +123,13 @@ def _cmd_render(a: argparse.Namespace) -> int:
     return 1 if has_errors(result.diagnostics) else 0
 
 
+def _cmd_codes(a: argparse.Namespace) -> int:
+    from .diagnostics import markdown_table
+
+    print(markdown_table())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .plugin import STYLES, UNKNOWN_POLICIES
 
@@ -152,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")
     r.add_argument("-o", "--output")
     r.set_defaults(func=_cmd_render)
+
+    k = sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)")
+    k.set_defaults(func=_cmd_codes)
     return p
 
 

@@ -1,7 +1,7 @@
 """Diagnostics: every problem found, as data with a stable code, never printed from the library.
 
 The code table is the single list of what we report; the README's table is generated from it
-(``python -m citerender.diagnostics``) so the two cannot drift apart.
+(``citerender codes``) and a test keeps the two equal.
 """
 
 from __future__ import annotations
@@ -150,7 +150,3 @@ def markdown_table() -> str:
         hint = c.hint.replace("|", "\\|")
         rows.append(f"| `{c.code}` | {c.name} | {c.severity.value} | {summary} | {hint} |")
     return "\n".join(rows)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(markdown_table())

@@ -34,7 +34,7 @@ def test_every_code_has_a_failing_fixture() -> None:
 
 def test_readme_documents_every_code() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert markdown_table() in readme, "regenerate the table with: python -m citerender.diagnostics"
+    assert markdown_table() in readme, "regenerate the table with: citerender codes"
 
 
 def test_diagnostic_format_and_severity() -> None:

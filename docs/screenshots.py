@@ -1,0 +1,49 @@
+"""Take the README's screenshots from real pages in headless Chromium (Debian's chromium).
+
+Run: .venv/bin/python docs/screenshots.py
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from citerender import load_sources, render
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = ROOT / "examples" / "service-agreement"
+OUT = ROOT / "docs" / "img"
+
+
+def main() -> None:
+    reg = load_sources(EX / "answer.sources.yaml")
+    text = (EX / "answer.md").read_text(encoding="utf-8")
+    tmp = Path(tempfile.mkdtemp())
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        for style in ("footnotes", "superscript", "hovercard"):
+            page_file = tmp / f"{style}.html"
+            page_file.write_text(render(text, reg, style=style, standalone=True).html, encoding="utf-8")
+            page = browser.new_page(viewport={"width": 900, "height": 760}, device_scale_factor=1)
+            page.goto(page_file.as_uri())
+            if style == "hovercard":
+                page.locator("#cite-4 button").hover()
+                page.locator("#cite-4-card").wait_for(state="visible")
+            page.screenshot(path=str(OUT / f"{style}.png"), full_page=style == "footnotes")
+            page.close()
+        report = tmp / "report.html"
+        report.write_text(render(text, reg, style="footnotes", theme="report", standalone=True).html, encoding="utf-8")
+        page = browser.new_page(viewport={"width": 900, "height": 760})
+        page.goto(report.as_uri())
+        page.emulate_media(media="print")
+        page.screenshot(path=str(OUT / "report-print.png"), full_page=True)
+        browser.close()
+    print(f"wrote {', '.join(sorted(p.name for p in OUT.glob('*.png')))}")
+
+
+if __name__ == "__main__":
+    main()

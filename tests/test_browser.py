@@ -1,0 +1,133 @@
+"""Hover cards, footnote links and print rules, checked in a real headless Chromium.
+
+Debian's ``chromium`` is driven through Playwright with ``executable_path``; no browser is
+downloaded. Select these tests with ``-m browser``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from citerender import load_sources, render
+from conftest import EXAMPLES
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("CITERENDER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "install Debian's chromium (make test does) or set CITERENDER_CHROMIUM"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("pages")
+    reg = load_sources(EXAMPLES / "service-agreement" / "answer.sources.yaml")
+    text = (EXAMPLES / "service-agreement" / "answer.md").read_text(encoding="utf-8")
+    paths = {}
+    for style in ("footnotes", "superscript", "hovercard"):
+        for theme in ("default", "report"):
+            p = out / f"{style}-{theme}.html"
+            p.write_text(render(text, reg, style=style, theme=theme, standalone=True).html, encoding="utf-8")
+            paths[f"{style}-{theme}"] = p
+    return paths
+
+
+def _open(browser, path: Path, **ctx):  # type: ignore[no-untyped-def]
+    context = browser.new_context(**ctx)
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith("file:") else None)
+    page.goto(path.as_uri())
+    return context, page, requests
+
+
+def test_hovercard_opens_on_hover_and_focus(browser, pages) -> None:  # type: ignore[no-untyped-def]
+    context, page, requests = _open(browser, pages["hovercard-default"])
+    card = page.locator("#cite-2-card")
+    trigger = page.locator("#cite-2 button")
+    assert not card.is_visible()
+    trigger.hover()
+    card.wait_for(state="visible")
+    assert "thirty (30) days" in card.inner_text()
+    assert card.locator(".citerender-lno").all_inner_texts() == ["1"]
+    page.mouse.move(0, 0)
+    card.wait_for(state="hidden")
+    # keyboard: Tab reaches the citation; the card shows while it has focus, hides when focus leaves
+    page.keyboard.press("Tab")
+    for _ in range(40):
+        if page.evaluate("document.activeElement && document.activeElement.closest('#cite-2') !== null"):
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('popovertarget')") == "cite-2-card"
+    card.wait_for(state="visible")
+    assert page.evaluate("document.activeElement.getAttribute('aria-describedby')") == "cite-2-card"
+    # Enter pins the card as a popover; Escape dismisses it
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.getElementById('cite-2-card').matches(':popover-open')")
+    page.keyboard.press("Escape")
+    assert not page.evaluate("document.getElementById('cite-2-card').matches(':popover-open')")
+    page.evaluate("document.activeElement.blur()")
+    card.wait_for(state="hidden")
+    assert requests == []
+    context.close()
+
+
+def test_hovercard_works_by_tap_on_a_narrow_screen(browser, pages) -> None:  # type: ignore[no-untyped-def]
+    context, page, _ = _open(browser, pages["hovercard-default"], viewport={"width": 375, "height": 700},
+                             has_touch=True, is_mobile=True)
+    page.locator("#cite-3 button").tap()
+    card = page.locator("#cite-3-card")
+    card.wait_for(state="visible")
+    box = card.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
+    context.close()
+
+
+def test_footnote_link_scrolls_to_entry_and_back(browser, pages) -> None:  # type: ignore[no-untyped-def]
+    context, page, _ = _open(browser, pages["footnotes-default"], viewport={"width": 800, "height": 400})
+    page.locator("#cite-4 a").first.click()
+    assert page.evaluate("location.hash") == "#ref-1"
+    assert page.evaluate("(() => { const r = document.getElementById('ref-1').getBoundingClientRect();"
+                         " return r.top >= 0 && r.top < innerHeight; })()")
+    back = page.locator('#ref-1 a[role="doc-backlink"][href="#cite-4"]')
+    back.click()
+    assert page.evaluate("location.hash") == "#cite-4"
+    assert page.evaluate("(() => { const r = document.getElementById('cite-4').getBoundingClientRect();"
+                         " return r.top >= 0 && r.top < innerHeight; })()")
+    context.close()
+
+
+@pytest.mark.parametrize("theme", ["default", "report"])
+def test_print_shows_notes_not_cards(browser, pages, theme) -> None:  # type: ignore[no-untyped-def]
+    context, page, _ = _open(browser, pages[f"hovercard-{theme}"])
+    page.emulate_media(media="print")
+    page.locator("#cite-2 button").hover()
+    assert not page.locator("#cite-2-card").is_visible()
+    assert page.locator(".citerender-bibliography").is_visible()
+    assert page.locator("#ref-1").is_visible()
+    context.close()
+
+
+def test_no_marker_visible_and_nothing_loaded(browser, pages) -> None:  # type: ignore[no-untyped-def]
+    for name, path in pages.items():
+        context, page, requests = _open(browser, path)
+        text = page.evaluate("document.documentElement.outerHTML + document.body.innerText")
+        assert not any(0xE200 <= ord(c) <= 0xE206 for c in text), name
+        assert requests == [], name
+        context.close()
