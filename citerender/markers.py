@@ -83,7 +83,7 @@ def parse_locator(text: str) -> tuple[LineRange | None, bool]:
     return LineRange(first, last), canonical
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Citation:
     """One parsed citation, with the guide's fields (offsets in code points of the input)."""
 
@@ -119,7 +119,7 @@ class MarkKind(str, Enum):
     DROPPED = "dropped"  # nothing to show; a diagnostic says why
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Mark:
     """A span of the input that is marker syntax, and what to show instead of it.
 
@@ -164,21 +164,31 @@ def extract_citations(
         return []
     id_re = fmt.id_re
     out: list[Citation] = []
+    delim = fmt.delimiter
+    append = out.append
     for m in _token_re(fmt, tuple(families)).finditer(text):
-        parts = [p.strip() for p in m.group(2).split(fmt.delimiter)]
-        parts = [p for p in parts if p]
+        family, body = m.groups()
+        if delim in body:
+            parts = [p for p in map(str.strip, body.split(delim)) if p]
+        else:
+            body = body.strip()
+            parts = [body] if body else []
         if not parts:
             continue
         locator: str | None = None
-        lines, canonical = parse_locator(parts[-1])
-        if lines is not None:
-            last = parts.pop()
-            locator = last if canonical else str(lines)
-        if not parts or any(not id_re.match(p) for p in parts):
+        lines: LineRange | None = None
+        if "L" in parts[-1]:  # cheap test before parsing a locator
+            lines, canonical = parse_locator(parts[-1])
+            if lines is not None:
+                last = parts.pop()
+                locator = last if canonical else str(lines)
+        if not parts:
             continue
-        out.append(
-            Citation(m.group(0), m.group(1), tuple(parts), locator, m.start(), m.end(), lines)
-        )
+        for p in parts:
+            if not id_re.match(p):
+                break
+        else:
+            append(Citation(m.group(0), family, tuple(parts), locator, m.start(), m.end(), lines))
     return out
 
 
@@ -279,6 +289,7 @@ _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "
 @dataclass(frozen=True)
 class _Patterns:
     trigger: re.Pattern[str]
+    canonical: re.Pattern[str]
     unterminated: re.Pattern[str]
     bare: re.Pattern[str]
     copy_paste: re.Pattern[str]
@@ -294,6 +305,10 @@ def _patterns(fmt: CitationFormat) -> _Patterns:
     return _Patterns(
         trigger=re.compile(
             rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"
+        ),
+        canonical=re.compile(
+            rf"{re.escape(fmt.start)}({fams}){d}([^{re.escape(fmt.start + fmt.stop)}\n]{{0,{MAX_MARKER_BODY}}})"
+            rf"{re.escape(fmt.stop)}"
         ),
         unterminated=re.compile(
             rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"
@@ -377,6 +392,10 @@ class _Scanner:
 
     def _pua(self, i: int, end: int) -> Mark:
         fmt = self.fmt
+        m = self.p.canonical.match(self.text, i, end)
+        if m is not None:  # fast path: a well-formed marker of a citation family
+            family, body = m.groups()
+            return self._citation(i, m.end(), family, body.split(fmt.delimiter), "canonical", ())
         stop = self._find(fmt.stop, i + 1)
         limits = [x for x in (self._find(fmt.start, i + 1), self._find("\n", i + 1)) if x != -1]
         limit = min(limits) if limits else len(self.text)
@@ -448,22 +467,29 @@ class _Scanner:
         notes: tuple[tuple[str, str], ...],
     ) -> Mark:
         raw = self.text[start:end]
-        parts = [p.strip() for p in payload]
-        parts = [p for p in parts if p]
+        parts = [p for p in map(str.strip, payload) if p]
         if not parts:
             return Mark(MarkKind.DROPPED, start, end, raw, notes=notes + (("CR104", "empty marker removed"),))
         locator: str | None = None
-        lines, canonical = parse_locator(parts[-1])
-        if lines is not None:
-            last = parts.pop()
-            locator = last if canonical else str(lines)
-            if not canonical:
-                notes += (("CR108", f"locator {last!r} read as {locator}"),)
+        lines: LineRange | None = None
+        if "L" in parts[-1]:
+            lines, canonical = parse_locator(parts[-1])
+            if lines is not None:
+                last = parts.pop()
+                locator = last if canonical else str(lines)
+                if not canonical:
+                    notes += (("CR108", f"locator {last!r} read as {locator}"),)
         if not parts:
             return Mark(MarkKind.DROPPED, start, end, raw,
                         notes=notes + (("CR104", "marker holds a locator but no source id"),))
-        id_re = self.fmt.id_re
-        if any(not id_re.match(p) for p in parts):
+        match = self.fmt.id_re.match
+        valid = True
+        for p in parts:
+            if match(p) is None:
+                valid = False
+                break
+        if not valid:
+            id_re = self.fmt.id_re
             split = [x for p in parts for x in re.split(r"\s*[,;]\s*", p) if x]
             if len(split) > len(parts) and all(id_re.match(x) for x in split):
                 notes += (("CR108", "ids separated by commas were split"),)

@@ -19,7 +19,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
@@ -39,6 +39,7 @@ UnknownPolicy = Literal["keep", "drop", "error"]
 STYLES: tuple[str, ...] = ("footnotes", "superscript", "hovercard")
 UNKNOWN_POLICIES: tuple[str, ...] = ("keep", "drop", "error")
 
+_DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
 _PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
 _TURN_ID_RE = r"turn\d+[a-z]+\d+"
@@ -57,6 +58,16 @@ class PluginOptions:
     list_all: bool
     fmt: CitationFormat
     theme: Any
+
+    @cached_property
+    def triggers(self) -> str:
+        """Characters at which the inline rule looks for a marker."""
+        return self.fmt.marker_chars + "\u3010"
+
+    @cached_property
+    def attention(self) -> re.Pattern[str]:
+        """Anything in a block's text that the core rule must look at (else it skips the block)."""
+        return re.compile(f"[{re.escape(self.triggers)}]|cite|entity\\[|%[eE][eE]%88%8")
 
 
 def citation_plugin(
@@ -129,9 +140,11 @@ def _escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
 def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
     """Inline rule: read the marker starting at ``state.pos`` as one atomic token."""
     src = state.src
-    if src[state.pos] not in opts.fmt.marker_chars and src[state.pos] != "\u3010":
+    if src[state.pos] not in opts.triggers:
         return False
-    st = citation_state(state.env, opts.registry)
+    st = state.env.get("citerender")
+    if st is None:
+        st = citation_state(state.env, opts.registry)
     scanner = st.scanner
     if scanner is None or scanner.text is not src:
         scanner = st.scanner = _Scanner(src, opts.fmt)
@@ -199,9 +212,6 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     src = state.src
     loc = _Locator(st, src)
     copy_paste = ("turn" in src and "cite" in src) or "entity[" in src
-    verbatim = _verbatim_re(registry) if registry is not None or "turn" in src else None
-    if verbatim is not None and not verbatim.search(src):
-        verbatim = None
     blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
 
     for tok in state.tokens:
@@ -211,7 +221,10 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
             if tok.info:
                 tok.info = _scrub(tok.info, st, loc, tok, code, opts.fmt, header=True)
         elif tok.type == "inline" and tok.children is not None:
-            has_text, has_cite = _inline(tok, st, loc, opts, copy_paste, verbatim)
+            if opts.attention.search(tok.content) is None and not _verbatim_ids(tok.content, registry):
+                blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
+                continue
+            has_text, has_cite = _inline(tok, st, loc, opts, copy_paste)
             blocks.append((tok, has_text, has_cite))
 
     _check_grouped_at_end(blocks, st)
@@ -229,10 +242,17 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
         state.tokens.append(tok)
 
 
-def _verbatim_re(registry: Registry | None) -> re.Pattern[str]:
-    ids = [re.escape(i) for i in (registry or {}) if any(c.isdigit() for c in i) and len(i) > 2]
-    alts = "|".join([_TURN_ID_RE, *sorted(ids, key=len, reverse=True)])
-    return re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])")
+# A word that could be a source id written verbatim: letters, then a digit somewhere.
+_ID_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*(?![\w-])")
+_TURN_ID = re.compile(_TURN_ID_RE + r"\Z")
+
+
+def _verbatim_ids(text: str, registry: Registry | None) -> list[re.Match[str]]:
+    """Words in ``text`` that are source ids: ``turnNkindN`` or a registry id with a digit."""
+    if _ID_WORD.search(text) is None:  # the common case: no candidate at all
+        return []
+    return [m for m in _ID_WORD.finditer(text)
+            if _TURN_ID.match(m.group(0)) or (registry is not None and m.group(0) in registry)]
 
 
 def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str, fmt: CitationFormat,
@@ -244,14 +264,14 @@ def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str,
     marks = scan(text, fmt=fmt)
     if not marks:
         return text
-    where = "code" if code == "CR302" else "raw HTML"
+    place = "code" if code == "CR302" else "raw HTML"
     for mk in marks:
         off = loc.offset(block, text, mk.start, mk.raw, header=header)
         line, _ = st.line_col(off)
         if block.type == "fence" and _FENCE_LINE.match(st.line_text(line)):
             st.report("CR304", f"marker {_show(mk.raw)} on a code-fence line removed", off)
         else:
-            st.report(code, f"marker {_show(mk.raw)} removed from {where}", off)
+            st.report(code, f"marker {_show(mk.raw)} removed from {place}", off)
     from .markers import apply_marks
 
     return apply_marks(text, marks)
@@ -264,7 +284,7 @@ def _show(raw: str) -> str:
 
 
 def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
-            copy_paste: bool, verbatim: re.Pattern[str] | None) -> tuple[bool, bool]:
+            copy_paste: bool) -> tuple[bool, bool]:
     children = block.children or []
     content = block.content
     out: list[Token] = []
@@ -284,18 +304,24 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
         line_has_text = False
         line_cites.clear()
 
-    def position(tok: Token) -> int:
+    def position(tok: Token) -> None:
+        """Note where the mark sits; the source offset is computed only if a report needs it."""
         nonlocal cursor
-        mk: Mark = tok.meta["mark"]
-        pos = tok.meta.get("offset")
+        meta = tok.meta
+        mk: Mark = meta["mark"]
+        pos = meta.get("offset")
         if pos is None:
             found = content.find(mk.raw, cursor)
-            pos = found if found != -1 else cursor
-        cursor = max(cursor, pos)
-        off = loc.offset(block, content, pos, mk.raw)
-        if st.offsets and st.original[off : off + len(mk.raw)] != mk.raw:
-            st.report("CR201", "marker written with literal escapes", off)
-        return off
+            pos = meta["offset"] = found if found != -1 else cursor
+        if pos > cursor:
+            cursor = pos
+        meta["locate"] = (loc, block, content)
+        if mk.notes:
+            _report_mark(st, mk, where(tok))
+        if st.offsets:
+            off = where(tok)
+            if st.original[off : off + len(mk.raw)] != mk.raw:
+                st.report("CR201", "marker written with literal escapes", off)
 
     queue = list(children)
     i = 0
@@ -304,13 +330,13 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
         i += 1
         t = tok.type
         if t == "text":
-            if copy_paste and ("cite" in tok.content or "entity[" in tok.content) and "mark" not in (tok.meta or {}):
+            if copy_paste and ("cite" in tok.content or "entity[" in tok.content) and "mark" not in tok.meta:
                 marks = scan(tok.content, fmt=opts.fmt)
                 if marks:
                     queue[i:i] = _split_text(tok, marks)
                     continue
-            if verbatim is not None and "mark" not in (tok.meta or {}):
-                for m in verbatim.finditer(tok.content):
+            if "mark" not in tok.meta:
+                for m in _verbatim_ids(tok.content, st.registry):
                     off = loc.offset(block, content, content.find(m.group(0), cursor), m.group(0))
                     st.report("CR307", f"source id {m.group(0)!r} written outside a marker", off)
             if tok.content.strip():
@@ -318,7 +344,7 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
                 line_has_text = True
                 if out and out[-1].type == "citation" and tok.content.lstrip().startswith(_PUNCT_AFTER):
                     ctok = out[-1]
-                    st.report("CR303", "citation placed before punctuation", ctok.meta["offset_abs"])
+                    st.report("CR303", "citation placed before punctuation", where(ctok))
             out.append(tok)
             continue
         if t in ("softbreak", "hardbreak"):
@@ -326,10 +352,10 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
             out.append(tok)
             continue
         if t == "citation_dropped":
-            _report_mark(st, tok.meta["mark"], position(tok))
+            position(tok)
             continue
         if t in ("citation_highlight_open", "citation_highlight_close"):
-            _report_mark(st, tok.meta["mark"], position(tok))
+            position(tok)
             if t == "citation_highlight_open":
                 highlights.append((len(out), level))
                 out.append(tok)
@@ -338,15 +364,13 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
                 out.append(tok)
             continue
         if t == "citation":
-            off = position(tok)
+            position(tok)
             mk = tok.meta["mark"]
-            _report_mark(st, mk, off)
-            tok.meta["offset_abs"] = off
             if depth["em"] or depth["strong"]:
-                st.report("CR301", "citation inside bold or italics", off)
+                st.report("CR301", "citation inside bold or italics", where(tok))
             in_link = depth["link"] > 0
             if in_link:
-                st.report("CR309", "citation inside link text", off)
+                st.report("CR309", "citation inside link text", where(tok))
             # group with the previous citation when only whitespace separates them
             prev = out[-1] if out else None
             gap = None
@@ -371,16 +395,12 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
             line_cites.append(tok)
             continue
         # structure
-        if t.endswith("_open"):
-            level += 1
-            kind = t[:-5]
-            if kind in depth:
-                depth[kind] += 1
-        elif t.endswith("_close"):
-            level -= 1
-            kind = t[:-6]
-            if kind in depth:
-                depth[kind] -= 1
+        nesting = tok.nesting
+        if nesting:
+            level += nesting
+            kind = _DEPTH_KINDS.get(t)
+            if kind is not None:
+                depth[kind] += nesting
         if t == "code_inline":
             tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR302")
             line_has_text = line_has_text or bool(tok.content.strip())
@@ -398,7 +418,7 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
             if t == "image" and tok.children:
                 sub = Token("inline", "", 0)
                 sub.children, sub.content, sub.map = tok.children, tok.content, block.map
-                _inline(sub, st, loc, opts, copy_paste, None)
+                _inline(sub, st, loc, opts, copy_paste)
                 tok.children = [c for c in (sub.children or []) if c.type == "text" or c.type == "image"]
                 line_has_text = True
                 has_text = True
@@ -413,11 +433,11 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
     cites = [tok for tok in out if tok.type == "citation"]
     if cites:
         if not has_text:
-            st.report("CR306", "a paragraph holds nothing but citations", cites[0].meta["offset_abs"])
+            st.report("CR306", "a paragraph holds nothing but citations", where(cites[0]))
         else:
             for tok in cite_only_lines:
                 if tok in cites:
-                    st.report("CR306", "a line holds nothing but citations", tok.meta["offset_abs"])
+                    st.report("CR306", "a line holds nothing but citations", where(tok))
     return has_text, bool(cites)
 
 
@@ -428,9 +448,9 @@ def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, con
         return text
     from .markers import apply_marks
 
-    where = "code" if code == "CR302" else "raw HTML"
+    place = "code" if code == "CR302" else "raw HTML"
     for mk in marks:
-        st.report(code, f"marker {_show(mk.raw)} removed from {where}", loc.offset(block, content, None, mk.raw))
+        st.report(code, f"marker {_show(mk.raw)} removed from {place}", loc.offset(block, content, None, mk.raw))
     return apply_marks(text, marks)
 
 
@@ -481,23 +501,36 @@ def _split_text(tok: Token, marks: list[Mark]) -> list[Token]:
     return out
 
 
+def where(tok: Token) -> int:
+    """Offset in the original text of a citation token (computed once, on demand)."""
+    meta = tok.meta
+    off = meta.get("offset_abs")
+    if off is None:
+        loc, block, content = meta["locate"]
+        off = meta["offset_abs"] = loc.offset(block, content, meta["offset"], meta["mark"].raw)
+    return off
+
+
 def _report_mark(st: CitationState, mk: Mark, offset: int) -> None:
     for code, detail in mk.notes:
         st.report(code, detail, offset)
 
 
 def _reference_for(st: CitationState, source: Source, *, known: bool) -> Reference:
-    key = source.url if source.url else f"id:{source.id}"
-    ref = st.by_key.get(key)
+    """The reference numbered for ``source``: its own, one sharing its URL, or a new one."""
+    ref = st.by_id.get(source.id)
+    if ref is not None:
+        return ref
+    ref = st.by_url.get(source.url) if source.url else None
     if ref is None:
-        ref = st.by_key[f"id:{source.id}"] = Reference(len(st.references) + 1, source, known)
-        if source.url:
-            st.by_key[key] = ref
+        ref = Reference(len(st.references) + 1, source, known)
         st.references.append(ref)
-    elif ref.source.id != source.id and all(m.id != source.id for m in ref.merged):
+        if source.url:
+            st.by_url[source.url] = ref
+    else:
         ref.merged.append(source)
-        st.by_key[f"id:{source.id}"] = ref
         st.report("CR310", f"sources {ref.source.id!r} and {source.id!r} share a URL and are one reference", None)
+    st.by_id[source.id] = ref
     return ref
 
 
@@ -506,13 +539,12 @@ def _resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> No
     cit = mk.citation
     if cit is None:
         return
-    off = tok.meta.get("offset_abs")
     registry = st.registry
     for sid in cit.source_ids:
         source = registry.get(sid) if registry is not None else Source(sid)
         known = source is not None
         if source is None:
-            st.report("CR101", f"unknown source id {sid!r}", off)
+            st.report("CR101", f"unknown source id {sid!r}", where(tok))
             st.unknown_ids.append(sid)
             if opts.unknown == "drop":
                 continue
@@ -521,15 +553,15 @@ def _resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> No
         valid = lines is not None
         if lines is not None:
             if lines.is_reversed:
-                st.report("CR103", f"line range {cit.locator} runs backwards", off)
+                st.report("CR103", f"line range {cit.locator} runs backwards", where(tok))
             if known and registry is not None:
                 if source.lines is None:
-                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", off)
+                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok))
                     valid = False
                 elif not source.has_lines(lines):
-                    st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", off)
+                    st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok))
                     valid = False
-        ref = st.by_key.get(f"id:{sid}") or _reference_for(st, source, known=known)
+        ref = st.by_id.get(sid) or _reference_for(st, source, known=known)
         ref.places.append(CitingPlace(tok.meta["anchor"], lines if valid else None))
         tok.meta["uses"].append(RefUse(ref, source, lines, valid))
 
@@ -554,4 +586,4 @@ def _check_grouped_at_end(blocks: list[tuple[Token, bool, bool]], st: CitationSt
     cites = [c for c in last.children or [] if c.type == "citation"]
     n = sum(len(c.meta["uses"]) for c in cites)
     if n >= 2:
-        st.report("CR305", "every citation is in the last paragraph", cites[0].meta["offset_abs"])
+        st.report("CR305", "every citation is in the last paragraph", where(cites[0]))

@@ -95,6 +95,12 @@ class Registry(Mapping[str, Source]):
     def __getitem__(self, key: str) -> Source:
         return self._by_id[key]
 
+    def get(self, key: str, default: Source | None = None) -> Source | None:  # type: ignore[override]
+        return self._by_id.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_id
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_id)
 

@@ -61,7 +61,8 @@ class CitationState:
     registry: Registry | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
-    by_key: dict[str, Reference] = field(default_factory=dict)
+    by_id: dict[str, Reference] = field(default_factory=dict)
+    by_url: dict[str, Reference] = field(default_factory=dict)
     places: int = 0
     unknown_ids: list[str] = field(default_factory=list)
     # positions: the text after markdown-it's normalisation, before escape normalisation
@@ -69,6 +70,7 @@ class CitationState:
     offsets: OffsetMap = field(default_factory=OffsetMap)
     _line_starts: list[int] | None = None
     scanner: Any = None
+    link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import CiterenderError
 from .state import Reference
@@ -42,6 +42,54 @@ def _letters(i: int) -> str:
         i, r = divmod(i - 1, 26)
         s = chr(97 + r) + s
     return s
+
+
+class Backlink(NamedTuple):
+    """One back-link from a bibliography entry to a citing place."""
+
+    anchor: str
+    letter: str
+    lines: str | None
+
+
+class Entry(NamedTuple):
+    """One bibliography entry as the templates see it."""
+
+    number: int
+    anchor: str
+    title: str
+    has_title: bool
+    url: str | None
+    url_text: str | None
+    domain: str | None
+    updated: str | None
+    id: str
+    known: bool
+    merged: list[str]
+    backlinks: list[Backlink]
+    backlinks_html: Any  # Markup: the back-link list, built once in Python for speed
+
+
+def _backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
+    """``↩ a b c`` with an accessible label per link (one plain ``↩`` for a single place)."""
+    from markupsafe import Markup, escape
+
+    arrow = "&#8617;&#xFE0E;"
+    if not backlinks:
+        return Markup("")
+    if len(backlinks) == 1:
+        b = backlinks[0]
+        lines = f' <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
+        return Markup(f'<span class="citerender-backlinks"><a href="#{escape(b.anchor)}" role="doc-backlink" '
+                      f'aria-label="Back to the text citing source {number}">{arrow}</a>{lines}</span>')
+    parts = [f'<span class="citerender-backlinks"><span aria-hidden="true">{arrow}</span>']
+    for b in backlinks:
+        parts.append(f' <a href="#{escape(b.anchor)}" role="doc-backlink" '
+                     f'aria-label="Back to citation {b.letter} of source {number}">{b.letter}</a>')
+        if b.lines:
+            parts.append(f' <span class="citerender-ref-lines">({escape(b.lines)})</span>')
+    parts.append("</span>")
+    return Markup("".join(parts))
 
 
 @dataclass(frozen=True)
@@ -74,34 +122,36 @@ class Theme:
                 return core + "\n" + f.read_text(encoding="utf-8")
         return core
 
-    def bibliography_entries(self, references: Sequence[Reference]) -> list[dict[str, Any]]:
+    def bibliography_entries(self, references: Sequence[Reference]) -> list[Entry]:
         """Plain data for the bibliography template."""
         entries = []
         for ref in references:
             s = ref.source
             url = safe_url(s.url)
-            backlinks = []
+            backlinks: list[Backlink] = []
             seen: set[tuple[str, str | None]] = set()
             for place in ref.places:
                 lines = place.lines.label() if place.lines else None
                 if (place.anchor, lines) in seen:
                     continue
                 seen.add((place.anchor, lines))
-                backlinks.append({"anchor": place.anchor, "letter": _letters(len(backlinks)), "lines": lines})
-            entries.append({
-                "number": ref.number,
-                "anchor": ref.anchor,
-                "title": s.title or s.domain or s.url or s.id,
-                "has_title": bool(s.title),
-                "url": url,
-                "url_text": s.url if s.url and url is None else None,
-                "domain": s.domain if url else None,
-                "updated": s.updated,
-                "id": s.id,
-                "known": ref.known,
-                "merged": [m.title or m.id for m in ref.merged],
-                "backlinks": backlinks,
-            })
+                backlinks.append(Backlink(place.anchor, _letters(len(backlinks)), lines))
+            backlinks_html = _backlinks_html(ref.number, backlinks)
+            entries.append(Entry(
+                number=ref.number,
+                anchor=ref.anchor,
+                title=s.title or s.domain or s.url or s.id,
+                has_title=bool(s.title),
+                url=url,
+                url_text=s.url if s.url and url is None else None,
+                domain=s.domain if url else None,
+                updated=s.updated,
+                id=s.id,
+                known=ref.known,
+                merged=[m.title or m.id for m in ref.merged],
+                backlinks=backlinks,
+                backlinks_html=backlinks_html,
+            ))
         return entries
 
     def render_bibliography(self, references: Sequence[Reference], *, style: str,

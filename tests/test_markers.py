@@ -21,7 +21,7 @@ from citerender.markers import (
     strip_citations,
 )
 from conftest import DATA, FIXTURES, assert_no_marker, expand
-from reference_helper import DELIM, START, STOP, ref_bodies, ref_extract, ref_strip
+from bench.reference_helper import DELIM, START, STOP, ref_bodies, ref_extract, ref_strip
 
 S, D, E = START, DELIM, STOP
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ..state import Reference, RefUse
+from ..state import Reference, RefUse, citation_state
 from ..urls import safe_url, text_fragment, with_fragment
 
 if TYPE_CHECKING:
@@ -59,7 +59,17 @@ def _accessible(ref: Reference) -> str:
     return f"Source {ref.number}: {_title(ref)}" + ("" if ref.known else " (unverified)")
 
 
-def _number_link(use: RefUse, style: str) -> str:
+def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
+    ref = use.reference
+    if style != "superscript" or not use.lines_valid:  # the link depends on the reference only
+        html = cache.get(ref.number)
+        if html is None:
+            html = cache[ref.number] = _make_number_link(use, style)
+        return html
+    return _make_number_link(use, style)
+
+
+def _make_number_link(use: RefUse, style: str) -> str:
     ref = use.reference
     cls = "citerender-num" + ("" if ref.known else " citerender-unverified")
     n = ref.number
@@ -79,13 +89,17 @@ def citation_label(self: Any, tokens: Sequence[Token], idx: int, options: Any, e
     by = _uses_by_number(meta["uses"])
     style = meta.get("style", "footnotes")
     linked = not meta.get("in_link") and style != "hovercard"
+    cache = citation_state(env).link_cache
+    if len(by) == 1:
+        (n, use), = by.items()
+        return "[" + (_number_link(use, style, cache) if linked else str(n)) + "]"
     parts = []
     for lo, hi in collapse_runs(list(by)):
-        first = _number_link(by[lo], style) if linked else str(lo)
+        first = _number_link(by[lo], style, cache) if linked else str(lo)
         if hi == lo:
             parts.append(first)
         else:
-            last = _number_link(by[hi], style) if linked else str(hi)
+            last = _number_link(by[hi], style, cache) if linked else str(hi)
             parts.append(f"{first}\u2013{last}")
     return "[" + ", ".join(parts) + "]"
 

@@ -1,4 +1,4 @@
-"""The guide's reference helper, restated from its contract for comparison in tests and benches.
+"""The guide's reference helper, restated from its contract: the peer in benchmarks and tests.
 
 Contract: a marker is START, one of ``families``, DELIMITER, then the shortest run of any
 characters up to the next STOP. Its body is split on DELIMITER, parts are stripped and empty
