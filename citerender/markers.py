@@ -289,6 +289,7 @@ _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "
 @dataclass(frozen=True)
 class _Patterns:
     trigger: re.Pattern[str]
+    trigger_chars: re.Pattern[str]
     canonical: re.Pattern[str]
     unterminated: re.Pattern[str]
     bare: re.Pattern[str]
@@ -306,6 +307,7 @@ def _patterns(fmt: CitationFormat) -> _Patterns:
         trigger=re.compile(
             rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"
         ),
+        trigger_chars=re.compile(rf"[{chars}]"),
         canonical=re.compile(
             rf"{re.escape(fmt.start)}({fams}){d}([^{re.escape(fmt.start + fmt.stop)}\n]{{0,{MAX_MARKER_BODY}}})"
             rf"{re.escape(fmt.stop)}"
@@ -353,7 +355,9 @@ class _Scanner:
         end = len(text) if end is None else end
         marks: list[Mark] = []
         pos = start
-        search = self.p.trigger.search
+        # Copy-paste forms need the slow pattern with alternatives; most texts have none.
+        copy_paste = "turn" in text and any(f in text for f in self.fmt.families) or "entity[" in text
+        search = (self.p.trigger if copy_paste else self.p.trigger_chars).search
         while True:
             m = search(text, pos, end)
             if m is None:

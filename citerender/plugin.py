@@ -65,9 +65,14 @@ class PluginOptions:
         return self.fmt.marker_chars + "\u3010"
 
     @cached_property
-    def attention(self) -> re.Pattern[str]:
-        """Anything in a block's text that the core rule must look at (else it skips the block)."""
-        return re.compile(f"[{re.escape(self.triggers)}]|cite|entity\\[|%[eE][eE]%88%8")
+    def _trigger_class(self) -> re.Pattern[str]:
+        return re.compile(f"[{re.escape(self.triggers)}]")
+
+    def needs_attention(self, text: str) -> bool:
+        """Could ``text`` hold anything the core rule handles? (Plain searches: a regex with
+        alternatives would test every position and cost more than the whole check.)"""
+        return (self._trigger_class.search(text) is not None or "cite" in text or "entity[" in text
+                or ("%" in text and "%EE%88%8" in text.upper()))
 
 
 def citation_plugin(
@@ -221,7 +226,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
             if tok.info:
                 tok.info = _scrub(tok.info, st, loc, tok, code, opts.fmt, header=True)
         elif tok.type == "inline" and tok.children is not None:
-            if opts.attention.search(tok.content) is None and not _verbatim_ids(tok.content, registry):
+            if not opts.needs_attention(tok.content) and not _verbatim_ids(tok.content, registry):
                 blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
                 continue
             has_text, has_cite = _inline(tok, st, loc, opts, copy_paste)
@@ -245,11 +250,12 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
 # A word that could be a source id written verbatim: letters, then a digit somewhere.
 _ID_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*(?![\w-])")
 _TURN_ID = re.compile(_TURN_ID_RE + r"\Z")
+_DIGIT = re.compile(r"[0-9]")
 
 
 def _verbatim_ids(text: str, registry: Registry | None) -> list[re.Match[str]]:
     """Words in ``text`` that are source ids: ``turnNkindN`` or a registry id with a digit."""
-    if _ID_WORD.search(text) is None:  # the common case: no candidate at all
+    if _DIGIT.search(text) is None or _ID_WORD.search(text) is None:  # the common case: none
         return []
     return [m for m in _ID_WORD.finditer(text)
             if _TURN_ID.match(m.group(0)) or (registry is not None and m.group(0) in registry)]
