@@ -80,11 +80,71 @@ def _cmd_check(a: argparse.Namespace) -> int:
     registry = _load(a.sources)
     diags = check(text, registry)
     name = "<stdin>" if a.answer == "-" else a.answer
-    _print_diagnostics(diags, name, a.format, sys.stdout)
+    report = None
+    if a.report:
+        from .quality import quality_report
+
+        report = quality_report(text, registry)
+    if a.format == "json" and report is not None:
+        print(json.dumps({"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()},
+                         ensure_ascii=False, indent=2))
+    else:
+        _print_diagnostics(diags, name, a.format, sys.stdout)
+        if report is not None:
+            print(report.format())
     if a.format == "text" and diags:
         errors = sum(d.severity.value == "error" for d in diags)
         print(f"{len(diags)} diagnostic(s), {errors} error(s)", file=sys.stderr)
     return 1 if has_errors(diags) else 0
+
+
+def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A registry file as it is, or documents (.md/.txt/.html) cut into units."""
+    from .sources import load_sources
+    from .units import load_document, make_units
+
+    data_suffixes = (".json", ".yaml", ".yml", ".toml")
+    if len(paths) == 1 and Path(paths[0]).suffix.lower() in data_suffixes:
+        return load_sources(paths[0])
+    if len(paths) == 1 and Path(paths[0]).suffix.lower() == ".txt":
+        head = Path(paths[0]).read_text(encoding="utf-8", errors="replace")[:200].lstrip()
+        if head.startswith(("Citation Marker:", "<BLOCK")):
+            return load_sources(paths[0])
+    ids = a.ids or ("block" if getattr(a, "format", "tool") == "blocks" else "turn")
+    docs = [load_document(p) for p in paths]
+    return make_units(docs, unit=a.unit, ids=ids, turn=a.turn, block_chars=a.block_chars, width=a.width)
+
+
+def _cmd_context(a: argparse.Namespace) -> int:
+    from .present import present
+
+    sys.stdout.write(present(_registry_or_documents(a.sources, a), a.format))
+    return 0
+
+
+def _cmd_units(a: argparse.Namespace) -> int:
+    registry = _registry_or_documents(a.documents, a)
+    data = {"sources": [{k: v for k, v in (("id", s.id), ("title", s.title), ("url", s.url),
+                                           ("updated", s.updated),
+                                           ("lines", list(s.lines) if s.lines is not None else None),
+                                           ("text", s.text), ("meta", dict(s.meta) or None)) if v is not None}
+                        for s in registry.values()]}
+    out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if a.output:
+        write_atomic(a.output, out)
+        print(f"wrote {len(registry)} source(s) to {a.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
+def _cmd_prompt(a: argparse.Namespace) -> int:
+    from .prompts import citation_instructions
+
+    markers = "placeholders" if a.placeholders else "escapes" if a.escapes else "real"
+    sys.stdout.write(citation_instructions(a.pattern, locators=not a.no_locators, tool_name=a.tool_name,
+                                           id_kind=a.id_kind, markers=markers, extra=a.extra))
+    return 0
 
 
 def _cmd_strip(a: argparse.Namespace) -> int:
@@ -141,7 +201,40 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("answer", help="answer file (Markdown with markers), or - for stdin")
     c.add_argument("--sources", "-s", help="sources file (JSON, YAML, TOML, tool output or <BLOCK> text)")
     c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--report", action="store_true", help="add the answer quality report")
     c.set_defaults(func=_cmd_check)
+
+    def unit_options(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--unit", choices=("document", "block", "line"), default="block",
+                       help="granularity of the citable units cut from documents")
+        q.add_argument("--ids", choices=("turn", "block", "content"),
+                       help="id shape: turn{T}file{N}, block{N}, or content-derived")
+        q.add_argument("--turn", type=int, default=0, help="tool turn for turn ids")
+        q.add_argument("--block-chars", type=int, default=800, help="target size of block units")
+        q.add_argument("--width", type=int, default=100, help="wrap width of line units")
+
+    x = sub.add_parser("context", help="print sources as the model should see them")
+    x.add_argument("sources", nargs="+", help="a registry file, or documents (.md, .txt, .html)")
+    x.add_argument("--format", choices=("tool", "blocks"), default="tool")
+    unit_options(x)
+    x.set_defaults(func=_cmd_context)
+
+    u = sub.add_parser("units", help="cut documents into citable units and write a registry")
+    u.add_argument("documents", nargs="+")
+    u.add_argument("-o", "--output")
+    unit_options(u)
+    u.set_defaults(func=_cmd_units, format="tool")
+
+    q = sub.add_parser("prompt", help="print the citation section of a system prompt")
+    q.add_argument("--pattern", choices=("tool", "injected"), default="tool")
+    q.add_argument("--no-locators", action="store_true", help="sources have no numbered lines")
+    q.add_argument("--tool-name", default="tool_1")
+    q.add_argument("--id-kind", default="file", help="kind in turn{T}<kind>{N} ids (tool pattern)")
+    group = q.add_mutually_exclusive_group()
+    group.add_argument("--placeholders", action="store_true", help="write {CITATION_START}-style placeholders")
+    group.add_argument("--escapes", action="store_true", help="write \\ue200-style escapes")
+    q.add_argument("--extra", action="store_true", help="add the extra considerations block")
+    q.set_defaults(func=_cmd_prompt)
 
     s = sub.add_parser("strip", help="print the answer without any marker")
     s.add_argument("answer")

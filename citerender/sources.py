@@ -7,6 +7,7 @@ text shown to the model: tool output (``Citation Marker:`` headers, ``[L1]`` lin
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -238,9 +239,10 @@ def registry_from_data(data: object, *, path: str | None = None, raw: str = "",
 # --------------------------------------------------------------------------- model-facing text
 
 _PLACEHOLDERS = {"{CITATION_START}": "\ue200", "{CITATION_DELIMITER}": "\ue202", "{CITATION_STOP}": "\ue201"}
-_LINE_RE = re.compile(r"\[L(\d+)\] ?(.*)\Z")
+_LINE_RE = re.compile(r"\[L(\d+)\] ?(.*)\Z", re.S)
 _BLOCK_HEADER_RE = re.compile(r"\[Block(\d+)\]\s*\Z")
-_BLOCK_RE = re.compile(r'<BLOCK\s+id\s*=\s*"([^"]*)"\s*>\n?(.*?)\n?</BLOCK>', re.S)
+_BLOCK_RE = re.compile(r"<BLOCK((?:\s+[A-Za-z_]+\s*=\s*\"[^\"]*\")*)\s*>\n?(.*?)\n?</BLOCK>", re.S)
+_ATTR_RE = re.compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
 _HEADER_KEYS = {"title": "title", "url": "url", "updated": "updated"}
 
 
@@ -253,12 +255,26 @@ def _marker_id(marker_text: str, fmt: CitationFormat) -> str | None:
     return None
 
 
+def _numbered(lines: list[str]) -> list[str] | None:
+    """The texts of ``[L1] …``, ``[L2] …`` lines in order, or None if they are not all such."""
+    out = []
+    for line in lines:
+        m = _LINE_RE.match(line)
+        if m is None or int(m.group(1)) != len(out) + 1:
+            return None
+        out.append(m.group(2))
+    return out
+
+
 def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
     """Read the guide's tool-output format back into a registry.
 
     Each source starts with ``Citation Marker: <marker>``, then optional ``Title:``, ``URL:`` and
-    ``Updated:`` lines, a blank line, then ``[L1] …`` lines or a ``[BlockN]`` body.
+    ``Updated:`` lines, a blank line, then ``[L1] …`` lines or a ``[BlockN]`` body. Text that
+    :mod:`citerender.present` neutralised is restored.
     """
+    from .present import unescape_line, unescape_text
+
     sources: list[Source] = []
     cur: dict[str, Any] | None = None
     cur_line = 0
@@ -269,12 +285,13 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
             return
         body = cur.pop("_body")
         if cur.pop("_kind") == "lines":
-            cur["lines"] = body
-        elif body:
-            cur["text"] = "\n".join(body).rstrip("\n")
+            if body:
+                cur["lines"] = [unescape_line(x) for x in body]
+        else:
+            cur["text"] = unescape_text("\n".join(body).rstrip("\n"))
         sources.append(source_from_mapping(cur, len(sources), path=path, line=cur_line, fmt=fmt))
 
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         if line.startswith("Citation Marker:"):
             finish()
             sid = _marker_id(line[len("Citation Marker:"):].strip(), fmt)
@@ -289,21 +306,22 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
             continue
         if mode == "header":
             key, sep, value = line.partition(":")
-            if sep and key.strip().lower() in _HEADER_KEYS and not line.startswith("["):
-                cur[_HEADER_KEYS[key.strip().lower()]] = value.strip()
+            if sep and key.strip().lower() in _HEADER_KEYS and not line.startswith(("[", "\\")):
+                cur[_HEADER_KEYS[key.strip().lower()]] = unescape_line(value.strip())
                 continue
             if not line.strip():
                 mode = "body"
                 continue
             mode = "body"
-        m = _LINE_RE.match(line)
-        if cur["_kind"] == "lines" and m and int(m.group(1)) == len(cur["_body"]) + 1:
-            cur["_body"].append(m.group(2))
-        elif _BLOCK_HEADER_RE.match(line) and not cur["_body"]:
-            cur["_kind"] = "block"
-            cur.setdefault("meta", {})["block"] = int(_BLOCK_HEADER_RE.match(line).group(1))  # type: ignore[union-attr]
-        elif cur["_kind"] == "block":
+        if cur["_kind"] == "block":
             cur["_body"].append(line)
+            continue
+        m = _LINE_RE.match(line)
+        if m and int(m.group(1)) == len(cur["_body"]) + 1:
+            cur["_body"].append(m.group(2))
+        elif (bm := _BLOCK_HEADER_RE.match(line)) and not cur["_body"]:
+            cur["_kind"] = "block"
+            cur.setdefault("meta", {})["block"] = int(bm.group(1))
         elif not line.strip():
             continue
         else:
@@ -314,12 +332,32 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
 
 
 def parse_blocks(text: str, *, path: str | None = None, fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
-    """Read injected ``<BLOCK id="…">…</BLOCK>`` context back into a registry of text sources."""
+    """Read injected ``<BLOCK id="…">…</BLOCK>`` context back into a registry.
+
+    Attributes ``title``, ``url`` and ``updated`` become metadata; a body made only of
+    ``[L1] …`` lines becomes numbered lines, any other body a text block.
+    """
+    from .present import unescape_line, unescape_text
+
     sources = []
-    for m in _BLOCK_RE.finditer(text):
+    for m in _BLOCK_RE.finditer(text.replace("\r\n", "\n")):
         line = text.count("\n", 0, m.start()) + 1
-        sources.append(source_from_mapping({"id": m.group(1), "text": m.group(2)}, len(sources),
-                                           path=path, line=line, fmt=fmt))
+        attrs = {k.lower(): html.unescape(v) for k, v in _ATTR_RE.findall(m.group(1))}
+        if "id" not in attrs:
+            raise CiterenderError("a <BLOCK> element has no id attribute", path=path, line=line)
+        entry: dict[str, Any] = {"id": attrs.pop("id")}
+        for key in ("title", "url", "updated"):
+            if key in attrs:
+                entry[key] = unescape_line(attrs.pop(key))
+        if attrs:
+            entry["meta"] = attrs
+        body = m.group(2)
+        numbered = _numbered(body.split("\n")) if body else None
+        if numbered is not None:
+            entry["lines"] = [unescape_line(x) for x in numbered]
+        elif body:
+            entry["text"] = unescape_text(body)
+        sources.append(source_from_mapping(entry, len(sources), path=path, line=line, fmt=fmt))
     if not sources:
         raise CiterenderError("no <BLOCK id=\"…\"> … </BLOCK> element found", path=path, line=1)
     return Registry(sources, path=path)

@@ -101,3 +101,37 @@ def test_non_utf8_answer(tmp_path: Path) -> None:
     bad.write_bytes("r\xe9sum\xe9\n".encode("latin-1"))
     r = run("strip", str(bad))
     assert r.returncode == 2 and "not valid UTF-8" in r.stderr
+
+
+W = EXAMPLES / "worked"
+
+
+def test_units_context_prompt_round_trip(tmp_path: Path) -> None:
+    out = tmp_path / "registry.json"
+    docs = [str(W / "docs" / n) for n in ("handbook.md", "security.html", "expenses.txt")]
+    r = run("units", *docs, "--unit", "line", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_text(encoding="utf-8") == (W / "answer.sources.json").read_text(encoding="utf-8")
+    ctx = run("context", str(out))
+    assert ctx.returncode == 0 and ctx.stdout == (W / "context.txt").read_text(encoding="utf-8")
+    blocks = run("context", *docs, "--format", "blocks", "--unit", "block")
+    assert blocks.stdout.startswith('<BLOCK id="block1" title="Employee Handbook: Working Remotely">')
+    prompt = run("prompt")
+    assert prompt.returncode == 0 and prompt.stdout == (W / "prompt.txt").read_text(encoding="utf-8")
+    assert "{CITATION_START}" in run("prompt", "--placeholders", "--pattern", "injected").stdout
+    assert run("prompt", "--placeholders", "--escapes").returncode == 2
+
+
+def test_check_report_text_and_json() -> None:
+    r = run("check", str(W / "answer.md"), "--sources", str(W / "answer.sources.json"), "--report")
+    assert r.returncode == 0 and "sentences cited:  8/9" in r.stdout
+    j = run("check", str(W / "answer.md"), "--sources", str(W / "answer.sources.json"), "--report", "--format", "json")
+    data = json.loads(j.stdout)
+    assert data["diagnostics"] == [] and data["report"]["sources_cited"] == 3
+
+
+def test_worked_example_checks_clean_and_renders(tmp_path: Path) -> None:
+    r = run("render", str(W / "answer.md"), "--sources", str(W / "answer.sources.json"), "--standalone",
+            "-o", str(tmp_path / "w.html"))
+    assert r.returncode == 0 and r.stderr == ""
+    assert_no_marker((tmp_path / "w.html").read_text(encoding="utf-8"))
