@@ -39,7 +39,7 @@ def _load(path: str | None):  # type: ignore[no-untyped-def]
     return load_sources(path)
 
 
-def write_atomic(path: str | Path, text: str) -> None:
+def write_atomic(path: str | Path, text: str | bytes) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never half-written."""
     p = Path(path)
     if p.is_dir():
@@ -49,8 +49,8 @@ def write_atomic(path: str | Path, text: str) -> None:
         raise CiterenderError("output directory does not exist", path=str(parent))
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8") if isinstance(text, str) else text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)
@@ -166,21 +166,42 @@ def _cmd_render(a: argparse.Namespace) -> int:
     text = _read_answer(a.answer)
     registry = _load(a.sources)
     name = "<stdin>" if a.answer == "-" else a.answer
-    try:
-        result = render(text, registry, style=a.style, theme=a.theme, standalone=a.standalone,
-                        unknown=a.unknown, list_all=a.all_sources, html=a.allow_html)
-    except UnknownSourceError as e:
-        _print_diagnostics(e.diagnostics, name, "text", sys.stderr)
-        print(f"{name}: {e}", file=sys.stderr)
-        return 1
-    _print_diagnostics(result.diagnostics, name, "text", sys.stderr)
-    if a.output:
-        write_atomic(a.output, result.html)
+    if a.to == "pdf" and not a.output:
+        raise CiterenderError("--to pdf needs an output file", hint="add -o answer.pdf")
+    if a.to in ("html", "pdf"):
+        try:
+            result = render(text, registry, style=a.style, theme=a.theme, standalone=a.standalone or a.to == "pdf",
+                            unknown=a.unknown, list_all=a.all_sources, html=a.allow_html)
+        except UnknownSourceError as e:
+            _print_diagnostics(e.diagnostics, name, "text", sys.stderr)
+            print(f"{name}: {e}", file=sys.stderr)
+            return 1
+        diags, out = result.diagnostics, result.html
     else:
-        sys.stdout.write(result.html)
-        if not result.html.endswith("\n"):
+        from . import export
+
+        parsed = export.parse_answer(text, registry, unknown="keep" if a.unknown == "error" else a.unknown,
+                                     list_all=a.all_sources)
+        diags = parsed.diagnostics
+        if a.unknown == "error" and parsed.state.unknown_ids:
+            _print_diagnostics(diags, name, "text", sys.stderr)
+            print(f"{name}: unknown source id(s): {', '.join(map(repr, dict.fromkeys(parsed.state.unknown_ids)))}",
+                  file=sys.stderr)
+            return 1
+        out = {"markdown": export.to_markdown, "text": export.to_text, "json": export.to_json,
+               "csl-json": export.to_csl_json}[a.to](parsed)
+    _print_diagnostics(diags, name, "text", sys.stderr)
+    if a.to == "pdf":
+        from .export import to_pdf
+
+        write_atomic(a.output, to_pdf(out))
+    elif a.output:
+        write_atomic(a.output, out)
+    else:
+        sys.stdout.write(out)
+        if not out.endswith("\n"):
             sys.stdout.write("\n")
-    return 1 if has_errors(result.diagnostics) else 0
+    return 1 if has_errors(diags) else 0
 
 
 def _cmd_codes(a: argparse.Namespace) -> int:
@@ -247,6 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--style", choices=STYLES, default="footnotes")
     r.add_argument("--theme", default="default", help="built-in theme name or a theme folder")
     r.add_argument("--standalone", action="store_true", help="a complete page, CSS inlined")
+    r.add_argument("--to", choices=("html", "markdown", "text", "json", "csl-json", "pdf"), default="html",
+                   help="output format (pdf needs the [pdf] extra)")
     r.add_argument("--unknown", choices=UNKNOWN_POLICIES, default="drop")
     r.add_argument("--all-sources", action="store_true", help="list uncited sources too")
     r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")

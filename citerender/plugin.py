@@ -186,23 +186,44 @@ class _Locator:
             starts.append(i + 1)
             i = src.find("\n", i + 1)
         self.starts = starts
+        self._prefix: dict[tuple[int, int, bool], int] = {}
 
     def offset(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
         """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content
         (``header``: in a fence's info string, on its first line)."""
+        return self.span(block, content, pos, raw, header=header)[0]
+
+    def span(self, block: Token, content: str, pos: int | None, raw: str, *,
+             header: bool = False) -> tuple[int, int]:
+        """Start and end in ``st.original`` of ``raw`` at ``pos`` of ``block``'s content.
+
+        A content line is its source line with a prefix (indentation, ``>``, list markers)
+        removed, so the column is the content column plus where that line sits in the source.
+        """
         first = block.map[0] if block.map else 0
         if pos is None:
             pos = max(content.find(raw), 0)
-        line = first + content.count("\n", 0, pos)
+        line_start = content.rfind("\n", 0, pos) + 1
+        line = first + content.count("\n", 0, line_start)
         if block.type == "fence" and not header:
             line += 1
         line = min(line, len(self.starts) - 1)
         start = self.starts[line]
         end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.src)
-        idx = self.src.find(raw, start, end) if raw else -1
+        key = (id(block), line_start, header)
+        k = self._prefix.get(key)
+        if k is None:
+            line_end = content.find("\n", pos)
+            cline = content[line_start : line_end if line_end != -1 else len(content)]
+            found = self.src.find(cline, start, end) if cline and not header else -1
+            k = self._prefix[key] = found - start if found != -1 else -1
+        idx = start + k + (pos - line_start) if k != -1 else -1
+        if idx == -1 or not self.src.startswith(raw, idx):
+            idx = self.src.find(raw, start, end) if raw else -1
         if idx == -1:
             idx = start + (len(self.src[start:end]) - len(self.src[start:end].lstrip()))
-        return self.st.offsets(idx)
+        omap = self.st.offsets
+        return omap(idx), omap(idx + len(raw))
 
     def line_of_offset(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
@@ -272,7 +293,9 @@ def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str,
         return text
     place = "code" if code == "CR302" else "raw HTML"
     for mk in marks:
-        off = loc.offset(block, text, mk.start, mk.raw, header=header)
+        off, end = loc.span(block, text, mk.start, mk.raw, header=header)
+        if st.spans is not None:
+            st.spans.append((off, end, mk.text))
         line, _ = st.line_col(off)
         if block.type == "fence" and _FENCE_LINE.match(st.line_text(line)):
             st.report("CR304", f"marker {_show(mk.raw)} on a code-fence line removed", off)
@@ -302,6 +325,7 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
     line_has_text = False
     line_cites: list[Token] = []
     cite_only_lines: list[Token] = []
+    code_cursor = [0]
 
     def end_line() -> None:
         nonlocal line_has_text
@@ -322,6 +346,10 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
         if pos > cursor:
             cursor = pos
         meta["locate"] = (loc, block, content)
+        if st.spans is not None:
+            meta["span"] = loc.span(block, content, pos, mk.raw)
+            if tok.type != "citation":
+                st.spans.append((*meta["span"], mk.text))
         if mk.notes:
             _report_mark(st, mk, where(tok))
         if st.offsets:
@@ -387,10 +415,13 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
                 if gap is not None:
                     out.pop()
                 prev.meta["marks"].append(mk)
+                if st.spans is not None:
+                    prev.meta["spans"].append(tok.meta["span"])
                 _resolve(prev, mk, st, opts)
                 line_cites.append(prev)
                 continue
             tok.meta["marks"] = [mk]
+            tok.meta["spans"] = [tok.meta["span"]] if st.spans is not None else []
             tok.meta["uses"] = []
             tok.meta["in_link"] = in_link
             tok.meta["title"] = mk.citation.title if mk.citation and mk.citation.family in ("navlist", "filenavlist") else None
@@ -408,11 +439,11 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
             if kind is not None:
                 depth[kind] += nesting
         if t == "code_inline":
-            tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR302")
+            tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR302", code_cursor)
             line_has_text = line_has_text or bool(tok.content.strip())
             has_text = has_text or bool(tok.content.strip())
         elif t == "html_inline":
-            tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR311")
+            tok.content = _scrub_inline(tok.content, st, loc, block, content, opts.fmt, "CR311", code_cursor)
         elif t in ("link_open", "image"):
             for name in ("href", "src", "title"):
                 val = tok.attrs.get(name)
@@ -434,7 +465,7 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
     end_line()
     for idx, _lvl in highlights:  # unbalanced opens render as nothing
         out[idx] = Token("citation_dropped", "", 0)
-    out = _drop_empty_groups(out)
+    out = _drop_empty_groups(out, st)
     block.children = out
     cites = [tok for tok in out if tok.type == "citation"]
     if cites:
@@ -448,7 +479,7 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
 
 
 def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, content: str,
-                  fmt: CitationFormat, code: str) -> str:
+                  fmt: CitationFormat, code: str, cursor: list[int]) -> str:
     marks = scan(text, fmt=fmt)
     if not marks:
         return text
@@ -456,7 +487,14 @@ def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, con
 
     place = "code" if code == "CR302" else "raw HTML"
     for mk in marks:
-        st.report(code, f"marker {_show(mk.raw)} removed from {place}", loc.offset(block, content, None, mk.raw))
+        pos = content.find(mk.raw, cursor[0])
+        if pos == -1:
+            pos = max(content.find(mk.raw), 0)
+        cursor[0] = pos + len(mk.raw)
+        off, end = loc.span(block, content, pos, mk.raw)
+        if st.spans is not None:
+            st.spans.append((off, end, mk.text))
+        st.report(code, f"marker {_show(mk.raw)} removed from {place}", off)
     return apply_marks(text, marks)
 
 
@@ -572,10 +610,12 @@ def _resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> No
         tok.meta["uses"].append(RefUse(ref, source, lines, valid))
 
 
-def _drop_empty_groups(tokens: list[Token]) -> list[Token]:
+def _drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
     out = []
     for tok in tokens:
         if tok.type == "citation" and not tok.meta.get("uses"):
+            if st.spans is not None:
+                st.spans.extend((a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"]))
             continue
         if tok.type == "citation_dropped":
             continue

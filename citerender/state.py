@@ -71,6 +71,9 @@ class CitationState:
     _line_starts: list[int] | None = None
     scanner: Any = None
     link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
+    #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
+    #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
+    spans: list[tuple[int, int, str]] | None = None
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""

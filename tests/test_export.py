@@ -1,0 +1,156 @@
+"""Exports, each checked with the real consumer: pandoc, a JSON Schema validator, WeasyPrint."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from citerender import CiterenderError, load_sources
+from citerender.export import SCHEMA_PATH, parse_answer, to_csl_json, to_json, to_json_data, to_markdown, to_pdf, to_text
+from citerender.sources import registry_from_data
+from conftest import assert_no_marker, example_pairs, expand
+
+PAIRS = example_pairs()
+PANDOC = shutil.which("pandoc") or "/usr/bin/pandoc"
+SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _notes(doc: object) -> list[str]:
+    """Every footnote in a pandoc JSON AST, as plain text, in document order."""
+    out: list[str] = []
+
+    def text(node: object) -> str:
+        if isinstance(node, dict):
+            t = node.get("t")
+            if t == "Str":
+                return str(node["c"])
+            if t in ("Space", "SoftBreak", "LineBreak"):
+                return " "
+            return text(node.get("c", []))
+        if isinstance(node, list):
+            return "".join(text(x) for x in node)
+        return ""
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("t") == "Note":
+                out.append(text(node["c"]).strip())
+                return
+            walk(node.get("c", []))
+            if "blocks" in node:
+                walk(node["blocks"])
+        elif isinstance(node, list):
+            for x in node:
+                walk(x)
+
+    walk(doc)
+    return out
+
+
+@pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
+def test_markdown_export_reads_back_in_pandoc(answer: Path, sources: Path, tmp_path: Path) -> None:
+    p = parse_answer(answer.read_text(encoding="utf-8"), load_sources(sources))
+    md = to_markdown(p)
+    assert_no_marker(md)
+    body, _, defs_text = md.rpartition("\n\n")
+    defs = {}
+    for line in defs_text.strip().split("\n"):
+        label, _, content = line.partition("]: ")
+        defs[label[2:]] = content
+    import re
+    order = re.findall(r"\[\^(\d+)\](?!:)", body)
+    ast = json.loads(subprocess.run([PANDOC, "-f", "markdown", "-t", "json"], input=md, capture_output=True,
+                                    text=True, check=True).stdout)
+    notes = _notes(ast)
+    expected = [re.sub(r"[<>\\]", "", defs[n]) for n in order]
+    assert notes == expected
+
+
+def test_markdown_export_keeps_text_and_escapes_metadata() -> None:
+    reg = registry_from_data([{"id": "a", "title": "A *bold* [title] <x>", "url": "javascript:alert(1)"}])
+    p = parse_answer(expand("Keep `code {S}cite{D}a{E}` and **this**.{S}cite{D}a{E}"), reg)
+    md = to_markdown(p)
+    assert md.startswith("Keep `code ` and **this**.[^1]\n")
+    assert md.endswith("[^1]: A \\*bold\\* \\[title\\] \\<x\\>\n")
+
+
+def test_text_export() -> None:
+    reg = registry_from_data([{"id": "a", "title": "Alpha", "url": "https://a.example/", "lines": ["x", "y"]}])
+    p = parse_answer(expand("# Title\n\n- one.{S}cite{D}a{D}L2{E}\n- two\n\nSee [docs](https://d.example)."), reg)
+    assert to_text(p) == ("Title\n=====\n\n- one.[1]\n- two\n\nSee docs <https://d.example>.\n\n"
+                          "References\n[1] Alpha. https://a.example/. Line 2.\n")
+
+
+@pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
+def test_json_export_validates_and_offsets_hold(answer: Path, sources: Path) -> None:
+    text = answer.read_text(encoding="utf-8")
+    data = json.loads(to_json(parse_answer(text, load_sources(sources))))
+    jsonschema.validate(data, SCHEMA)
+    assert_no_marker(json.dumps(data["text"], ensure_ascii=False))
+    for c in data["citations"]:
+        assert text[c["input"]["start"]:c["input"]["end"]].startswith(c["markers"][0])
+
+
+def test_json_offsets_in_utf16_and_crlf() -> None:
+    reg = registry_from_data([{"id": "a"}, {"id": "b"}])
+    text = expand("Emoji 😀 here.{S}cite{D}a{E}\r\nNext 😀😀.{S}cite{D}b{E}\r\n")
+    data = to_json_data(parse_answer(text, reg))
+    jsonschema.validate(data, SCHEMA)
+    c1, c2 = data["citations"]
+    assert text[c1["input"]["start"]:c1["input"]["end"]] == expand("{S}cite{D}a{E}")
+    assert text[c2["input"]["start"]:c2["input"]["end"]] == expand("{S}cite{D}b{E}")
+    assert c1["input"]["start_utf16"] == c1["input"]["start"] + 1
+    assert c2["input"]["start_utf16"] == c2["input"]["start"] + 3
+    clean = data["text"]
+    assert clean == "Emoji 😀 here.\nNext 😀😀.\n"
+    assert clean[: c1["clean"]["offset"]] == "Emoji 😀 here."
+    assert c2["clean"]["offset_utf16"] == len(clean[: c2["clean"]["offset"]].encode("utf-16-le")) // 2
+
+
+def test_csl_json_works_with_pandoc_citeproc(tmp_path: Path) -> None:
+    answer, sources = PAIRS[0]
+    p = parse_answer(answer.read_text(encoding="utf-8"), load_sources(sources))
+    csl = tmp_path / "refs.json"
+    csl.write_text(to_csl_json(p), encoding="utf-8")
+    items = json.loads(csl.read_text(encoding="utf-8"))
+    assert [i["id"] for i in items] == [r.source.id for r in p.references]
+    doc = "Claim [@" + items[0]["id"] + "].\n"
+    out = subprocess.run([PANDOC, "--citeproc", "--bibliography", str(csl), "-t", "plain"], input=doc,
+                         capture_output=True, text=True, check=True).stdout
+    flat = out.replace("\n", " ").lower()
+    assert items[0]["title"].split(":")[0].lower() in flat and items[0]["URL"].lower() in flat
+
+
+def test_pdf_export(tmp_path: Path) -> None:
+    pytest.importorskip("weasyprint", reason="the [pdf] extra is installed by make test")
+    from citerender import render
+
+    answer, sources = PAIRS[0]
+    html = render(answer.read_text(encoding="utf-8"), load_sources(sources), theme="report", standalone=True).html
+    pdf = to_pdf(html.replace("</main>", '<img src="https://tracker.example/pixel.png"></main>'))
+    assert pdf.startswith(b"%PDF") and len(pdf) > 2000
+
+
+def test_pdf_without_the_extra_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "weasyprint", None)
+    with pytest.raises(CiterenderError, match=r"pip install 'citerender\[pdf\]'"):
+        to_pdf("<p>x</p>")
+
+
+def test_cli_to_formats(tmp_path: Path) -> None:
+    answer, sources = PAIRS[0]
+    for fmt in ("markdown", "text", "json", "csl-json"):
+        out = tmp_path / f"out.{fmt}"
+        r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(answer), "-s", str(sources),
+                            "--to", fmt, "-o", str(out)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert_no_marker(out.read_text(encoding="utf-8"))
+    r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "pdf"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "needs an output file" in r.stderr
