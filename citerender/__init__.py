@@ -15,7 +15,7 @@ from .markers import Citation, LineRange, Mark, MarkKind, extract_citations, sca
 if TYPE_CHECKING:
     from .check import check
     from .plugin import citation_plugin
-    from .render import Rendered, UnknownSourceError, render
+    from .rendering import Rendered, UnknownSourceError, render
     from .sources import Registry, Source, load_sources
 
 __all__ = [
@@ -44,9 +44,9 @@ __all__ = [
 _LAZY = {
     "check": "check",
     "citation_plugin": "plugin",
-    "render": "render",
-    "Rendered": "render",
-    "UnknownSourceError": "render",
+    "render": "rendering",
+    "Rendered": "rendering",
+    "UnknownSourceError": "rendering",
     "Registry": "sources",
     "Source": "sources",
     "load_sources": "sources",

@@ -24,7 +24,7 @@ def check(
     Placement is judged on markdown-it-py's tokens, so a marker in a code span or emphasis is
     recognised as such whatever the Markdown around it.
     """
-    from .render import make_markdown
+    from .rendering import make_markdown
 
     md = make_markdown("footnotes", None, "keep", tuple(families), False, False, False, fmt)
     st = CitationState(registry=registry)

@@ -161,7 +161,7 @@ def _cmd_strip(a: argparse.Namespace) -> int:
 
 def _cmd_render(a: argparse.Namespace) -> int:
     from .diagnostics import has_errors
-    from .render import UnknownSourceError, render
+    from .rendering import UnknownSourceError, render
 
     text = _read_answer(a.answer)
     registry = _load(a.sources)

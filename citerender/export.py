@@ -69,7 +69,7 @@ def parse_answer(
     fmt: CitationFormat | None = None,
 ) -> Parsed:
     """Parse ``text`` and record where every mark sits in it."""
-    from .render import MAX_ANSWER_CHARS, make_markdown
+    from .rendering import MAX_ANSWER_CHARS, make_markdown
 
     if len(text) > MAX_ANSWER_CHARS:
         raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}")
@@ -355,7 +355,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
             "sources": sources,
             "input": {"start": start, "end": end, "start_utf16": u_in(start), "end_utf16": u_in(end)},
             "clean": {"offset": at, "offset_utf16": u_clean(at)},
-            "markers": [p.input[to_input(a):to_input(b)] for a, b in g.meta["spans"]],
+            "markers": [{"start": to_input(a), "end": to_input(b)} for a, b in g.meta["spans"]],
             "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
         })
     return {
@@ -421,9 +421,13 @@ def to_pdf(html: str) -> bytes:
         raise CiterenderError(f"WeasyPrint cannot start: {e}",
                               hint="install Pango (Debian: apt-get install libpango-1.0-0 libpangoft2-1.0-0)") from None
 
-    def no_fetch(url: str, *args: Any, **kwargs: Any) -> Any:
-        if url.startswith("data:"):
-            return weasyprint.default_url_fetcher(url, *args, **kwargs)
-        raise ValueError(f"external resource not fetched: {url[:80]}")
+    fetcher_class = getattr(weasyprint, "URLFetcher", None)
+    if fetcher_class is not None:  # WeasyPrint ≥ 70: a fetcher object limited to data: URLs
+        fetcher: Any = fetcher_class(allowed_protocols=("data",))
+    else:
+        def fetcher(url: str, *args: Any, **kwargs: Any) -> Any:
+            if url.startswith("data:"):
+                return weasyprint.default_url_fetcher(url, *args, **kwargs)
+            raise ValueError(f"external resource not fetched: {url[:80]}")
 
-    return bytes(weasyprint.HTML(string=html, url_fetcher=no_fetch).write_pdf())
+    return bytes(weasyprint.HTML(string=html, url_fetcher=fetcher).write_pdf())

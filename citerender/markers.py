@@ -136,6 +136,16 @@ class Mark:
     notes: tuple[tuple[str, str], ...] = ()
 
 
+_SHOW = {"\ue200": "{START}", "\ue201": "{STOP}", "\ue202": "{DELIM}", "\ue203": "{HL}", "\ue204": "{/HL}"}
+
+
+def printable(text: str, limit: int = 80) -> str:
+    """``text`` quoted for a message, marker characters named (never the characters or escapes)."""
+    out = "".join(_SHOW.get(c, f"{{U+{ord(c):04X}}}") if "\ue200" <= c <= "\ue206" else c for c in text[:limit])
+    out = _ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
+    return "'" + out + ("…'" if len(text) > limit else "'")
+
+
 # --------------------------------------------------------------------------- the guide's API
 
 
@@ -482,7 +492,7 @@ class _Scanner:
                 last = parts.pop()
                 locator = last if canonical else str(lines)
                 if not canonical:
-                    notes += (("CR108", f"locator {last!r} read as {locator}"),)
+                    notes += (("CR108", f"locator {printable(last)} read as {locator}"),)
         if not parts:
             return Mark(MarkKind.DROPPED, start, end, raw,
                         notes=notes + (("CR104", "marker holds a locator but no source id"),))
@@ -501,7 +511,7 @@ class _Scanner:
             else:
                 bad = next(p for p in parts if not id_re.match(p))
                 return Mark(MarkKind.DROPPED, start, end, raw,
-                            notes=notes + (("CR106", f"source id {bad[:60]!r} is not a valid id"),))
+                            notes=notes + (("CR106", f"source id {printable(bad, 60)} is not a valid id"),))
         cit = Citation(raw, family, tuple(parts), locator, start, end, lines, dialect)
         return Mark(MarkKind.CITATION, start, end, raw, citation=cit, notes=notes)
 
@@ -512,7 +522,7 @@ class _Scanner:
             return Mark(MarkKind.DROPPED, start, end, raw,
                         notes=notes + (("CR106", "entity marker without a readable name removed"),))
         return Mark(MarkKind.TEXT, start, end, raw, text=name,
-                    notes=notes + (("CR210", f"entity shown as {name[:60]!r}"),))
+                    notes=notes + (("CR210", f"entity shown as {printable(name, 60)}"),))
 
     def _navlist(self, start: int, end: int, family: str, payload: list[str],
                  notes: tuple[tuple[str, str], ...]) -> Mark:
@@ -586,7 +596,7 @@ class _Scanner:
             if name is None:
                 return None
             return Mark(MarkKind.TEXT, i, stop, text[i:stop], text=name,
-                        notes=(("CR202", "entity without its marker characters"), ("CR210", f"entity shown as {name[:60]!r}")))
+                        notes=(("CR202", "entity without its marker characters"), ("CR210", f"entity shown as {printable(name, 60)}")))
         m = self.p.copy_paste.match(text, i, end)
         if m is None:
             return None

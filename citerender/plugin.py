@@ -28,7 +28,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from .format import DEFAULT_FORMAT, RESERVED_CHARS, CitationFormat
-from .markers import Mark, MarkKind, _Scanner, normalize_escapes, scan
+from .markers import Mark, MarkKind, _Scanner, normalize_escapes, printable, scan
 from .sources import Registry, Source
 from .state import CitationState, CitingPlace, Reference, RefUse, citation_state
 
@@ -126,7 +126,7 @@ def citation_plugin(
     md.inline.ruler.after("text", "citation", partial(citation_inline, opts=opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
 
-    from .render.styles import add_render_rules
+    from .rendering.styles import add_render_rules
 
     add_render_rules(md, opts)
 
@@ -308,8 +308,7 @@ def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str,
 
 def _show(raw: str) -> str:
     """A printable form of a raw marker for messages."""
-    out = "".join(f"\\u{ord(c):04x}" if c in RESERVED_CHARS else c for c in raw[:80])
-    return f"'{out}'"
+    return printable(raw)
 
 
 def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,

@@ -83,7 +83,7 @@ class QualityReport:
 
 def quality_report(text: str, registry: Registry | None = None) -> QualityReport:
     """Measure citation coverage of ``text`` (parsed with markdown-it-py, like ``check``)."""
-    from .render import make_markdown
+    from .rendering import make_markdown
     from .state import CitationState
 
     md = make_markdown("footnotes", None, "keep", ("cite", "filecite"), False, False, False, None)

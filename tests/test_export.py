@@ -93,8 +93,11 @@ def test_json_export_validates_and_offsets_hold(answer: Path, sources: Path) -> 
     data = json.loads(to_json(parse_answer(text, load_sources(sources))))
     jsonschema.validate(data, SCHEMA)
     assert_no_marker(json.dumps(data["text"], ensure_ascii=False))
+    assert_no_marker(json.dumps(data, ensure_ascii=False))
     for c in data["citations"]:
-        assert text[c["input"]["start"]:c["input"]["end"]].startswith(c["markers"][0])
+        first = c["markers"][0]
+        assert c["input"]["start"] == first["start"] and c["input"]["end"] == c["markers"][-1]["end"]
+        assert text[first["start"]:first["end"]].strip()
 
 
 def test_json_offsets_in_utf16_and_crlf() -> None:

@@ -10,8 +10,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from citerender import load_sources, render
-from citerender.render import UnknownSourceError
-from citerender.render.styles import collapse_runs
+from citerender.rendering import UnknownSourceError
+from citerender.rendering.styles import collapse_runs
 from citerender.sources import registry_from_data
 from citerender.themes import builtin_themes, load_theme
 from conftest import EXAMPLES, TESTS, assert_no_marker, example_pairs, expand
