@@ -204,6 +204,17 @@ def _cmd_render(a: argparse.Namespace) -> int:
     return 1 if has_errors(diags) else 0
 
 
+def _cmd_build(a: argparse.Namespace) -> int:
+    from .site import build_site, summarise
+
+    jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
+    result = build_site(a.src, a.out, style=a.style, theme=a.theme, unknown=a.unknown, jobs=jobs, force=a.force)
+    summarise(result, sys.stderr, verbose=a.verbose)
+    if result.failed:
+        return 2
+    return 1 if result.errors else 0
+
+
 def _cmd_codes(a: argparse.Namespace) -> int:
     from .diagnostics import markdown_table
 
@@ -275,6 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")
     r.add_argument("-o", "--output")
     r.set_defaults(func=_cmd_render)
+
+    b = sub.add_parser("build", help="render every answer under a folder into a static site")
+    b.add_argument("src")
+    b.add_argument("out")
+    b.add_argument("--style", choices=STYLES, default="footnotes")
+    b.add_argument("--theme", default="default")
+    b.add_argument("--unknown", choices=UNKNOWN_POLICIES, default="drop")
+    b.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    b.add_argument("--force", action="store_true", help="overwrite pages changed since the last build")
+    b.add_argument("--verbose", "-v", action="store_true", help="print every diagnostic")
+    b.set_defaults(func=_cmd_build)
 
     k = sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)")
     k.set_defaults(func=_cmd_codes)

@@ -159,10 +159,18 @@ class Theme:
         tpl = self.env.get_template("bibliography.html.j2")
         return str(tpl.render(entries=self.bibliography_entries(references), style=style, heading=heading))
 
-    def render_page(self, body: str, *, title: str, css: str, lang: str = "en") -> str:
+    def render_page(self, body: str, *, title: str, css: str, lang: str = "en", css_href: str | None = None,
+                    home_href: str | None = None) -> str:
+        """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds)."""
         tpl = self.env.get_template("page.html.j2")
         safe_css = css.replace("</", "<\\/")
-        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang))
+        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang, css_href=css_href,
+                              home_href=home_href))
+
+    def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
+        """The index page of a site build: every page with its title and problem counts."""
+        tpl = self.env.get_template("index.html.j2")
+        return str(tpl.render(pages=pages, css_href=css_href, title=title))
 
 
 @lru_cache(maxsize=32)
