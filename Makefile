@@ -1,11 +1,11 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+:
 #   make demo   builds .venv and renders the bundled example to out/handbook.html
-#   make test   builds .venv (and installs Chromium for the browser tests) and runs every test
+#   make test   builds .venv (and installs Chromium, pandoc, Pango if missing) and runs every test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench browser-deps clean
+.PHONY: demo test bench system-deps clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,13 +18,20 @@ demo: $(BIN)/.installed
 	$(BIN)/citerender render examples/handbook/answer.md --sources examples/handbook/answer.sources.json --standalone -o out/handbook.html
 	@echo "wrote out/handbook.html (open it in a browser)"
 
-# Browser tests drive Debian's Chromium (never a downloaded browser).
-browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
+# System tools the tests run for real: Debian's Chromium (browser tests, never a downloaded
+# browser), pandoc (Markdown and CSL exports), Pango for WeasyPrint (PDF export).
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v pandoc >/dev/null 2>&1 || missing="$$missing pandoc"; \
+	{ ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0; } || missing="$$missing libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	  echo "installing$$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
-test: $(BIN)/.installed browser-deps
+test: $(BIN)/.installed system-deps
 	$(BIN)/python -m pytest
 
 bench: $(BIN)/.installed

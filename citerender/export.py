@@ -84,7 +84,7 @@ def _numbers(group: Token) -> list[int]:
     return sorted({u.reference.number for u in group.meta["uses"]})
 
 
-def _rewrite(p: Parsed, replace: Callable[[Token], str], *, tight: bool = False,
+def rewrite(p: Parsed, replace: Callable[[Token], str], *, tight: bool = False,
              positions: list[int] | None = None) -> str:
     """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
     what they mean. ``positions`` collects each group's offset in the result."""
@@ -144,7 +144,7 @@ def _md_url(url: str | None) -> str | None:
 
 def to_markdown(p: Parsed) -> str:
     """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
-    body = _rewrite(p, lambda g: "".join(f"[^{n}]" for n in _numbers(g)), tight=True).rstrip("\n")
+    body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in _numbers(g)), tight=True).rstrip("\n")
     if not p.references:
         return body + "\n"
     defs = []
@@ -335,7 +335,7 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
 def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
     positions: list[int] = []
-    clean = _rewrite(p, lambda g: "", positions=positions)
+    clean = rewrite(p, lambda g: "", positions=positions)
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []

@@ -1,0 +1,55 @@
+"""One-call rendering for web back ends, and a Jinja2 filter.
+
+.. code-block:: python
+
+    from citerender.web import render_answer, stylesheet, install_filter
+    html = render_answer(answer_text, "sources.json", style="hovercard")   # markupsafe.Markup
+    install_filter(app.jinja_env)        # then, in a template: {{ answer | citations(sources) }}
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from .sources import Registry, load_sources, registry_from_data
+
+__all__ = ["citations", "install_filter", "render_answer", "stylesheet"]
+
+SourcesLike = Registry | str | Path | list[Any] | dict[str, Any] | None
+
+
+def _registry(sources: SourcesLike) -> Registry | None:
+    if sources is None or isinstance(sources, Registry):
+        return sources
+    if isinstance(sources, (str, Path)):
+        return load_sources(sources)
+    return registry_from_data(sources)
+
+
+def render_answer(text: str, sources: SourcesLike = None, *, style: str = "hovercard", theme: str = "default",
+                  unknown: str = "drop") -> Markup:
+    """The answer as an HTML fragment, safe to insert in a page (link :func:`stylesheet`)."""
+    from .rendering import render
+
+    return Markup(render(text, _registry(sources), style=style, theme=theme, unknown=unknown).html)
+
+
+def stylesheet(theme: str = "default") -> str:
+    """The CSS the fragments need (serve it, or inline it in a ``<style>``)."""
+    from .themes import load_theme
+
+    return load_theme(theme).css
+
+
+def citations(value: str, sources: SourcesLike = None, style: str = "hovercard", **options: Any) -> Markup:
+    """Jinja2 filter: ``{{ answer | citations(sources, "footnotes") }}``."""
+    return render_answer(str(value), sources, style=style, **options)
+
+
+def install_filter(env: Any, name: str = "citations", **defaults: Any) -> None:
+    """Register the ``citations`` filter on a Jinja2 environment (defaults apply to every use)."""
+    env.filters[name] = partial(citations, **defaults) if defaults else citations

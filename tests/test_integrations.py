@@ -1,0 +1,109 @@
+"""Publishing integrations, each run for real: MkDocs with Material, sphinx-build with MyST, Flask."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from citerender.web import citations, install_filter, render_answer, stylesheet
+from conftest import EXAMPLES, assert_no_marker, expand
+
+SOURCES = [{"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["alpha", "beta"]},
+           {"id": "s2", "title": "Source two", "url": "https://two.example/"}]
+PAGE_ONE = ("---\ntitle: One\nsources:\n  - id: s1\n    title: Source one\n    url: https://one.example/\n"
+            "    lines: [alpha, beta]\n---\n# Page one{S}cite{D}s1{E}\n\nA claim.{S}cite{D}s1{D}L2{E}\n\n"
+            "```python\nx = 1  {S}cite{D}s1{E}\n```\n")
+PAGE_TWO = "# Page two\n\nAnother claim.{S}cite{D}s2{E} And a third.{S}cite{D}s1{E}{S}cite{D}s2{E}\n"
+
+
+def _site(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text(expand(PAGE_ONE), encoding="utf-8")
+    (docs / "two.md").write_text(expand(PAGE_TWO), encoding="utf-8")
+    (docs / "two.sources.json").write_text(json.dumps(SOURCES), encoding="utf-8")
+    return docs
+
+
+def test_mkdocs_material_site(tmp_path: Path) -> None:
+    _site(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: Cited\ntheme:\n  name: material\nplugins:\n  - search\n  - citerender:\n      style: hovercard\n",
+        encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    site = tmp_path / "site"
+    one = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
+    two = BeautifulSoup((site / "two" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert one.select_one("article .citerender-hovercard") is not None
+    assert [c.get_text() for c in two.select("article .citerender-hc-trigger")] == ["[1]", "[1, 2]"]
+    assert two.select_one("article .citerender-bibliography #ref-2 .citerender-ref-title").get_text() == "Source one"
+    assert one.find("pre").get_text().strip() == "x = 1"
+    for doc in (one, two):
+        links = [l["href"] for l in doc.find_all("link", rel="stylesheet") if "citerender" in l["href"]]
+        assert len(links) == 1
+        assert "CITERENDER" not in str(doc).upper().replace("CITERENDER-", "").replace("CITERENDER.CSS", "")
+    assert (site / "assets" / "citerender.css").is_file()
+    for p in site.rglob("*.html"):
+        assert_no_marker(p.read_text(encoding="utf-8"), str(p))
+    toc = [a.get_text(strip=True) for a in one.select("nav a")]
+    assert not any("CITERENDER" in t.upper() for t in toc)
+
+
+def test_sphinx_myst_build(tmp_path: Path) -> None:
+    _site(tmp_path)
+    (tmp_path / "docs" / "conf.py").write_text(
+        'project = "cited"\nextensions = ["myst_parser", "citerender.sphinx"]\n'
+        'myst_enable_extensions = []\nsource_suffix = {".md": "markdown"}\n'
+        'exclude_patterns = ["_build"]\nciterender_style = "footnotes"\n', encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(expand(PAGE_ONE) + "\n```{toctree}\ntwo\n```\n", encoding="utf-8")
+    out = tmp_path / "html"
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-W", "-q", str(tmp_path / "docs"), str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    two = BeautifulSoup((out / "two.html").read_text(encoding="utf-8"), "html.parser")
+    cites = two.select("sup.citerender-cite")
+    assert [c.get_text() for c in cites] == ["[1]", "[1, 2]"]
+    assert two.select_one(".citerender-bibliography #ref-1 .citerender-ref-title").get_text() == "Source two"
+    assert two.find("link", href="_static/citerender.css") is not None
+    assert (out / "_static" / "citerender.css").is_file()
+    for p in out.rglob("*.html"):
+        html = p.read_text(encoding="utf-8")
+        assert_no_marker(html, str(p))
+        assert "CITERENDERSPHINX" not in html
+
+
+def test_render_answer_and_jinja_filter() -> None:
+    import jinja2
+
+    text = expand("Claim.{S}cite{D}s1{E}")
+    html = render_answer(text, SOURCES, style="footnotes")
+    assert hasattr(html, "__html__") and "citerender-cite" in html
+    env = jinja2.Environment(autoescape=True)
+    install_filter(env, style="superscript")
+    out = env.from_string("<div>{{ a | citations(s) }}</div>").render(a=text, s=SOURCES)
+    assert 'href="https://one.example/"' in out and "&lt;" not in out
+    assert "citerender-hc-trigger" in str(citations(text, SOURCES))
+    assert ".citerender-card" in stylesheet()
+
+
+def test_flask_example_serves_a_rendered_answer() -> None:
+    sys.path.insert(0, str(EXAMPLES / "web"))
+    try:
+        from app import create_app  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    client = create_app().test_client()
+    page = client.get("/")
+    assert page.status_code == 200
+    doc = BeautifulSoup(page.get_data(as_text=True), "html.parser")
+    assert len(doc.select(".citerender-hovercard")) == 8
+    assert doc.find("link", rel="stylesheet")["href"] == "/citerender.css"
+    assert_no_marker(page.get_data(as_text=True))
+    css = client.get("/citerender.css")
+    assert css.status_code == 200 and css.mimetype == "text/css"
