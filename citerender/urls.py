@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import quote
 
@@ -18,6 +19,9 @@ def safe_url(url: str | None) -> str | None:
     """
     if not url:
         return None
+    decoded = html.unescape(url)
+    if decoded != url and safe_url(decoded) is None:
+        return None  # unsafe once HTML entities are decoded (by a consumer that forgets to escape)
     cleaned = _STRIPPED.sub("", url).lstrip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
                                            "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
                                            "\x1d\x1e\x1f\x20")

@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from html import escape
+from typing import Any
+
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
@@ -58,12 +62,29 @@ def make_markdown(
     list_all: bool = False,
     html: bool = False,
     fmt: CitationFormat | None = None,
+    images: str = "text",
 ) -> MarkdownIt:
-    """A configured parser (cached: parsers keep no per-document state)."""
+    """A configured parser (cached: parsers keep no per-document state).
+
+    ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
+    alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
+    ``data:`` images and ``images="keep"`` render as usual.
+    """
     md = MarkdownIt("commonmark", {"html": html}).enable(["table", "strikethrough"])
     md.use(citation_plugin, style=style, unknown=unknown, families=families, bibliography=bibliography,
            list_all=list_all, theme=theme or load_theme("default"), fmt=fmt)
+    if images == "text":
+        md.add_render_rule("image", _image_as_text)
     return md
+
+
+def _image_as_text(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    tok = tokens[idx]
+    src = str(tok.attrGet("src") or "")
+    if src.startswith("data:image/"):
+        return str(self.image(tokens, idx, options, env))
+    alt = self.renderInlineAsText(tok.children or [], options, env)
+    return f'<span class="citerender-image" title="{escape(src)}">[image: {escape(alt or "untitled")}]</span>'
 
 
 def _title_of(md: MarkdownIt, text: str) -> str:
