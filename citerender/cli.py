@@ -9,11 +9,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import CiterenderError
+from .files import write_atomic
 
 __all__ = ["main"]
 
@@ -26,9 +26,15 @@ def _read_answer(path: str) -> str:
     if path == "-":
         data = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
         if len(data) > MAX_ANSWER_BYTES:
-            raise CiterenderError(f"answer is over the limit of {MAX_ANSWER_BYTES:,} bytes", path="<stdin>")
-        return decode_text(data, "<stdin>", "answer")
-    return read_text_file(path, limit=MAX_ANSWER_BYTES, what="answer")
+            raise CiterenderError(f"answer is over the limit of {MAX_ANSWER_BYTES:,} bytes", path="<stdin>",
+                                  hint="split the answer")
+        text = decode_text(data, "<stdin>", "answer")
+    else:
+        text = read_text_file(path, limit=MAX_ANSWER_BYTES, what="answer")
+    if not text.strip():
+        raise CiterenderError("answer is empty", path="<stdin>" if path == "-" else path,
+                              hint="pass the model's answer text")
+    return text
 
 
 def _load(path: str | None):  # type: ignore[no-untyped-def]
@@ -37,29 +43,6 @@ def _load(path: str | None):  # type: ignore[no-untyped-def]
     from .sources import load_sources
 
     return load_sources(path)
-
-
-def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never half-written."""
-    p = Path(path)
-    if p.is_dir():
-        raise CiterenderError("output path is a directory", path=str(p))
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise CiterenderError("output directory does not exist", path=str(parent))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8") if isinstance(text, str) else text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ignore[no-untyped-def]

@@ -66,10 +66,10 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):
         return result.fill(html)
 
     def on_post_build(self, config: Any) -> None:
-        from .site import write_atomic
+        from .files import write_atomic
         from .themes import load_theme
 
-        write_atomic(Path(config["site_dir"]) / CSS_PATH, load_theme(self.config.theme).css.encode("utf-8"))
+        write_atomic(Path(config["site_dir"]) / CSS_PATH, load_theme(self.config.theme).css, make_parents=True)
 
 
 def _clean_toc(items: Any, result: Transformed) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import CiterenderError
+from .files import write_atomic as _write
 from .sources import Registry, load_sources, read_text_file, registry_from_data
 
 __all__ = ["Answer", "BuildResult", "build_site", "load_answer"]
@@ -154,24 +155,6 @@ def _hash_file(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Temporary file in the same folder, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise
-
-
 def _options_key(style: str, theme: str, unknown: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -207,7 +190,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"],
                                  home_href=task["home_href"])
         data = page.encode("utf-8")
-        write_atomic(out, data)
+        _write_page(out, data)
         res.output_hash = _hash_bytes(data)
         for d in r.diagnostics:
             if d.severity.value == "error":
@@ -371,7 +354,7 @@ def build_site(
 
     css_path = out_dir / ASSET_CSS
     if _hash_file(css_path) != _hash_bytes(css):
-        write_atomic(css_path, css)
+        _write_page(css_path, css)
     journal[ASSET_CSS] = {"output_hash": _hash_bytes(css)}
 
     bar = _Progress(len(tasks), progress or sys.stderr)
@@ -419,7 +402,7 @@ def build_site(
 
     results.sort(key=lambda r: r.rel)
     index = th.render_index([r for r in results if r.output_hash], css_href=ASSET_CSS).encode("utf-8")
-    write_atomic(out_dir / "index.html", index)
+    _write_page(out_dir / "index.html", index)
     journal["index.html"] = {"output_hash": _hash_bytes(index)}
     for r in results:
         if r.output_hash is None and r.out in journal and journal[r.out].get("pending"):
@@ -428,6 +411,10 @@ def build_site(
     _save_manifest(manifest_path, journal)
     return BuildResult(results, written=len(tasks), skipped=len(results) - len(done), removed=removed,
                        seconds=time.perf_counter() - started)
+
+
+def _write_page(path: Path, data: bytes) -> None:
+    _write(path, data, make_parents=True)
 
 
 def _remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
@@ -447,7 +434,7 @@ def _remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
 def _save_manifest(path: Path, files: Mapping[str, Any]) -> None:
     data = json.dumps({"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
                       indent=1, ensure_ascii=False).encode("utf-8")
-    write_atomic(path, data)
+    _write_page(path, data)
 
 
 def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> None:

@@ -93,11 +93,11 @@ def on_purge(app: Any, env: Any, docname: str) -> None:
 def on_build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    from .site import write_atomic
+    from .files import write_atomic
     from .themes import load_theme
 
-    write_atomic(Path(app.outdir) / "_static" / CSS_NAME,
-                 load_theme(app.config.citerender_theme).css.encode("utf-8"))
+    write_atomic(Path(app.outdir) / "_static" / CSS_NAME, load_theme(app.config.citerender_theme).css,
+                 make_parents=True)
 
 
 def setup(app: Any) -> dict[str, Any]:

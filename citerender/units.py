@@ -85,6 +85,8 @@ def load_document(path: str | Path, **metadata: Any) -> Document:
     """Read a ``.md``, ``.txt`` or ``.html`` file as a :class:`Document` (title from its heading)."""
     p = Path(path)
     text = read_text_file(p, what="document")
+    if not text.strip():
+        raise CiterenderError("document is empty", path=str(p), hint="pass a document with text")
     suffix = p.suffix.lower()
     if suffix in (".html", ".htm"):
         title, lines = html_to_lines(text)
