@@ -85,9 +85,9 @@ def _numbers(group: Token) -> list[int]:
 
 
 def rewrite(p: Parsed, replace: Callable[[Token], str], *, tight: bool = False,
-             positions: list[int] | None = None) -> str:
+            positions: dict[int, int] | None = None) -> str:
     """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
-    what they mean. ``positions`` collects each group's offset in the result."""
+    what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result."""
     edits: list[tuple[int, int, str, Token | None]] = [(a, b, t, None) for a, b, t in p.state.spans or []]
     for g in p.groups:
         for i, (a, b) in enumerate(g.meta["spans"]):
@@ -106,7 +106,7 @@ def rewrite(p: Parsed, replace: Callable[[Token], str], *, tight: bool = False,
         out.append(chunk)
         size += len(chunk)
         if group is not None and positions is not None:
-            positions.append(size)
+            positions[id(group)] = size
         out.append(text)
         size += len(text)
         pos = b
@@ -334,15 +334,17 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
 
 def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
-    positions: list[int] = []
+    positions: dict[int, int] = {}
     clean = rewrite(p, lambda g: "", positions=positions)
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []
-    for k, g in enumerate(sorted(p.groups, key=lambda g: g.meta["spans"][0][0])):
+    for g in sorted(p.groups, key=lambda g: g.meta["spans"][0][0]):
+        at = positions.get(id(g))
+        if at is None:  # overlapped another mark: not placed, so not reported
+            continue
         start = to_input(g.meta["spans"][0][0])
         end = to_input(g.meta["spans"][-1][1])
-        at = positions[k]
         sources = [{
             "id": u.source.id,
             "number": u.reference.number,

@@ -39,6 +39,8 @@ UnknownPolicy = Literal["keep", "drop", "error"]
 STYLES: tuple[str, ...] = ("footnotes", "superscript", "hovercard")
 UNKNOWN_POLICIES: tuple[str, ...] = ("keep", "drop", "error")
 
+#: The most markers one answer may hold (see SECURITY.md).
+MAX_MARKERS = 100_000
 _DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
 _PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
@@ -157,6 +159,11 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     if mk is None:
         return False
     if not silent:
+        st.marks += 1
+        if st.marks > MAX_MARKERS:
+            from .errors import CiterenderError
+
+            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
         if mk.kind is MarkKind.TEXT:  # the text to show, and a token that carries the report
             state.push("text", "", 0).content = mk.text
             state.push("citation_dropped", "", 0).meta = {"mark": mk, "offset": mk.start}
@@ -342,8 +349,9 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
         if pos is None:
             found = content.find(mk.raw, cursor)
             pos = meta["offset"] = found if found != -1 else cursor
-        if pos > cursor:
-            cursor = pos
+        if pos + len(mk.raw) > cursor:
+            cursor = pos + len(mk.raw)
+        code_cursor[0] = max(code_cursor[0], cursor)
         meta["locate"] = (loc, block, content)
         if st.spans is not None:
             meta["span"] = loc.span(block, content, pos, mk.raw)
@@ -485,8 +493,10 @@ def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, con
     from .markers import apply_marks
 
     place = "code" if code == "CR302" else "raw HTML"
+    start = content.find(text, cursor[0])  # the code span itself, after what was already placed
+    start = cursor[0] if start == -1 else start
     for mk in marks:
-        pos = content.find(mk.raw, cursor[0])
+        pos = content.find(mk.raw, max(start, cursor[0]))
         if pos == -1:
             pos = max(content.find(mk.raw), 0)
         cursor[0] = pos + len(mk.raw)

@@ -64,6 +64,7 @@ class CitationState:
     by_id: dict[str, Reference] = field(default_factory=dict)
     by_url: dict[str, Reference] = field(default_factory=dict)
     places: int = 0
+    marks: int = 0
     unknown_ids: list[str] = field(default_factory=list)
     # positions: the text after markdown-it's normalisation, before escape normalisation
     original: str = ""
