@@ -1,0 +1,312 @@
+"""Streaming: render an answer as it arrives, never showing half a marker.
+
+:class:`StreamRenderer` takes chunks in any split — inside a marker, inside a multi-byte UTF-8
+sequence — and returns what is safe to show now:
+
+* ``output="markdown"``: the answer's text with each citation replaced by stable placeholders
+  (``[^1]`` by default) for a front end that renders Markdown itself; markers in code are removed;
+* ``output="html"``: HTML for each block (paragraph, list, fence…) once it is complete.
+
+A marker is held back until it is decided (closed, broken by a newline or a new marker, or over
+the length limit); nothing else waits. Citation numbers are fixed when first shown and never
+change; :attr:`StreamRenderer.bibliography` is the bibliography so far. The work per chunk is
+proportional to the chunk (plus a held-back tail bounded by the longest marker), so total cost
+stays linear. Feeding everything at once gives the same output as any split.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
+
+from .diagnostics import Diagnostic, sort_key
+from .format import DEFAULT_FORMAT, CitationFormat
+from .markers import MAX_MARKER_BODY, MarkKind, normalize_escapes, scan
+from .sources import Registry, Source
+from .state import CitationState, Reference
+
+__all__ = ["StreamRenderer", "astream"]
+
+_ESCAPE_PREFIX = re.compile(r"(?:\\{1,2}(?:u(?:\{?[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
+                            r"|&(?:#(?:[xX](?:[eE](?:2(?:0[0-6]?)?)?)?|5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)\Z")
+_WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\[\]\"':,]*\Z")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_COPY_PASTE_HEADS = ("cite", "filecite", "entity[")
+_LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+class StreamRenderer:
+    """Incremental rendering of one answer (see the module docstring).
+
+    :param registry: the sources; unknown ids follow ``unknown`` as in ``render``.
+    :param output: ``markdown`` (text with placeholders) or ``html`` (complete blocks).
+    :param placeholder: the Markdown placeholder for one source, ``{n}`` its number.
+    """
+
+    def __init__(
+        self,
+        registry: Registry | None = None,
+        *,
+        output: str = "markdown",
+        style: str = "hovercard",
+        theme: str = "default",
+        unknown: str = "drop",
+        placeholder: str = "[^{n}]",
+        fmt: CitationFormat = DEFAULT_FORMAT,
+    ) -> None:
+        if output not in ("markdown", "html"):
+            raise ValueError("output must be 'markdown' or 'html'")
+        self.registry = registry
+        self.output = output
+        self.unknown = unknown
+        self.placeholder = placeholder
+        self.fmt = fmt
+        self.style = style
+        self.theme_name = theme
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""  # raw text not yet decided
+        self._state = CitationState(registry=registry)
+        self._closed = False
+        # markdown mode: where the committed text stands
+        self._in_fence: str | None = None
+        self._line_start = True
+        self._line = ""
+        self._ticks = 0  # backticks seen in the current paragraph (odd: inside a code span)
+        self._diagnostics: list[Diagnostic] = []
+        # html mode: complete lines of the block being built, the partial line, fence state
+        self._lines: list[str] = []
+        self._cur = ""
+        self._blank_at: int | None = None
+        self._block_fence: str | None = None
+        self._md = None
+        if output == "html":
+            from .rendering import make_markdown
+            from .themes import load_theme
+
+            self._theme = load_theme(theme)
+            self._md = make_markdown(style, self._theme, unknown, fmt.families, False, False, False, None)
+            self._state.scanner = None
+
+    # ------------------------------------------------------------------ public API
+
+    def feed(self, chunk: str | bytes) -> str:
+        """Add a chunk; return what can be shown now (possibly empty)."""
+        if self._closed:
+            raise ValueError("feed() after close()")
+        text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
+        if not text:
+            return ""
+        self._pending += text
+        safe = self._safe_end(self._pending)
+        if safe == 0:
+            return ""
+        committed, self._pending = self._pending[:safe], self._pending[safe:]
+        return self._emit(committed, final=False)
+
+    def close(self) -> str:
+        """Flush everything (unterminated markers are reported and removed)."""
+        if self._closed:
+            return ""
+        self._closed = True
+        tail = self._decoder.decode(b"", final=True)
+        committed, self._pending = self._pending + tail, ""
+        return self._emit(committed, final=True)
+
+    @property
+    def bibliography(self) -> list[Reference]:
+        """The references numbered so far, in order."""
+        return list(self._state.references)
+
+    def bibliography_html(self) -> str:
+        """The bibliography so far, rendered with the theme (empty before the first citation)."""
+        from .themes import load_theme
+
+        refs = self._state.references
+        return load_theme(self.theme_name).render_bibliography(refs, style=self.style) if refs else ""
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return sorted(self._diagnostics + self._state.diagnostics, key=sort_key)
+
+    # ------------------------------------------------------------------ what is safe to commit
+
+    def _safe_end(self, raw: str) -> int:
+        """Length of the longest prefix of ``raw`` whose marks are all decided."""
+        buf, omap = normalize_escapes(raw)  # escaped markers are markers too
+        n = len(buf)
+        cut = n
+        fmt = self.fmt
+        # an open marker: undecided until its stop, a newline or another start
+        i = buf.rfind(fmt.start)
+        if i != -1 and buf.find(fmt.stop, i) == -1 and buf.find("\n", i) == -1 and n - i <= MAX_MARKER_BODY:
+            cut = min(cut, i)
+        j = buf.rfind("\u3010")
+        if j != -1 and buf.find("\u3011", j) == -1 and buf.find("\n", j) == -1 and n - j <= MAX_MARKER_BODY:
+            cut = min(cut, j)
+        # a bare anchor or an open bracket-pipe may still grow its ids
+        k = buf.rfind(fmt.delimiter)
+        if k != -1 and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :]):
+            cut = min(cut, k)
+        # a literal escape cut in the middle
+        m = _ESCAPE_PREFIX.search(buf, max(0, n - 12))
+        if m is not None and m.start() < n:
+            cut = min(cut, m.start())
+        # a copy-paste form or entity[…] still being written
+        w = _WORD_TAIL.search(buf)
+        if w is not None and w.start() < n:
+            word = buf[w.start() :]
+            for head in _COPY_PASTE_HEADS:
+                pos = word.find(head)
+                if pos != -1 or any(word.endswith(head[:k]) for k in range(1, len(head))):
+                    cut = min(cut, w.start())
+                    break
+        e = buf.rfind("entity[")
+        if e != -1 and e < cut and buf.find("\n", e) == -1 and n - e <= MAX_MARKER_BODY:
+            import json
+
+            try:
+                json.JSONDecoder().raw_decode(buf, e + 6)
+            except ValueError:
+                cut = min(cut, e)
+        # never end on a carriage return that a newline may follow (CRLF is one line break)
+        if cut == n and buf.endswith("\r"):
+            cut -= 1
+        return omap(cut) if omap else cut
+
+    # ------------------------------------------------------------------ emitting
+
+    def _emit(self, text: str, *, final: bool) -> str:
+        if self.output == "markdown":
+            return self._emit_markdown(text)
+        return self._emit_html(text, final=final)
+
+    def _numbers(self, source_ids: Sequence[str]) -> list[int]:
+        from .plugin import _reference_for
+
+        st = self._state
+        nums = []
+        for sid in source_ids:
+            if self.registry is not None and sid not in self.registry:
+                st.report("CR101", f"unknown source id {sid!r}", None)
+                if self.unknown == "drop":
+                    continue
+                source = Source(sid)
+                known = False
+            else:
+                source = self.registry[sid] if self.registry is not None else Source(sid)
+                known = True
+            ref = st.by_id.get(sid) or _reference_for(st, source, known=known)
+            nums.append(ref.number)
+        return sorted(set(nums))
+
+    def _emit_markdown(self, text: str) -> str:
+        out: list[str] = []
+        pos = 0
+        for mk in scan(text, fmt=self.fmt):
+            self._advance(text[pos : mk.start], out)
+            for code, detail in mk.notes:
+                self._diagnostics.append(Diagnostic.make(code, detail))
+            if mk.kind is MarkKind.CITATION and mk.citation is not None:
+                if mk.text:
+                    self._advance(mk.text, out)
+                if self._in_fence is None and self._ticks % 2 == 0:
+                    out.append("".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids)))
+                else:
+                    self._diagnostics.append(Diagnostic.make("CR302", "marker removed from code"))
+            elif mk.kind is MarkKind.TEXT:
+                self._advance(mk.text, out)
+            pos = mk.end
+        self._advance(text[pos:], out)
+        return "".join(out)
+
+    def _advance(self, text: str, out: list[str]) -> None:
+        """Copy committed plain text, tracking fences and code spans line by line."""
+        if not text:
+            return
+        out.append(text)
+        *complete, rest = text.split("\n")
+        for piece in complete:
+            self._end_line(self._line + piece)
+            self._line = ""
+        self._line += rest
+        if self._in_fence is None:
+            self._ticks += rest.count("`")
+
+    def _end_line(self, line: str) -> None:
+        fence = _FENCE.match(line)
+        if self._in_fence is None:
+            if fence:
+                self._in_fence = fence.group(1)
+            elif not line.strip():
+                self._ticks = 0
+            else:
+                self._ticks += line.count("`") - self._line.count("`")
+        elif fence and fence.group(1)[0] == self._in_fence[0] and len(fence.group(1)) >= len(self._in_fence) \
+                and not line.strip()[len(fence.group(1)):].strip():
+            self._in_fence = None
+
+    # ------------------------------------------------------------------ html blocks
+
+    def _emit_html(self, text: str, *, final: bool) -> str:
+        """Collect complete lines into blocks; a block ends at a blank line outside a fence when
+        the next non-blank line starts a new block (not an indented or list continuation)."""
+        out: list[str] = []
+        *complete, rest = (self._cur + text).split("\n")
+        self._cur = rest
+        for line in complete:
+            self._take_line(line + "\n", out)
+        if final:
+            if self._cur:
+                self._take_line(self._cur, out, last=True)
+                self._cur = ""
+            if "".join(self._lines).strip():
+                out.append(self._render_block("".join(self._lines)))
+            self._lines = []
+        return "".join(out)
+
+    def _take_line(self, line: str, out: list[str], *, last: bool = False) -> None:
+        blank = not line.strip()
+        if self._blank_at is not None and not blank and self._block_fence is None:
+            continuation = line[:1] in (" ", "\t") or (
+                _LIST_ITEM.match(line) is not None and _LIST_ITEM.match(self._lines[0]) is not None)
+            if not continuation:
+                out.append(self._render_block("".join(self._lines)))
+                self._lines = []
+            self._blank_at = None
+        self._lines.append(line)
+        m = _FENCE.match(line)
+        if self._block_fence is None:
+            if m:
+                self._block_fence = m.group(1)
+            elif blank and "".join(self._lines[:-1]).strip() and self._blank_at is None:
+                self._blank_at = len(self._lines) - 1
+        elif m and m.group(1)[0] == self._block_fence[0] and len(m.group(1)) >= len(self._block_fence) \
+                and not line.strip()[len(m.group(1)):].strip():
+            self._block_fence = None
+
+    def _render_block(self, block: str) -> str:
+        assert self._md is not None
+        st = self._state
+        st.original = ""
+        st.scanner = None
+        st.offsets = type(st.offsets)()
+        st._line_starts = None
+        before = len(st.diagnostics)
+        html = self._md.render(block, {"citerender": st})
+        self._diagnostics.extend(st.diagnostics[before:])
+        del st.diagnostics[before:]
+        return str(html)
+
+
+async def astream(chunks: AsyncIterable[str | bytes], registry: Registry | None = None, **options: object
+                  ) -> AsyncIterator[str]:
+    """Async variant: ``async for html in astream(source, registry, output="html"): …``."""
+    sr = StreamRenderer(registry, **options)  # type: ignore[arg-type]
+    async for chunk in chunks:
+        out = sr.feed(chunk)
+        if out:
+            yield out
+    tail = sr.close()
+    if tail:
+        yield tail
