@@ -63,8 +63,14 @@ class _Balance(HTMLParser):
         if tag not in VOID:
             self.stack.append(tag)
 
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID:
+            self.errors.append(f"<{tag}/> is not a void element")
+
     def handle_endtag(self, tag: str) -> None:
-        if not self.stack or self.stack[-1] != tag:
+        if tag in VOID:
+            self.errors.append(f"</{tag}> closes a void element")
+        elif not self.stack or self.stack[-1] != tag:
             self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
         else:
             self.stack.pop()
