@@ -146,6 +146,31 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
                lower_is_better=False)
 
 
+def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
+    from citerender import render
+    from citerender.sources import registry_from_data
+    from citerender.stream import StreamRenderer
+
+    print("\n# streaming, dense, 20-character chunks", flush=True)
+    reg = registry_from_data(corpus.sources)
+    text = corpus.marked
+    pieces = [text[i : i + 20] for i in range(0, len(text), 20)]
+
+    def stream(output: str) -> None:
+        sr = StreamRenderer(reg, output=output)
+        for p in pieces:
+            sr.feed(p)
+        sr.close()
+
+    one = measure(lambda: render(text, reg, bibliography=False), repeat=3)
+    html = measure(lambda: stream("html"), repeat=3)
+    md = measure(lambda: stream("markdown"), repeat=3)
+    rep.row("render, one shot (no bibliography)", one)
+    rep.row("StreamRenderer html, 20-char chunks", html)
+    rep.row("StreamRenderer markdown, 20-char chunks", md)
+    rep.target("streaming html total / one-shot render (dense)", html["median"] / one["median"], 2.0)
+
+
 def bench_scale(rep: Report, quick: bool) -> None:
     from citerender import render
     from citerender.sources import registry_from_data
@@ -180,6 +205,29 @@ def bench_scale(rep: Report, quick: bool) -> None:
         rep.target("scale: time(1 MB) / time(100 KB)", times[1_000_000] / times[100_000], 12.0)
 
 
+def bench_build(rep: Report, tmp: Path) -> None:
+    from citerender.site import build_site
+
+    print("\n# build: 1,000 answers of 2-5 KB (many)", flush=True)
+    src = inputs.many(tmp)
+    timings = {}
+    for jobs in (1, 2):
+        out = tmp / f"site{jobs}"
+        t = time.perf_counter()
+        res = build_site(src, out, jobs=jobs)
+        timings[jobs] = time.perf_counter() - t
+        assert res.written == 1000
+        rep.row(f"citerender build --jobs {jobs} (first build)", {"median": timings[jobs], "min": timings[jobs],
+                                                                 "max": timings[jobs], "runs": 1})
+    t = time.perf_counter()
+    res = build_site(src, tmp / "site2", jobs=2)
+    rebuild = time.perf_counter() - t
+    assert res.written == 0 and res.skipped == 1000
+    rep.row("citerender build, no-change rebuild", {"median": rebuild, "min": rebuild, "max": rebuild, "runs": 1})
+    rep.target("build: --jobs 1 time / --jobs 2 time", timings[1] / timings[2], 1.6, lower_is_better=False)
+    rep.target("build: no-change rebuild / first build (%)", 100 * rebuild / timings[2], 5.0, unit=" %")
+
+
 def bench_import(rep: Report) -> None:
     print("\n# start-up", flush=True)
     base = measure(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat=11)
@@ -192,13 +240,14 @@ def bench_import(rep: Report) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point")
-    ap.add_argument("--only", choices=["extract", "render", "pandoc", "scale", "import"], action="append")
+    ap.add_argument("--only", choices=["extract", "render", "pandoc", "stream", "scale", "import", "build"],
+                    action="append")
     a = ap.parse_args(argv)
-    only = set(a.only or ["extract", "render", "pandoc", "scale", "import"])
+    only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build"])
     rep = Report()
     started = time.perf_counter()
     print(f"citerender benchmarks — Python {sys.version.split()[0]}, {os.cpu_count()} cores", flush=True)
-    corpora = {"spec": inputs.spec(), "dense": inputs.dense()} if only & {"render", "pandoc"} else {}
+    corpora = {"spec": inputs.spec(), "dense": inputs.dense()} if only & {"render", "pandoc", "stream"} else {}
     if "extract" in only:
         bench_extract_strip(rep, a.quick)
     if "render" in only:
@@ -206,11 +255,15 @@ def main(argv: list[str] | None = None) -> int:
     if "pandoc" in only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_pandoc(rep, corpora["spec"], Path(tmp))
+    if "stream" in only:
+        bench_stream(rep, corpora["dense"])
     if "scale" in only:
         bench_scale(rep, a.quick)
     if "import" in only:
         bench_import(rep)
-    print("SKIP  build on `many` (--jobs 2 vs 1, no-change rebuild): `citerender build` is not implemented yet")
+    if "build" in only:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_build(rep, Path(tmp))
     failed = [t for t in rep.targets if not t["pass"]]
     total = time.perf_counter() - started
     print(f"\n{len(rep.targets) - len(failed)} of {len(rep.targets)} targets pass ({total:.0f} s)")

@@ -177,3 +177,21 @@ def with_markers(size: int, markers: int, *, seed: int = 3) -> str:
         filler = " ".join(rng.choice(_WORDS) for _ in range(max(1, (per - len(m)) // 7)))
         chunks.append(filler[: max(0, per - len(m) - 1)] + "." + m)
     return "".join(chunks)
+
+
+def many(root: Path, n: int = 1000, *, seed: int = 5) -> Path:
+    """``n`` small answers (2–5 KB each) with front-matter sources, for the build path."""
+    import json
+
+    rng = random.Random(seed)
+    src = root / "answers"
+    sources = _sources(40, rng)
+    (src).mkdir(parents=True, exist_ok=True)
+    (src / "shared.sources.json").write_text(json.dumps({"sources": sources}), encoding="utf-8")
+    for i in range(n):
+        size = rng.randint(2000, 5000)
+        c = dense(size, seed=seed * 100_000 + i, n_sources=40)
+        sub = src / f"topic{i % 20:02}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"answer{i:04}.md").write_text(f"---\nsources: ../shared.sources.json\n---\n{c.marked}", encoding="utf-8")
+    return src

@@ -55,12 +55,26 @@ def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ign
             print(d.format(name), file=stream)
 
 
+def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The answer and its registry: a Markdown answer with --sources, or a saved provider
+    response (``--from``, inferred for .json / .jsonl files) carrying both."""
+    provider = getattr(a, "from_", None)
+    if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
+        from .adapters import load_response
+
+        if a.sources:
+            raise CiterenderError("a provider response carries its own sources", path=a.sources,
+                                  hint="drop --sources")
+        adapted = load_response(a.answer, provider)
+        return adapted.text, adapted.registry
+    return _read_answer(a.answer), _load(a.sources)
+
+
 def _cmd_check(a: argparse.Namespace) -> int:
     from .check import check
     from .diagnostics import has_errors
 
-    text = _read_answer(a.answer)
-    registry = _load(a.sources)
+    text, registry = _answer_and_registry(a)
     diags = check(text, registry)
     name = "<stdin>" if a.answer == "-" else a.answer
     report = None
@@ -146,8 +160,7 @@ def _cmd_render(a: argparse.Namespace) -> int:
     from .diagnostics import has_errors
     from .rendering import UnknownSourceError, render
 
-    text = _read_answer(a.answer)
-    registry = _load(a.sources)
+    text, registry = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to == "pdf" and not a.output:
         raise CiterenderError("--to pdf needs an output file", hint="add -o answer.pdf")
@@ -217,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--sources", "-s", help="sources file (JSON, YAML, TOML, tool output or <BLOCK> text)")
     c.add_argument("--format", choices=("text", "json"), default="text")
     c.add_argument("--report", action="store_true", help="add the answer quality report")
+    c.add_argument("--from", dest="from_", choices=("openai-responses", "openai-chat", "anthropic",
+                                                    "openai-assistants"),
+                   help="the answer is a saved provider response (inferred for .json/.jsonl files)")
     c.set_defaults(func=_cmd_check)
 
     def unit_options(q: argparse.ArgumentParser) -> None:
@@ -266,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (pdf needs the [pdf] extra)")
     r.add_argument("--unknown", choices=UNKNOWN_POLICIES, default="drop")
     r.add_argument("--all-sources", action="store_true", help="list uncited sources too")
+    r.add_argument("--from", dest="from_", choices=("openai-responses", "openai-chat", "anthropic",
+                                                    "openai-assistants"),
+                   help="the answer is a saved provider response (inferred for .json/.jsonl files)")
     r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")
     r.add_argument("-o", "--output")
     r.set_defaults(func=_cmd_render)

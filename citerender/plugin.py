@@ -126,6 +126,7 @@ def citation_plugin(
         md.inline.add_terminator_char(ch)
     md.core.ruler.after("normalize", "citerender_escapes", partial(_escapes_rule, opts=opts))
     md.inline.ruler.after("text", "citation", partial(citation_inline, opts=opts))
+    md.inline.ruler.before("escape", "citation_backslash", partial(_backslash_before_marker, opts=opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
 
     from .rendering.styles import add_render_rules
@@ -178,6 +179,18 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             }.get(mk.kind, "citation_dropped")
             state.push(typ, "", 0).meta = {"mark": mk, "offset": mk.start}
     state.pos = mk.end
+    return True
+
+
+def _backslash_before_marker(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
+    """A backslash before a marker character is literal: the escape rule must not swallow the
+    marker (it would turn ``\\`` + U+E200 into text)."""
+    pos = state.pos
+    if state.src[pos] != "\\" or pos + 1 >= state.posMax or state.src[pos + 1] not in opts.triggers:
+        return False
+    if not silent:
+        state.pending += "\\"
+    state.pos = pos + 1
     return True
 
 
@@ -260,6 +273,8 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
             has_text, has_cite = _inline(tok, st, loc, opts, copy_paste)
             blocks.append((tok, has_text, has_cite))
 
+    if not st.whole_document:
+        return
     _check_grouped_at_end(blocks, st)
     if registry is not None:
         cited = {s.id for r in st.references for s in [r.source, *r.merged]}
@@ -371,7 +386,9 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
         i += 1
         t = tok.type
         if t == "text":
-            if copy_paste and ("cite" in tok.content or "entity[" in tok.content) and "mark" not in tok.meta:
+            # copy-paste forms, and marker characters markdown-it kept as text (after a backslash)
+            if "mark" not in tok.meta and ((copy_paste and ("cite" in tok.content or "entity[" in tok.content))
+                                           or opts._trigger_class.search(tok.content) is not None):
                 marks = scan(tok.content, fmt=opts.fmt)
                 if marks:
                     queue[i:i] = _split_text(tok, marks)

@@ -65,6 +65,8 @@ class CitationState:
     by_url: dict[str, Reference] = field(default_factory=dict)
     places: int = 0
     marks: int = 0
+    #: False while a stream renders block by block: document-wide checks wait for the end
+    whole_document: bool = True
     unknown_ids: list[str] = field(default_factory=list)
     # positions: the text after markdown-it's normalisation, before escape normalisation
     original: str = ""

@@ -32,7 +32,10 @@ _ESCAPE_PREFIX = re.compile(r"(?:\\{1,2}(?:u(?:\{?[eE](?:2(?:0[0-6]?)?)?)?|U(?:0
                             r"|&(?:#(?:[xX](?:[eE](?:2(?:0[0-6]?)?)?)?|5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)\Z")
 _WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\[\]\"':,]*\Z")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_COPY_PASTE_HEADS = ("cite", "filecite", "entity[")
+# a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
+# with a prefix of filecite, cite or entity
+_COPY_TAIL = re.compile(r"(?:cite|entity\[)[A-Za-z0-9_\-\[\]\"':,]*\Z|"
+                        r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z")
 _LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
@@ -66,7 +69,7 @@ class StreamRenderer:
         self.theme_name = theme
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = ""  # raw text not yet decided
-        self._state = CitationState(registry=registry)
+        self._state = CitationState(registry=registry, whole_document=False)
         self._closed = False
         # markdown mode: where the committed text stands
         self._in_fence: str | None = None
@@ -111,7 +114,13 @@ class StreamRenderer:
         self._closed = True
         tail = self._decoder.decode(b"", final=True)
         committed, self._pending = self._pending + tail, ""
-        return self._emit(committed, final=True)
+        out = self._emit(committed, final=True)
+        if self.registry is not None:
+            cited = {s.id for r in self._state.references for s in [r.source, *r.merged]}
+            for sid in self.registry:
+                if sid not in cited:
+                    self._diagnostics.append(Diagnostic.make("CR308", f"source {sid!r} is never cited"))
+        return out
 
     @property
     def bibliography(self) -> list[Reference]:
@@ -153,14 +162,10 @@ class StreamRenderer:
         if m is not None and m.start() < n:
             cut = min(cut, m.start())
         # a copy-paste form or entity[…] still being written
-        w = _WORD_TAIL.search(buf)
-        if w is not None and w.start() < n:
-            word = buf[w.start() :]
-            for head in _COPY_PASTE_HEADS:
-                pos = word.find(head)
-                if pos != -1 or any(word.endswith(head[:k]) for k in range(1, len(head))):
-                    cut = min(cut, w.start())
-                    break
+        if _COPY_TAIL.search(buf, max(0, n - 4000)) is not None:
+            w = _WORD_TAIL.search(buf, max(0, n - 4000))
+            if w is not None and w.start() < n and _COPY_TAIL.search(buf, w.start()) is not None:
+                cut = min(cut, w.start())
         e = buf.rfind("entity[")
         if e != -1 and e < cut and buf.find("\n", e) == -1 and n - e <= MAX_MARKER_BODY:
             import json
@@ -256,6 +261,15 @@ class StreamRenderer:
         self._cur = rest
         for line in complete:
             self._take_line(line + "\n", out)
+        if self._blank_at is not None and self._cur.strip() and self._block_fence is None:
+            # the next block has started: decide as soon as its first characters tell
+            head = self._cur
+            decidable = head[:1] in (" ", "\t") or not head[:1] in "-*+0123456789" or len(head) > 11 \
+                or _LIST_ITEM.match(head) is not None
+            if decidable and not self._continues(head):
+                out.append(self._render_block("".join(self._lines)))
+                self._lines = []
+                self._blank_at = None
         if final:
             if self._cur:
                 self._take_line(self._cur, out, last=True)
@@ -268,9 +282,7 @@ class StreamRenderer:
     def _take_line(self, line: str, out: list[str], *, last: bool = False) -> None:
         blank = not line.strip()
         if self._blank_at is not None and not blank and self._block_fence is None:
-            continuation = line[:1] in (" ", "\t") or (
-                _LIST_ITEM.match(line) is not None and _LIST_ITEM.match(self._lines[0]) is not None)
-            if not continuation:
+            if not self._continues(line):
                 out.append(self._render_block("".join(self._lines)))
                 self._lines = []
             self._blank_at = None
@@ -284,6 +296,11 @@ class StreamRenderer:
         elif m and m.group(1)[0] == self._block_fence[0] and len(m.group(1)) >= len(self._block_fence) \
                 and not line.strip()[len(m.group(1)):].strip():
             self._block_fence = None
+
+    def _continues(self, line: str) -> bool:
+        """Does a line after a blank line continue the block (indented, or the list goes on)?"""
+        return line[:1] in (" ", "\t") or (
+            _LIST_ITEM.match(line) is not None and bool(self._lines) and _LIST_ITEM.match(self._lines[0]) is not None)
 
     def _render_block(self, block: str) -> str:
         assert self._md is not None

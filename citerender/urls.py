@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 from urllib.parse import quote
 
 _STRIPPED = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL
@@ -11,6 +12,7 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 SAFE_SCHEMES = frozenset({"http", "https"})
 
 
+@lru_cache(maxsize=4096)
 def safe_url(url: str | None) -> str | None:
     """Return ``url`` if it is http(s) or relative, else None (it is then shown as text).
 

@@ -1,0 +1,115 @@
+"""Streaming: any split gives the one-shot output; no prefix ever shows a marker."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citerender.sources import registry_from_data
+from citerender.stream import StreamRenderer, astream
+from conftest import EXAMPLES, example_pairs, expand
+
+LEAK = re.compile(r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|&#[xX][eE]20[0-6];|&#5785[6-9];|&#5786[0-2];", re.I)
+REG = registry_from_data([{"id": "a", "title": "A", "url": "https://a.example/", "lines": ["x", "y"]},
+                          {"id": "b", "title": "B"}, {"id": "turn0file0", "title": "F"}])
+PIECES = ["{S}cite{D}a{E}", "{S}cite{D}b{D}L2{E}", "{S}cite{D}a", "{D}a ", "citeturn0file0 ", "【cite|a|b】", "【6†L1】",
+          "\\ue200cite\\ue202b\\ue201", "&#xE200;cite&#xE202;a&#xE201;", "entity[\"p\",\"Ada\"] ", "{HS}w{HE}",
+          "`code {S}cite{D}a{E}` ", "\n```\nfenced {S}cite{D}b{E}\n```\n", "\n\n", "\n", "- item ", "> quote ",
+          "text ", "word. ", "😀", "é", "\r\n", "  ", "1. one\n", "    indented\n"]
+texts = st.lists(st.sampled_from(PIECES), max_size=30).map(lambda xs: expand("".join(xs)))
+
+
+def run(text: str | bytes, cuts: list[int], output: str) -> tuple[str, list[str]]:
+    sr = StreamRenderer(REG, output=output)
+    parts, pos = [], 0
+    for c in sorted(set(cuts)) + [len(text)]:
+        if c > pos:
+            parts.append(sr.feed(text[pos:c]))
+            pos = c
+    parts.append(sr.close())
+    return "".join(parts), parts
+
+
+def one_shot(text: str, output: str) -> str:
+    sr = StreamRenderer(REG, output=output)
+    return sr.feed(text) + sr.close()
+
+
+@settings(deadline=None)
+@given(texts, st.lists(st.integers(0, 400), max_size=12), st.sampled_from(["markdown", "html"]), st.booleans())
+def test_any_split_equals_one_shot_and_never_leaks(text: str, cuts: list[int], output: str, as_bytes: bool) -> None:
+    data: str | bytes = text.encode("utf-8") if as_bytes else text
+    cuts = [c for c in cuts if c < len(data)]
+    whole = one_shot(text, output)
+    got, parts = run(data, cuts, output)
+    assert got == whole
+    shown = ""
+    for p in parts:
+        shown += p
+        assert LEAK.search(shown) is None
+
+
+def test_numbers_never_change_and_bibliography_grows() -> None:
+    sr = StreamRenderer(REG, output="markdown")
+    first = sr.feed(expand("One.{S}cite{D}b{E} Two."))
+    assert first == "One.[^1] Two." and [r.source.id for r in sr.bibliography] == ["b"]
+    second = sr.feed(expand("{S}cite{D}a{E}{S}cite{D}b{E}"))
+    assert second == "[^2][^1]" and [r.source.id for r in sr.bibliography] == ["b", "a"]
+    assert sr.bibliography_html().count("citerender-ref\"") == 2
+
+
+def test_partial_marker_is_held_then_released() -> None:
+    sr = StreamRenderer(REG, output="markdown")
+    assert sr.feed("Claim.\ue200ci") == "Claim."
+    assert sr.feed("te\ue202a") == ""
+    assert sr.feed("\ue201 next") == "[^1] next"
+    assert sr.feed("\ue200cite\ue202a") == ""
+    tail = sr.close()
+    assert tail == "[^1]" and any(d.code == "CR107" for d in sr.diagnostics)
+
+
+def test_html_blocks_appear_when_complete() -> None:
+    sr = StreamRenderer(REG, output="html")
+    assert sr.feed(expand("# Title{S}cite{D}a{E}\n")) == ""
+    out = sr.feed("\nPara")
+    assert out.startswith("<h1>Title") and "citerender-cite" in out
+    assert sr.feed(" continues.") == ""
+    assert sr.close().startswith("<p>Para continues.")
+
+
+def test_utf8_split_inside_a_character() -> None:
+    data = expand("é😀{S}cite{D}a{E}").encode("utf-8")
+    sr = StreamRenderer(REG)
+    out = "".join(sr.feed(data[i:i + 1]) for i in range(len(data))) + sr.close()
+    assert out == "é😀[^1]"
+
+
+def test_async_variant() -> None:
+    async def chunks():  # type: ignore[no-untyped-def]
+        for piece in ["A claim.", "\ue200cite", "\ue202a\ue201", "\n\nNext."]:
+            yield piece
+
+    async def collect() -> str:
+        return "".join([c async for c in astream(chunks(), REG, output="html")])
+
+    html = asyncio.run(collect())
+    assert html == one_shot("A claim.\ue200cite\ue202a\ue201\n\nNext.", "html")
+
+
+@pytest.mark.parametrize("answer,sources", example_pairs(), ids=[p[0].parent.name for p in example_pairs()])
+def test_examples_stream_in_20_character_chunks(answer, sources) -> None:  # type: ignore[no-untyped-def]
+    from citerender import load_sources
+
+    reg = load_sources(sources)
+    text = answer.read_text(encoding="utf-8")
+    for output in ("markdown", "html"):
+        one = StreamRenderer(reg, output=output)
+        whole = one.feed(text) + one.close()
+        sr = StreamRenderer(reg, output=output)
+        got = "".join(sr.feed(text[i:i + 20]) for i in range(0, len(text), 20)) + sr.close()
+        assert got == whole and LEAK.search(got) is None
+    assert EXAMPLES.exists()
