@@ -62,7 +62,7 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
 
     raw = text[4:end]
     try:
-        meta = yaml.safe_load(raw) or {}
+        meta = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise CiterenderError(f"invalid YAML front matter: {getattr(e, 'problem', e)}", path=path,
@@ -142,6 +142,17 @@ class BuildResult:
     @property
     def failed(self) -> bool:
         return any(p.failure for p in self.pages)
+
+
+def _unchanged(target: Path, entry: Mapping[str, Any]) -> bool:
+    """Is the page still what the build wrote? Size and mtime first, the content hash if they moved."""
+    try:
+        st = target.stat()
+    except OSError:
+        return False
+    if st.st_size == entry.get("size") and st.st_mtime_ns == entry.get("mtime_ns"):
+        return True
+    return _hash_file(target) == entry["output_hash"]
 
 
 def _hash_bytes(data: bytes) -> str:
@@ -301,6 +312,7 @@ def build_site(
 
     tasks: list[dict[str, Any]] = []
     results: list[PageResult] = []
+    dep_hashes: dict[Path, str] = {}
     planned: set[str] = {ASSET_CSS, "index.html"}
     for p in answers:
         rel = p.relative_to(src_dir).as_posix()
@@ -319,18 +331,20 @@ def build_site(
                 if side:
                     deps.append(side)
             elif isinstance(spec, str):
-                deps.append((p.parent / spec).resolve())
+                deps.append(Path(os.path.normpath(p.parent / spec)))
         except CiterenderError:
             pass  # reported by the worker
         for d in deps:
             h.update(str(d).encode())
-            h.update((_hash_file(d) or "missing").encode())
+            dh = dep_hashes.get(d)
+            if dh is None:
+                dh = dep_hashes[d] = _hash_file(d) or "missing"
+            h.update(dh.encode())
         input_hash = h.hexdigest()
         planned.add(out_rel)
         entry = owned.get(out_rel)
         target = out_dir / out_rel
-        if (entry and entry.get("input_hash") == input_hash and entry.get("output_hash")
-                and _hash_file(target) == entry["output_hash"]):
+        if entry and entry.get("input_hash") == input_hash and entry.get("output_hash") and _unchanged(target, entry):
             results.append(PageResult(rel=rel, out=out_rel, title=entry.get("title", rel), input_hash=input_hash,
                                       output_hash=entry["output_hash"], skipped=True,
                                       errors=entry.get("errors", 0), warnings=entry.get("warnings", 0)))
@@ -350,7 +364,8 @@ def build_site(
         journal.setdefault(t["out_rel"], {}).update({"input": t["rel"], "pending": True})
     journal.setdefault(ASSET_CSS, {})
     journal.setdefault("index.html", {})
-    _save_manifest(manifest_path, journal)
+    if tasks or not manifest_path.exists():
+        _save_manifest(manifest_path, journal)
 
     css_path = out_dir / ASSET_CSS
     if _hash_file(css_path) != _hash_bytes(css):
@@ -364,8 +379,10 @@ def build_site(
         done.append(r)
         bar.step()
         if r.output_hash:
+            st = (out_dir / r.out).stat()
             journal[r.out] = {"input": r.rel, "input_hash": r.input_hash, "output_hash": r.output_hash,
-                              "title": r.title, "errors": r.errors, "warnings": r.warnings}
+                              "title": r.title, "errors": r.errors, "warnings": r.warnings,
+                              "size": st.st_size, "mtime_ns": st.st_mtime_ns}
         if len(done) % 50 == 0:
             _save_manifest(manifest_path, journal)
 
@@ -402,13 +419,15 @@ def build_site(
 
     results.sort(key=lambda r: r.rel)
     index = th.render_index([r for r in results if r.output_hash], css_href=ASSET_CSS).encode("utf-8")
-    _write_page(out_dir / "index.html", index)
+    if _hash_file(out_dir / "index.html") != _hash_bytes(index):
+        _write_page(out_dir / "index.html", index)
     journal["index.html"] = {"output_hash": _hash_bytes(index)}
     for r in results:
         if r.output_hash is None and r.out in journal and journal[r.out].get("pending"):
             if not (out_dir / r.out).exists():
                 del journal[r.out]
-    _save_manifest(manifest_path, journal)
+    if journal != owned:
+        _save_manifest(manifest_path, journal)
     return BuildResult(results, written=len(tasks), skipped=len(results) - len(done), removed=removed,
                        seconds=time.perf_counter() - started)
 
@@ -433,7 +452,7 @@ def _remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
 
 def _save_manifest(path: Path, files: Mapping[str, Any]) -> None:
     data = json.dumps({"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
-                      indent=1, ensure_ascii=False).encode("utf-8")
+                      ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     _write_page(path, data)
 
 
