@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench system-deps clean
+.PHONY: demo test test-lowest bench system-deps clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,9 +33,22 @@ system-deps:
 
 test: $(BIN)/.installed system-deps
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory test-lowest
+
+# The core suite again on the lowest markdown-it-py we support (pyproject: >=4.1).
+LOW := .venv-lowest
+$(LOW)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(LOW)
+	$(LOW)/bin/python -m pip install -q --upgrade pip
+	$(LOW)/bin/python -m pip install -q "markdown-it-py==4.1.0" -e ".[html]" pytest hypothesis html5lib
+	touch $@
+
+test-lowest: $(LOW)/.installed
+	$(LOW)/bin/python -m pytest -p no:cacheprovider tests/test_markers.py tests/test_commonmark.py \
+	  tests/test_render.py tests/test_diagnostics.py tests/test_sources.py
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) $(LOW) out .pytest_cache .hypothesis
