@@ -60,3 +60,14 @@ def example_pairs() -> list[tuple[Path, Path]]:
                 out.append((md, cand))
                 break
     return out
+
+
+def load_example_module(path: Path, name: str):  # type: ignore[no-untyped-def]
+    """Import an example script under its own module name (several examples are called app.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

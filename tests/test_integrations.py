@@ -10,7 +10,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from citerender.web import citations, install_filter, render_answer, stylesheet
-from conftest import EXAMPLES, assert_no_marker, expand
+from conftest import EXAMPLES, assert_no_marker, expand, load_example_module
 
 SOURCES = [{"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["alpha", "beta"]},
            {"id": "s2", "title": "Source two", "url": "https://two.example/"}]
@@ -93,11 +93,7 @@ def test_render_answer_and_jinja_filter() -> None:
 
 
 def test_flask_example_serves_a_rendered_answer() -> None:
-    sys.path.insert(0, str(EXAMPLES / "web"))
-    try:
-        from app import create_app  # type: ignore[import-not-found]
-    finally:
-        sys.path.pop(0)
+    create_app = load_example_module(EXAMPLES / "web" / "app.py", "citerender_example_web").create_app
     client = create_app().test_client()
     page = client.get("/")
     assert page.status_code == 200

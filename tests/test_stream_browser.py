@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Iterator
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, load_example_module
 
 pytestmark = pytest.mark.browser
 
@@ -17,11 +16,7 @@ pytestmark = pytest.mark.browser
 def server() -> Iterator[str]:
     from werkzeug.serving import make_server
 
-    sys.path.insert(0, str(EXAMPLES / "stream"))
-    try:
-        from app import create_app  # type: ignore[import-not-found]
-    finally:
-        sys.path.pop(0)
+    create_app = load_example_module(EXAMPLES / "stream" / "app.py", "citerender_example_stream").create_app
     srv = make_server("127.0.0.1", 0, create_app(delay=0.005), threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
