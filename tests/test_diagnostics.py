@@ -27,9 +27,11 @@ def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> 
         assert all(d.code != code for d in diags)
 
 
-def test_every_code_has_a_failing_fixture() -> None:
+def test_every_code_has_a_failing_and_a_passing_fixture() -> None:
     failing = {c[1].split()[0] for c in CASES if c[1].rstrip().endswith("fail")}
+    passing = {c[1].split()[0] for c in CASES if c[1].rstrip().endswith("pass")}
     assert set(CODES) <= failing, sorted(set(CODES) - failing)
+    assert set(CODES) <= passing, sorted(set(CODES) - passing)
 
 
 def test_readme_documents_every_code() -> None:
