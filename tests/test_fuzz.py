@@ -6,6 +6,7 @@ The CI profile runs a short session; ``--hypothesis-profile=deep`` runs 100,000 
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections import Counter
@@ -123,6 +124,21 @@ COMBOS = [(s, t) for s in STYLES for t in THEMES]
 @given(answers, registries(), st.lists(st.sampled_from(COMBOS), min_size=1, max_size=2, unique=True))
 def test_whole_pipeline(text: str, reg: Registry, combos: list[tuple[str, str]]) -> None:
     _pipeline(text, reg, combos)
+    _count_example()
+
+
+def _count_example() -> None:
+    """With CITERENDER_FUZZ_COUNT=FILE, keep the number of examples run in FILE (for long runs)."""
+    path = os.environ.get("CITERENDER_FUZZ_COUNT")
+    if path:
+        global _RUN
+        _RUN += 1
+        if _RUN % 500 == 0:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(str(_RUN))
+
+
+_RUN = 0
 
 
 def test_every_style_and_theme_on_a_hostile_sample() -> None:
