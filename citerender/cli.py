@@ -222,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .plugin import STYLES, UNKNOWN_POLICIES
 
     p = argparse.ArgumentParser(prog="citerender", description="Turn LLM citation markers into real citations.")
-    p.add_argument("--version", action="version", version=f"citerender {_version()}")
+    p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser("check", help="report problems with an answer's citations")
@@ -303,6 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
     k = sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)")
     k.set_defaults(func=_cmd_codes)
     return p
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata costs ~30 ms at start-up)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"citerender {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
