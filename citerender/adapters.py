@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import CiterenderError
 from .format import DEFAULT_FORMAT, CitationFormat
-from .sources import Registry, Source
+from .sources import Registry
 
 __all__ = ["PROVIDERS", "Adapted", "adapt", "collect_events", "detect_provider", "load_response"]
 

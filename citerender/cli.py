@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Literal
 from pathlib import Path
 
 from .errors import CiterenderError
@@ -109,7 +110,8 @@ def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ig
             return load_sources(paths[0])
     ids = a.ids or ("block" if getattr(a, "format", "tool") == "blocks" else "turn")
     docs = [load_document(p) for p in paths]
-    return make_units(docs, unit=a.unit, ids=ids, turn=a.turn, block_chars=a.block_chars, width=a.width)
+    return make_units(docs, unit=a.unit, ids=ids, turn=a.turn, block_chars=a.block_chars,  # type: ignore[arg-type]
+                      width=a.width)
 
 
 def _cmd_context(a: argparse.Namespace) -> int:
@@ -138,7 +140,8 @@ def _cmd_units(a: argparse.Namespace) -> int:
 def _cmd_prompt(a: argparse.Namespace) -> int:
     from .prompts import citation_instructions
 
-    markers = "placeholders" if a.placeholders else "escapes" if a.escapes else "real"
+    markers: Literal["real", "placeholders", "escapes"] = (
+        "placeholders" if a.placeholders else "escapes" if a.escapes else "real")
     sys.stdout.write(citation_instructions(a.pattern, locators=not a.no_locators, tool_name=a.tool_name,
                                            id_kind=a.id_kind, markers=markers, extra=a.extra))
     return 0

@@ -415,7 +415,7 @@ def to_pdf(html: str) -> bytes:
     Nothing is fetched: only ``data:`` resources are allowed, like the page's own CSP.
     """
     try:
-        import weasyprint  # type: ignore[import-not-found]
+        import weasyprint
     except ImportError:
         raise CiterenderError("PDF export needs WeasyPrint, which is not installed",
                               hint="pip install 'citerender[pdf]'") from None

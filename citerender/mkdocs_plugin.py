@@ -24,14 +24,14 @@ from .publish import Transformed, transform_for_host
 CSS_PATH = "assets/citerender.css"
 
 
-class CiterenderConfig(Config):
+class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     style = c.Choice(("footnotes", "superscript", "hovercard"), default="hovercard")
     theme = c.Type(str, default="minimal")
     unknown = c.Choice(("keep", "drop", "error"), default="drop")
     heading = c.Type(str, default="Sources")
 
 
-class CiterenderPlugin(BasePlugin[CiterenderConfig]):
+class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped-call]
     """Render citation markers in MkDocs pages."""
 
     def __init__(self) -> None:

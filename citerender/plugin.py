@@ -16,7 +16,6 @@ Render rules for the chosen style are added with ``md.add_render_rule``.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -27,7 +26,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from .format import DEFAULT_FORMAT, RESERVED_CHARS, CitationFormat
+from .format import DEFAULT_FORMAT, CitationFormat
 from .markers import Mark, MarkKind, _Scanner, normalize_escapes, printable, scan
 from .sources import Registry, Source
 from .state import CitationState, CitingPlace, Reference, RefUse, citation_state
@@ -244,9 +243,6 @@ class _Locator:
             idx = start + (len(self.src[start:end]) - len(self.src[start:end].lstrip()))
         omap = self.st.offsets
         return omap(idx), omap(idx + len(raw))
-
-    def line_of_offset(self, offset: int) -> int:
-        return bisect_right(self.starts, offset)
 
 
 def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
@@ -578,7 +574,7 @@ def where(tok: Token) -> int:
     if off is None:
         loc, block, content = meta["locate"]
         off = meta["offset_abs"] = loc.offset(block, content, meta["offset"], meta["mark"].raw)
-    return off
+    return int(off)
 
 
 def _report_mark(st: CitationState, mk: Mark, offset: int) -> None:
@@ -641,7 +637,7 @@ def _drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
     for tok in tokens:
         if tok.type == "citation" and not tok.meta.get("uses"):
             if st.spans is not None:
-                st.spans.extend((a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"]))
+                st.spans.extend((a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"], strict=False))
             continue
         if tok.type == "citation_dropped":
             continue

@@ -68,7 +68,7 @@ def transform_for_host(
 
     def placeholder(group: object) -> str:
         ph = f"CITERENDER{token}P{next(counter)}X"
-        out.html[ph] = md.renderer.renderInline([group], md.options, env)
+        out.html[ph] = md.renderer.renderInline([group], md.options, env)  # type: ignore[attr-defined]
         return ph
 
     text = rewrite(parsed, placeholder)

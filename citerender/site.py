@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,7 +152,7 @@ def _unchanged(target: Path, entry: Mapping[str, Any]) -> bool:
         return False
     if st.st_size == entry.get("size") and st.st_mtime_ns == entry.get("mtime_ns"):
         return True
-    return _hash_file(target) == entry["output_hash"]
+    return bool(_hash_file(target) == entry["output_hash"])
 
 
 def _hash_bytes(data: bytes) -> str:
@@ -468,7 +468,3 @@ def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> 
                 print(f"  {line}", file=stream)
     print(f"built {result.written} page(s), {result.skipped} unchanged, {len(result.removed)} removed "
           f"in {result.seconds:.2f} s", file=stream)
-
-
-def iter_lines(pages: Iterable[PageResult]) -> Sequence[str]:
-    return [line for p in pages for line in p.lines]

@@ -132,8 +132,6 @@ class Registry(Mapping[str, Source]):
             return s.body
         return "\n".join(t for _, t in s.cited_lines(rng)) or None
 
-    def sources(self) -> list[Source]:
-        return list(self._by_id.values())
 
 
 # --------------------------------------------------------------------------- building sources
@@ -257,7 +255,7 @@ def _marker_id(marker_text: str, fmt: CitationFormat) -> str | None:
 
 def _numbered(lines: list[str]) -> list[str] | None:
     """The texts of ``[L1] …``, ``[L2] …`` lines in order, or None if they are not all such."""
-    out = []
+    out: list[str] = []
     for line in lines:
         m = _LINE_RE.match(line)
         if m is None or int(m.group(1)) != len(out) + 1:
@@ -339,7 +337,7 @@ def parse_blocks(text: str, *, path: str | None = None, fmt: CitationFormat = DE
     """
     from .present import unescape_line, unescape_text
 
-    sources = []
+    sources: list[Source] = []
     for m in _BLOCK_RE.finditer(text.replace("\r\n", "\n")):
         line = text.count("\n", 0, m.start()) + 1
         attrs = {k.lower(): html.unescape(v) for k, v in _ATTR_RE.findall(m.group(1))}

@@ -264,7 +264,7 @@ class StreamRenderer:
         if self._blank_at is not None and self._cur.strip() and self._block_fence is None:
             # the next block has started: decide as soon as its first characters tell
             head = self._cur
-            decidable = head[:1] in (" ", "\t") or not head[:1] in "-*+0123456789" or len(head) > 11 \
+            decidable = head[:1] in (" ", "\t") or head[:1] not in "-*+0123456789" or len(head) > 11 \
                 or _LIST_ITEM.match(head) is not None
             if decidable and not self._continues(head):
                 out.append(self._render_block("".join(self._lines)))

@@ -195,6 +195,6 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     theme = opts.theme
 
     def bibliography(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        return theme.render_bibliography(tokens[idx].meta["references"], style=style)
+        return str(theme.render_bibliography(tokens[idx].meta["references"], style=style))
 
     md.add_render_rule("citerender_bibliography", bibliography)
