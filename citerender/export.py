@@ -80,6 +80,16 @@ def parse_answer(
     return Parsed(text, tokens, groups, st)
 
 
+def _final(p: Parsed, out: str) -> str:
+    """Remove marker characters or escapes that came from source metadata (titles, URLs, lines)."""
+    from .rendering import RESIDUE
+
+    if RESIDUE.search(out) is None:
+        return out
+    p.state.report("CR109", "marker characters in source metadata removed from the output", None)
+    return RESIDUE.sub("", out)
+
+
 def _numbers(group: Token) -> list[int]:
     return sorted({u.reference.number for u in group.meta["uses"]})
 
@@ -146,7 +156,7 @@ def to_markdown(p: Parsed) -> str:
     """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
     body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in _numbers(g)), tight=True).rstrip("\n")
     if not p.references:
-        return body + "\n"
+        return _final(p, body + "\n")
     defs = []
     for ref in p.references:
         parts = [_md_escape(_source_label(ref.source))]
@@ -161,7 +171,7 @@ def to_markdown(p: Parsed) -> str:
         if not ref.known:
             parts.append("unverified source")
         defs.append(f"[^{ref.number}]: " + ", ".join(parts))
-    return body + "\n\n" + "\n".join(defs) + "\n"
+    return _final(p, body + "\n\n" + "\n".join(defs) + "\n")
 
 
 # --------------------------------------------------------------------------- plain text
@@ -274,7 +284,7 @@ def to_text(p: Parsed) -> str:
     """Plain text with ``[1]`` numbers and a References list."""
     body = _TextWriter().run(p.tokens)
     if not p.references:
-        return body
+        return _final(p, body)
     refs = ["References"]
     for ref in p.references:
         s = ref.source
@@ -290,7 +300,7 @@ def to_text(p: Parsed) -> str:
         if not ref.known:
             bits.append("Unverified source")
         refs.append(f"[{ref.number}] " + ". ".join(b.rstrip(".") for b in bits) + ".")
-    return body + "\n" + "\n".join(refs) + "\n"
+    return _final(p, body + "\n" + "\n".join(refs) + "\n")
 
 
 # --------------------------------------------------------------------------- JSON
@@ -370,7 +380,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
 
 
 def to_json(p: Parsed) -> str:
-    return json.dumps(to_json_data(p), ensure_ascii=False, indent=2) + "\n"
+    return _final(p, json.dumps(to_json_data(p), ensure_ascii=False, indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- CSL-JSON
@@ -403,7 +413,7 @@ def to_csl_json(p: Parsed) -> str:
         if ref.places and any(pl.lines for pl in ref.places):
             item["note"] = _lines_label(ref)
         items.append(item)
-    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+    return _final(p, json.dumps(items, ensure_ascii=False, indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- PDF

@@ -27,7 +27,7 @@ __all__ = ["MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown"
 
 #: The largest answer ``render`` accepts (see SECURITY.md).
 MAX_ANSWER_CHARS = 20_000_000
-_RESIDUE = re.compile(f"[{RESERVED_CHARS}]|%EE%88%8[0-6]|" + _ESCAPE_RE.pattern, re.I)
+RESIDUE = re.compile(f"[{RESERVED_CHARS}]|%EE%88%8[0-6]|" + _ESCAPE_RE.pattern, re.I)
 
 
 class UnknownSourceError(CiterenderError):
@@ -128,8 +128,8 @@ def render(
     st = CitationState(registry=registry)
     env = {"citerender": st}
     body = md.render(text, env)
-    if _RESIDUE.search(body):  # safety net: the rules above should leave nothing
-        body = _RESIDUE.sub("", body)
+    if RESIDUE.search(body):  # safety net: the rules above should leave nothing
+        body = RESIDUE.sub("", body)
         st.report("CR109", "marker residue removed from the output", None)
     diagnostics = sorted(st.diagnostics, key=sort_key)
     if unknown == "error" and st.unknown_ids:
