@@ -244,3 +244,12 @@ def test_all_examples_every_style_and_theme_leak_nothing() -> None:
                     count += 1
     assert count == len(PAIRS) * 18 and len(PAIRS) >= 4
     assert (EXAMPLES / "handbook" / "answer.md").exists()
+
+
+def test_answer_images_are_not_fetched_unless_kept() -> None:
+    text = "![chart](https://tracker.example/p.png) and ![dot](data:image/png;base64,iVBORw0KGgo=)"
+    doc = soup(render(text, REG).html)
+    assert [i["src"] for i in doc.find_all("img")] == ["data:image/png;base64,iVBORw0KGgo="]
+    assert doc.select_one("span.citerender-image").get_text() == "[image: chart]"
+    kept = soup(render(text, REG, images="keep").html)
+    assert len(kept.find_all("img")) == 2

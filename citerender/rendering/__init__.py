@@ -110,6 +110,7 @@ def render(
     html: bool = False,
     title: str | None = None,
     fmt: CitationFormat | None = None,
+    images: str = "text",
 ) -> Rendered:
     """Render an answer with its citations.
 
@@ -119,12 +120,14 @@ def render(
     :param standalone: a complete page with the CSS inlined and no external requests.
     :param unknown: ``drop`` (default), ``keep`` or ``error`` (raise :class:`UnknownSourceError`).
     :param html: let raw HTML from the answer through (off: it is escaped).
+    :param images: ``text`` shows Markdown images from the answer as ``[image: alt]`` so readers'
+        browsers fetch nothing the model chose; ``keep`` renders them.
     """
     if len(text) > MAX_ANSWER_CHARS:
         raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}",
                               hint="split the answer")
     th = theme if isinstance(theme, Theme) else load_theme(theme)
-    md = make_markdown(style, th, unknown, tuple(families), bibliography, list_all, html, fmt)
+    md = make_markdown(style, th, unknown, tuple(families), bibliography, list_all, html, fmt, images)
     st = CitationState(registry=registry)
     env = {"citerender": st}
     body = md.render(text, env)
