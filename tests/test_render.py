@@ -82,12 +82,24 @@ def test_examples_render_well_formed(answer: Path, sources: Path, style: str) ->
 def test_golden(answer: Path, sources: Path, style: str, theme: str) -> None:
     r = render(answer.read_text(encoding="utf-8"), load_sources(sources), style=style, theme=theme,
                standalone=theme != "default")
-    name = f"{answer.parent.name}.{style}.{theme}.html"
+    html = r.html
+    if theme != "default":  # the page's inline CSS is checked once per theme, below
+        assert f"<style>{r.css}</style>" in html
+        html = html.replace(f"<style>{r.css}</style>", f"<style>/* {theme}.css */</style>")
+    _golden(f"{answer.parent.name}.{style}.{theme}.html", html)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_theme_css_golden(theme: str) -> None:
+    _golden(f"{theme}.css", load_theme(theme).css)
+
+
+def _golden(name: str, text: str) -> None:
     path = GOLDEN / name
     if UPDATE or not path.exists():
         assert UPDATE, f"missing golden file {name}; run with CITERENDER_UPDATE_GOLDEN=1"
-        path.write_text(r.html, encoding="utf-8")
-    assert r.html == path.read_text(encoding="utf-8"), f"{name} changed; review and update the golden file"
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed; review and update the golden file"
 
 
 def test_numbering_grouping_and_runs() -> None:
