@@ -226,6 +226,15 @@ def strip_citations(
     return "".join(pieces)
 
 
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+
+
+def first_heading(text: str) -> str | None:
+    """The text of the first ATX heading of a Markdown answer, markers removed (for page titles)."""
+    m = _ATX_HEADING.search(text)
+    return (strip_citations(m.group(1)).strip() or None) if m else None
+
+
 def apply_marks(text: str, marks: Iterable[Mark]) -> str:
     """Replace each mark by the text it stands for (nothing, for citations)."""
     pieces: list[str] = []

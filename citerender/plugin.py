@@ -27,7 +27,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from .format import DEFAULT_FORMAT, CitationFormat
-from .markers import Mark, MarkKind, _Scanner, normalize_escapes, printable, scan
+from .markers import Mark, MarkKind, _Scanner, apply_marks, normalize_escapes, printable, scan
 from .sources import Registry, Source
 from .state import CitationState, CitingPlace, Reference, RefUse, citation_state
 
@@ -138,10 +138,9 @@ def citation_plugin(
 
 def _escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
     st = citation_state(state.env, opts.registry)
-    st.original = state.src
     norm, omap = normalize_escapes(state.src)
+    st.begin(state.src, omap)
     state.src = norm
-    st.offsets = omap
 
 
 def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
@@ -259,9 +258,9 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     for tok in state.tokens:
         if tok.type in ("fence", "code_block", "html_block"):
             code = "CR311" if tok.type == "html_block" else "CR302"
-            tok.content = _scrub(tok.content, st, loc, tok, code, opts.fmt)
+            tok.content = _scrub(tok.content, st, loc, tok, code, opts)
             if tok.info:
-                tok.info = _scrub(tok.info, st, loc, tok, code, opts.fmt, header=True)
+                tok.info = _scrub(tok.info, st, loc, tok, code, opts, header=True)
         elif tok.type == "inline" and tok.children is not None:
             if not opts.needs_attention(tok.content) and not _verbatim_ids(tok.content, registry):
                 blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
@@ -300,13 +299,12 @@ def _verbatim_ids(text: str, registry: Registry | None) -> list[re.Match[str]]:
             if _TURN_ID.match(m.group(0)) or (registry is not None and m.group(0) in registry)]
 
 
-def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str, fmt: CitationFormat,
+def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str, opts: PluginOptions,
            *, header: bool = False) -> str:
     """Remove every mark from code or raw HTML, keeping what it means as text."""
-    if not any(c in text for c in fmt.marker_chars) and "\u3010" not in text and "cite" not in text \
-            and "entity[" not in text:
+    if not opts.needs_attention(text):
         return text
-    marks = scan(text, fmt=fmt)
+    marks = scan(text, fmt=opts.fmt)
     if not marks:
         return text
     place = "code" if code == "CR302" else "raw HTML"
@@ -316,17 +314,10 @@ def _scrub(text: str, st: CitationState, loc: _Locator, block: Token, code: str,
             st.spans.append((off, end, mk.text))
         line, _ = st.line_col(off)
         if block.type == "fence" and _FENCE_LINE.match(st.line_text(line)):
-            st.report("CR304", f"marker {_show(mk.raw)} on a code-fence line removed", off)
+            st.report("CR304", f"marker {printable(mk.raw)} on a code-fence line removed", off)
         else:
-            st.report(code, f"marker {_show(mk.raw)} removed from {place}", off)
-    from .markers import apply_marks
-
+            st.report(code, f"marker {printable(mk.raw)} removed from {place}", off)
     return apply_marks(text, marks)
-
-
-def _show(raw: str) -> str:
-    """A printable form of a raw marker for messages."""
-    return printable(raw)
 
 
 def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
@@ -503,8 +494,6 @@ def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, con
     marks = scan(text, fmt=fmt)
     if not marks:
         return text
-    from .markers import apply_marks
-
     place = "code" if code == "CR302" else "raw HTML"
     start = content.find(text, cursor[0])  # the code span itself, after what was already placed
     start = cursor[0] if start == -1 else start
@@ -516,15 +505,13 @@ def _scrub_inline(text: str, st: CitationState, loc: _Locator, block: Token, con
         off, end = loc.span(block, content, pos, mk.raw)
         if st.spans is not None:
             st.spans.append((off, end, mk.text))
-        st.report(code, f"marker {_show(mk.raw)} removed from {place}", off)
+        st.report(code, f"marker {printable(mk.raw)} removed from {place}", off)
     return apply_marks(text, marks)
 
 
 def _scrub_attr(value: str, fmt: CitationFormat) -> str:
     value = _PCT_RESERVED.sub("", value)
     if any(c in value for c in fmt.marker_chars) or "\\u" in value.lower() or "&#" in value:
-        from .markers import apply_marks
-
         value = apply_marks(value, scan(value, fmt=fmt))
         value = "".join(c for c in value if c not in fmt.marker_chars)
     return value

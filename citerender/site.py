@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import CiterenderError
-from .files import write_atomic as _write
+from .files import write_atomic
+from .markers import first_heading
 from .sources import Registry, load_sources, read_text_file, registry_from_data
 
 __all__ = ["Answer", "BuildResult", "build_site", "load_answer"]
@@ -86,15 +87,24 @@ def sidecar_for(path: Path) -> Path | None:
     return None
 
 
-def registry_for(meta: Mapping[str, Any], path: Path) -> tuple[Registry | None, list[Path]]:
-    """Sources from front matter (inline list, or a path relative to the answer) or a sidecar."""
+def sources_file(meta: Mapping[str, Any], path: Path) -> Path | None:
+    """The file an answer's sources come from: a front-matter path, else a sidecar (None if inline)."""
     spec = meta.get("sources")
     if spec is None:
-        side = sidecar_for(path)
-        return (load_sources(side), [side]) if side else (None, [])
+        return sidecar_for(path)
     if isinstance(spec, str):
-        target = (path.parent / spec).resolve()
+        return Path(os.path.normpath(path.parent / spec))
+    return None
+
+
+def registry_for(meta: Mapping[str, Any], path: Path) -> tuple[Registry | None, list[Path]]:
+    """Sources from front matter (inline list, or a path relative to the answer) or a sidecar."""
+    target = sources_file(meta, path)
+    if target is not None:
         return load_sources(target), [target]
+    spec = meta.get("sources")
+    if spec is None:
+        return None, []
     if isinstance(spec, (list, dict)):
         return registry_from_data(spec, path=f"{path} (front matter)"), []
     raise CiterenderError("front matter 'sources' must be a list of sources or a path", path=str(path))
@@ -196,12 +206,12 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         ans = load_answer(src)
         theme = load_theme(task["theme"])
         r = render(ans.body, ans.registry, style=task["style"], theme=theme, unknown=task["unknown"])
-        title = ans.title or _first_heading(ans.body) or src.stem
+        title = ans.title or first_heading(ans.body) or src.stem
         res.title = title
         page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"],
                                  home_href=task["home_href"])
         data = page.encode("utf-8")
-        _write_page(out, data)
+        write_atomic(out, data, make_parents=True)
         res.output_hash = _hash_bytes(data)
         for d in r.diagnostics:
             if d.severity.value == "error":
@@ -214,15 +224,6 @@ def _render_page(task: dict[str, Any]) -> PageResult:
     except CiterenderError as e:
         res.failure = str(e)
     return res
-
-
-def _first_heading(text: str) -> str | None:
-    import re
-
-    from .markers import strip_citations
-
-    m = re.search(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", text, re.M)
-    return strip_citations(m.group(1)).strip() if m else None
 
 
 class _Progress:
@@ -325,13 +326,9 @@ def build_site(
         try:
             text = read_text_file(p, what="answer")
             meta, _, _ = split_front_matter(text, str(p))
-            spec = meta.get("sources")
-            if spec is None:
-                side = sidecar_for(p)
-                if side:
-                    deps.append(side)
-            elif isinstance(spec, str):
-                deps.append(Path(os.path.normpath(p.parent / spec)))
+            side = sources_file(meta, p)
+            if side is not None:
+                deps.append(side)
         except CiterenderError:
             pass  # reported by the worker
         for d in deps:
@@ -369,7 +366,7 @@ def build_site(
 
     css_path = out_dir / ASSET_CSS
     if _hash_file(css_path) != _hash_bytes(css):
-        _write_page(css_path, css)
+        write_atomic(css_path, css, make_parents=True)
     journal[ASSET_CSS] = {"output_hash": _hash_bytes(css)}
 
     bar = _Progress(len(tasks), progress or sys.stderr)
@@ -420,7 +417,7 @@ def build_site(
     results.sort(key=lambda r: r.rel)
     index = th.render_index([r for r in results if r.output_hash], css_href=ASSET_CSS).encode("utf-8")
     if _hash_file(out_dir / "index.html") != _hash_bytes(index):
-        _write_page(out_dir / "index.html", index)
+        write_atomic(out_dir / "index.html", index, make_parents=True)
     journal["index.html"] = {"output_hash": _hash_bytes(index)}
     for r in results:
         if r.output_hash is None and r.out in journal and journal[r.out].get("pending"):
@@ -430,10 +427,6 @@ def build_site(
         _save_manifest(manifest_path, journal)
     return BuildResult(results, written=len(tasks), skipped=len(results) - len(done), removed=removed,
                        seconds=time.perf_counter() - started)
-
-
-def _write_page(path: Path, data: bytes) -> None:
-    _write(path, data, make_parents=True)
 
 
 def _remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
@@ -453,7 +446,7 @@ def _remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
 def _save_manifest(path: Path, files: Mapping[str, Any]) -> None:
     data = json.dumps({"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    _write_page(path, data)
+    write_atomic(path, data, make_parents=True)
 
 
 def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> None:

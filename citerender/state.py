@@ -78,6 +78,13 @@ class CitationState:
     #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
     spans: list[tuple[int, int, str]] | None = None
 
+    def begin(self, original: str, offsets: OffsetMap) -> None:
+        """Start a (new) parse: positions refer to ``original`` from now on."""
+        self.original = original
+        self.offsets = offsets
+        self._line_starts = None
+        self.scanner = None
+
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""
         if self._line_starts is None:

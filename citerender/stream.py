@@ -304,16 +304,7 @@ class StreamRenderer:
 
     def _render_block(self, block: str) -> str:
         assert self._md is not None
-        st = self._state
-        st.original = ""
-        st.scanner = None
-        st.offsets = type(st.offsets)()
-        st._line_starts = None
-        before = len(st.diagnostics)
-        html = self._md.render(block, {"citerender": st})
-        self._diagnostics.extend(st.diagnostics[before:])
-        del st.diagnostics[before:]
-        return str(html)
+        return str(self._md.render(block, {"citerender": self._state}))
 
 
 async def astream(chunks: AsyncIterable[str | bytes], registry: Registry | None = None, **options: object

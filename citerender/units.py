@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import CiterenderError
+from .markers import first_heading
 from .sources import Registry, Source, read_text_file
 
 __all__ = ["Document", "UNITS", "load_document", "make_units"]
@@ -92,8 +93,7 @@ def load_document(path: str | Path, **metadata: Any) -> Document:
         title, lines = html_to_lines(text)
         text = "\n\n".join(lines)
     elif suffix in (".md", ".markdown", ".txt", ""):
-        m = re.search(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", text, re.M)
-        title = m.group(1).strip() if m else None
+        title = first_heading(text)
         if title is None and suffix == ".txt":  # a short first line followed by a blank line
             m = re.match(r"\s*([^\n]{1,80})\n[ \t]*\n", text)
             title = m.group(1).strip() if m and not m.group(1).rstrip().endswith(".") else None

@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..format import RESERVED_CHARS, CitationFormat
-from ..markers import _ESCAPE_RE
+from ..markers import _ESCAPE_RE, first_heading
 from ..plugin import citation_plugin
 from ..sources import Registry
 from ..state import CitationState, Reference
@@ -87,13 +87,8 @@ def _image_as_text(self: Any, tokens: Sequence[Token], idx: int, options: Any, e
     return f'<span class="citerender-image" title="{escape(src)}">[image: {escape(alt or "untitled")}]</span>'
 
 
-def _title_of(md: MarkdownIt, text: str) -> str:
-    m = re.search(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", text, re.M)
-    if not m:
-        return "Answer"
-    from ..markers import strip_citations
-
-    return strip_citations(m.group(1)).strip()[:200] or "Answer"
+def _title_of(text: str) -> str:
+    return (first_heading(text) or "Answer")[:200]
 
 
 def render(
@@ -140,5 +135,5 @@ def render(
     css = th.css
     page = body
     if standalone:
-        page = th.render_page(body, title=title or _title_of(md, text), css=css)
+        page = th.render_page(body, title=title or _title_of(text), css=css)
     return Rendered(page, body, css, diagnostics, list(st.references))
