@@ -12,16 +12,19 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .diagnostics import Diagnostic, sort_key
 from .errors import CiterenderError
 from .format import CitationFormat
 from .markers import apply_marks, contains_reserved, scan
+from .residue import has_residue, remove_residue
 from .sources import Registry, Source
 from .state import CitationState, Reference
 from .urls import safe_url
@@ -82,12 +85,10 @@ def parse_answer(
 
 def _final(p: Parsed, out: str) -> str:
     """Remove marker characters or escapes that came from source metadata (titles, URLs, lines)."""
-    from .rendering import RESIDUE
-
-    if RESIDUE.search(out) is None:
+    if not has_residue(out):
         return out
     p.state.report("CR109", "marker characters in source metadata removed from the output", None)
-    return RESIDUE.sub("", out)
+    return remove_residue(out)
 
 
 def _numbers(group: Token) -> list[int]:
@@ -151,12 +152,76 @@ def _md_url(url: str | None) -> str | None:
 
 # --------------------------------------------------------------------------- Markdown
 
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_LINK_OPENER = re.compile(r"(?<!\\)(?:\[(?!\^\d+\])|<)")
+
+
+@lru_cache(maxsize=1)
+def _permissive() -> MarkdownIt:
+    """A parser that accepts every link, as pandoc and most Markdown readers do."""
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return md
+
+
+def _unsafe_link_lines(markdown: str) -> list[tuple[int, int]]:
+    """Line ranges of the blocks holding a link or image whose URL is not safe."""
+    ranges: list[tuple[int, int]] = []
+    block_map: list[int] | None = None
+    for tok in _permissive().parse(markdown):
+        if tok.map is not None:
+            block_map = tok.map
+        if tok.type != "inline" or not tok.children:
+            continue
+        for child in tok.children:
+            url = child.attrs.get("href") if child.type == "link_open" else \
+                child.attrs.get("src") if child.type == "image" else None
+            if isinstance(url, str) and safe_url(url) is None:
+                where = tok.map or block_map
+                if where is not None:
+                    ranges.append((where[0], where[1]))
+                break
+    return ranges
+
+
+def guard_links(markdown: str) -> str:
+    """Keep every unsafe link in ``markdown`` as text.
+
+    A Markdown reader such as pandoc links whatever destination it finds, with no scheme policy,
+    so the export must not carry ``[x](javascript:…)`` — whether the model wrote it or residue
+    removal made it. In each block holding such a link, link openers (``[`` and ``<``, outside code
+    spans and our ``[^n]`` notes) are escaped; the text reads the same.
+    """
+    for _ in range(3):
+        ranges = _unsafe_link_lines(markdown)
+        if not ranges:
+            return markdown
+        lines = markdown.split("\n")
+        for first, last in ranges:
+            for i in range(first, min(last, len(lines))):
+                lines[i] = _escape_openers(lines[i])
+        markdown = "\n".join(lines)
+    if _unsafe_link_lines(markdown):  # pragma: no cover - escaping every opener leaves no link
+        raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
+    return markdown
+
+
+def _escape_openers(line: str) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(line):
+        out.append(_LINK_OPENER.sub(lambda o: "\\" + o.group(0), line[pos : m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_LINK_OPENER.sub(lambda o: "\\" + o.group(0), line[pos:]))
+    return "".join(out)
+
 
 def to_markdown(p: Parsed) -> str:
     """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
     body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in _numbers(g)), tight=True).rstrip("\n")
     if not p.references:
-        return _final(p, body + "\n")
+        return guard_links(_final(p, body + "\n"))
     defs = []
     for ref in p.references:
         parts = [_md_escape(_source_label(ref.source))]
@@ -171,7 +236,7 @@ def to_markdown(p: Parsed) -> str:
         if not ref.known:
             parts.append("unverified source")
         defs.append(f"[^{ref.number}]: " + ", ".join(parts))
-    return _final(p, body + "\n\n" + "\n".join(defs) + "\n")
+    return guard_links(_final(p, body + "\n\n" + "\n".join(defs) + "\n"))
 
 
 # --------------------------------------------------------------------------- plain text
@@ -346,6 +411,8 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
     positions: dict[int, int] = {}
     clean = rewrite(p, lambda g: "", positions=positions)
+    if has_residue(clean) or _unsafe_link_lines(clean):  # front ends render this text as Markdown
+        clean = guard_links(_final(p, clean))
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []

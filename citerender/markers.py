@@ -142,7 +142,7 @@ _SHOW = {"\ue200": "{START}", "\ue201": "{STOP}", "\ue202": "{DELIM}", "\ue203":
 def printable(text: str, limit: int = 80) -> str:
     """``text`` quoted for a message, marker characters named (never the characters or escapes)."""
     out = "".join(_SHOW.get(c, f"{{U+{ord(c):04X}}}") if "\ue200" <= c <= "\ue206" else c for c in text[:limit])
-    out = _ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
+    out = ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
     return "'" + out + ("…'" if len(text) > limit else "'")
 
 
@@ -250,9 +250,10 @@ def apply_marks(text: str, marks: Iterable[Mark]) -> str:
 # --------------------------------------------------------------------------- escapes
 
 # \ue200, \uE200, JSON-doubled \\ue200, \u{E200}, \U0000E200, and HTML numeric references.
-_ESCAPE_RE = re.compile(
+ESCAPE_RE = re.compile(
     r"\\{1,2}(?:u([eE]20[0-6])|u\{([eE]20[0-6])\}|U0000([eE]20[0-6]))"
-    r"|&#[xX]([eE]20[0-6]);|&#(5785[6-9]|5786[0-2]);"
+    # numeric references as browsers and pandoc read them: any case, zero padding, ``;`` optional
+    r"|&#[xX]0*([eE]20[0-6])(?![0-9A-Fa-f]);?|&#0*(5785[6-9]|5786[0-2])(?!\d);?"
 )
 
 
@@ -281,7 +282,7 @@ def normalize_escapes(text: str) -> tuple[str, OffsetMap]:
     pos = 0
     npos = 0
     shift = 0
-    for m in _ESCAPE_RE.finditer(text):
+    for m in ESCAPE_RE.finditer(text):
         hexa = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         ch = chr(int(hexa, 16)) if hexa else chr(int(m.group(5)))
         pieces.append(text[pos : m.start()])
@@ -670,4 +671,4 @@ def remap(mk: Mark, omap: OffsetMap, original: str) -> Mark:
 
 def contains_reserved(text: str) -> bool:
     """True when ``text`` holds a reserved character or a literal escape of one."""
-    return any(c in text for c in RESERVED_CHARS) or _ESCAPE_RE.search(text) is not None
+    return any(c in text for c in RESERVED_CHARS) or ESCAPE_RE.search(text) is not None

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -27,6 +28,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from .format import DEFAULT_FORMAT, CitationFormat
+from .residue import url_has_residue
 from .markers import Mark, MarkKind, _Scanner, apply_marks, normalize_escapes, printable, scan
 from .sources import Registry, Source
 from .state import CitationState, CitingPlace, Reference, RefUse, citation_state
@@ -45,6 +47,7 @@ _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
 _PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
 _TURN_ID_RE = r"turn\d+[a-z]+\d+"
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+_IN_DESTINATION = re.compile(r"\]\([ \t]*<?[^\s()<>\]\[]*\Z")
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ def citation_plugin(
 
     for ch in sorted(set(base.marker_chars + "\u3010")):
         md.inline.add_terminator_char(ch)
+    md.validateLink = partial(_validate_link, md.validateLink, base.marker_chars)  # type: ignore[method-assign]
     md.core.ruler.after("normalize", "citerender_escapes", partial(_escapes_rule, opts=opts))
     md.inline.ruler.after("text", "citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", partial(_backslash_before_marker, opts=opts))
@@ -134,6 +138,18 @@ def citation_plugin(
 
 
 # --------------------------------------------------------------------------- rules
+
+
+def _validate_link(validate: Any, marker_chars: str, url: str) -> bool:
+    """markdown-it's link check, refusing any URL with marker residue: residue is removed from
+    the output afterwards, and removal could make a refused URL (``java%EE%88%80script:``) live,
+    so such a URL stays text."""
+    if not validate(url):
+        return False
+    if url_has_residue(url):
+        return False
+    decoded = unquote(url)
+    return not any(c in decoded for c in marker_chars)
 
 
 def _escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
@@ -157,6 +173,11 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     mk = scanner.at(state.pos, state.posMax)
     if mk is None:
         return False
+    if mk.kind is not MarkKind.DROPPED and _IN_DESTINATION.search(src, max(0, state.pos - 400), state.pos):
+        # the would-be link is refused (validate_link): its URL stays text, the marker goes
+        mk = Mark(MarkKind.DROPPED, mk.start, mk.end, mk.raw,
+                  notes=(("CR311", f"marker {printable(mk.raw)} removed from a link destination; "
+                                   "the link is shown as text"),))
     if not silent:
         st.marks += 1
         if st.marks > MAX_MARKERS:
@@ -462,7 +483,10 @@ def _inline(block: Token, st: CitationState, loc: _Locator, opts: PluginOptions,
                     clean = _scrub_attr(val, opts.fmt)
                     if clean != val:
                         st.report("CR311", f"marker removed from a link {name}", loc.offset(block, content, None, ""))
-                        tok.attrs[name] = clean
+                        if name == "title":
+                            tok.attrs[name] = clean
+                        else:  # validate_link refuses these; never turn a cleaned URL into a link
+                            del tok.attrs[name]
             if t == "image" and tok.children:
                 sub = Token("inline", "", 0)
                 sub.children, sub.content, sub.map = tok.children, tok.content, block.map

@@ -24,6 +24,7 @@ from .diagnostics import Diagnostic, sort_key
 from .format import DEFAULT_FORMAT, CitationFormat
 from .markers import MAX_MARKER_BODY, MarkKind, normalize_escapes, scan
 from .sources import Registry, Source
+from .residue import clean_html
 from .state import CitationState, Reference
 
 __all__ = ["StreamRenderer", "astream"]
@@ -132,7 +133,7 @@ class StreamRenderer:
         from .themes import load_theme
 
         refs = self._state.references
-        return load_theme(self.theme_name).render_bibliography(refs, style=self.style) if refs else ""
+        return clean_html(load_theme(self.theme_name).render_bibliography(refs, style=self.style))[0] if refs else ""
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -304,7 +305,10 @@ class StreamRenderer:
 
     def _render_block(self, block: str) -> str:
         assert self._md is not None
-        return str(self._md.render(block, {"citerender": self._state}))
+        html, removed = clean_html(str(self._md.render(block, {"citerender": self._state})))
+        if removed:
+            self._state.report("CR109", "marker residue removed from the output", None)
+        return html
 
 
 async def astream(chunks: AsyncIterable[str | bytes], registry: Registry | None = None, **options: object

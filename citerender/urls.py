@@ -7,9 +7,12 @@ import re
 from functools import lru_cache
 from urllib.parse import quote
 
+from .residue import url_has_residue
+
 _STRIPPED = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 SAFE_SCHEMES = frozenset({"http", "https"})
+_MAX_DECODES = 8
 
 
 @lru_cache(maxsize=4096)
@@ -17,13 +20,25 @@ def safe_url(url: str | None) -> str | None:
     """Return ``url`` if it is http(s) or relative, else None (it is then shown as text).
 
     Mirrors what a browser does before reading the scheme — tabs and newlines removed, leading
-    controls and spaces skipped — so obfuscations such as ``java\\tscript:`` are caught.
+    controls and spaces skipped — so obfuscations such as ``java\\tscript:`` are caught. A URL
+    holding marker residue is refused too: removing it later could change what the URL means.
     """
-    if not url:
+    if not url or url_has_residue(url):
         return None
-    decoded = html.unescape(url)
-    if decoded != url and safe_url(decoded) is None:
-        return None  # unsafe once HTML entities are decoded (by a consumer that forgets to escape)
+    decoded = url
+    for _ in range(_MAX_DECODES):  # unsafe once HTML entities are decoded, at any depth
+        once = html.unescape(decoded)
+        if once == decoded:
+            break
+        decoded = once
+        if _judge(decoded) is None:
+            return None
+    else:
+        return None  # entities nested deeper than any real URL: refuse
+    return _judge(url)
+
+
+def _judge(url: str) -> str | None:
     cleaned = _STRIPPED.sub("", url).lstrip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
                                            "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
                                            "\x1d\x1e\x1f\x20")

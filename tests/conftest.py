@@ -39,7 +39,9 @@ def expand(text: str) -> str:
     return _PH_RE.sub(lambda m: _PLACEHOLDERS[m.group(0)], text)
 
 
-RESERVED_OR_ESCAPE = re.compile(r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|&#[xX][eE]20[0-6];|%EE%88%8[0-6]", re.I)
+RESERVED_OR_ESCAPE = re.compile(
+    r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|%EE%88%8[0-6]"
+    r"|&#[xX]0*[eE]20[0-6](?![0-9a-fA-F])|&#0*(?:5785[6-9]|5786[0-2])(?!\d)", re.I)
 
 
 def assert_no_marker(output: str, what: str = "output") -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -16,9 +15,10 @@ from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
-from ..format import RESERVED_CHARS, CitationFormat
-from ..markers import _ESCAPE_RE, first_heading
+from ..format import CitationFormat
+from ..markers import first_heading
 from ..plugin import citation_plugin
+from ..residue import clean_html
 from ..sources import Registry
 from ..state import CitationState, Reference
 from ..themes import Theme, load_theme
@@ -27,7 +27,6 @@ __all__ = ["MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown"
 
 #: The largest answer ``render`` accepts (see SECURITY.md).
 MAX_ANSWER_CHARS = 20_000_000
-RESIDUE = re.compile(f"[{RESERVED_CHARS}]|%EE%88%8[0-6]|" + _ESCAPE_RE.pattern, re.I)
 
 
 class UnknownSourceError(CiterenderError):
@@ -126,8 +125,8 @@ def render(
     st = CitationState(registry=registry)
     env = {"citerender": st}
     body = md.render(text, env)
-    if RESIDUE.search(body):  # safety net: the rules above should leave nothing
-        body = RESIDUE.sub("", body)
+    body, removed = clean_html(body)  # safety net: the rules above should leave nothing
+    if removed:
         st.report("CR109", "marker residue removed from the output", None)
     diagnostics = sorted(st.diagnostics, key=sort_key)
     if unknown == "error" and st.unknown_ids:
