@@ -102,7 +102,7 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
     from mdit_py_plugins.footnote import footnote_plugin
 
     from citerender import render
-    from citerender.sources import registry_from_data
+    from citerender.sources.model import registry_from_data
 
     print("\n# in-process render (footnotes style)", flush=True)
     plain = _floor_md()
@@ -148,8 +148,8 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
 
 def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
     from citerender import render
-    from citerender.sources import registry_from_data
-    from citerender.stream import StreamRenderer
+    from citerender.sources.model import registry_from_data
+    from citerender.publish.stream import StreamRenderer
 
     print("\n# streaming, dense, 20-character chunks", flush=True)
     reg = registry_from_data(corpus.sources)
@@ -173,7 +173,7 @@ def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
 
 def bench_scale(rep: Report, quick: bool) -> None:
     from citerender import render
-    from citerender.sources import registry_from_data
+    from citerender.sources.model import registry_from_data
 
     print("\n# scale: dense generator", flush=True)
     sizes = [10_000, 100_000, 1_000_000] + ([] if quick else [10_000_000])
@@ -206,7 +206,7 @@ def bench_scale(rep: Report, quick: bool) -> None:
 
 
 def bench_build(rep: Report, tmp: Path) -> None:
-    from citerender.site import build_site
+    from citerender.publish.site import build_site
 
     print("\n# build: 1,000 answers of 2-5 KB (many)", flush=True)
     src = inputs.many(tmp)

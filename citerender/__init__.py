@@ -1,67 +1,109 @@
 """citerender: turn LLM citation markers into real, trustworthy citations.
 
-Every name is loaded on first use, so ``import citerender`` costs almost nothing and programs
-that only strip markers never import markdown-it-py, Jinja2 or YAML.
+Every public name is loaded on first use, so ``import citerender`` costs almost nothing and
+programs that only strip markers never import markdown-it-py, Jinja2 or YAML. ``_LAZY`` lists
+each name with the module that owns it; a test keeps ``__all__``, the table and the
+type-checking imports equal.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .check import check
     from .diagnostics import Diagnostic, Severity
     from .errors import CiterenderError
-    from .format import DEFAULT_FORMAT, CitationFormat
-    from .markers import Citation, LineRange, Mark, MarkKind, extract_citations, scan, strip_citations
+    from .model.check import check
+    from .model.prompts import citation_instructions
+    from .model.quality import quality_report
+    from .options import RenderOptions
     from .plugin import citation_plugin
-    from .rendering import Rendered, UnknownSourceError, render
-    from .sources import Registry, Source, load_sources
+    from .providers import adapt, load_response
+    from .publish.site import build_site
+    from .publish.stream import StreamRenderer, astream
+    from .publish.web import install_filter, render_answer, stylesheet
+    from .rendering.exports.parsed import parse_answer
+    from .rendering.html import Rendered, UnknownSourceError, render
+    from .sources.files import load_sources
+    from .sources.model import Registry, Source, registry_from_data
+    from .sources.present import present
+    from .syntax.format import DEFAULT_FORMAT, CitationFormat
+    from .syntax.guide import extract_citations, strip_citations
+    from .syntax.scanner import scan
+    from .syntax.types import Citation, LineRange, Mark, MarkKind
+
+_LAZY = {
+    "DEFAULT_FORMAT": "syntax.format",
+    "CitationFormat": "syntax.format",
+    "Citation": "syntax.types",
+    "LineRange": "syntax.types",
+    "Mark": "syntax.types",
+    "MarkKind": "syntax.types",
+    "extract_citations": "syntax.guide",
+    "strip_citations": "syntax.guide",
+    "scan": "syntax.scanner",
+    "CiterenderError": "errors",
+    "Diagnostic": "diagnostics",
+    "Severity": "diagnostics",
+    "RenderOptions": "options",
+    "Registry": "sources.model",
+    "Source": "sources.model",
+    "registry_from_data": "sources.model",
+    "load_sources": "sources.files",
+    "present": "sources.present",
+    "citation_plugin": "plugin",
+    "render": "rendering.html",
+    "Rendered": "rendering.html",
+    "UnknownSourceError": "rendering.html",
+    "parse_answer": "rendering.exports.parsed",
+    "check": "model.check",
+    "quality_report": "model.quality",
+    "citation_instructions": "model.prompts",
+    "adapt": "providers",
+    "load_response": "providers",
+    "StreamRenderer": "publish.stream",
+    "astream": "publish.stream",
+    "build_site": "publish.site",
+    "render_answer": "publish.web",
+    "stylesheet": "publish.web",
+    "install_filter": "publish.web",
+}
 
 __all__ = [
-    "DEFAULT_FORMAT",
     "Citation",
     "CitationFormat",
     "CiterenderError",
+    "DEFAULT_FORMAT",
     "Diagnostic",
     "LineRange",
     "Mark",
     "MarkKind",
     "Registry",
+    "RenderOptions",
     "Rendered",
     "Severity",
     "Source",
+    "StreamRenderer",
     "UnknownSourceError",
+    "adapt",
+    "astream",
+    "build_site",
     "check",
+    "citation_instructions",
     "citation_plugin",
     "extract_citations",
+    "install_filter",
+    "load_response",
     "load_sources",
+    "parse_answer",
+    "present",
+    "quality_report",
+    "registry_from_data",
     "render",
+    "render_answer",
     "scan",
     "strip_citations",
+    "stylesheet",
 ]
-
-_LAZY = {
-    "DEFAULT_FORMAT": "format",
-    "CitationFormat": "format",
-    "Citation": "markers",
-    "LineRange": "markers",
-    "Mark": "markers",
-    "MarkKind": "markers",
-    "extract_citations": "markers",
-    "scan": "markers",
-    "strip_citations": "markers",
-    "CiterenderError": "errors",
-    "Diagnostic": "diagnostics",
-    "Severity": "diagnostics",
-    "check": "check",
-    "citation_plugin": "plugin",
-    "render": "rendering",
-    "Rendered": "rendering",
-    "UnknownSourceError": "rendering",
-    "Registry": "sources",
-    "Source": "sources",
-    "load_sources": "sources",
-}
 
 
 def __getattr__(name: str) -> object:

@@ -10,11 +10,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Literal
 from pathlib import Path
+from typing import Literal
 
 from .errors import CiterenderError
-from .files import write_atomic
+from .publish.files import write_atomic
 
 __all__ = ["main"]
 
@@ -22,7 +22,7 @@ MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 
 def _read_answer(path: str) -> str:
-    from .sources import decode_text, read_text_file
+    from .sources.files import decode_text, read_text_file
 
     if path == "-":
         data = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
@@ -41,7 +41,7 @@ def _read_answer(path: str) -> str:
 def _load(path: str | None):  # type: ignore[no-untyped-def]
     if path is None:
         return None
-    from .sources import load_sources
+    from .sources.files import load_sources
 
     return load_sources(path)
 
@@ -61,7 +61,7 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
     response (``--from``, inferred for .json / .jsonl files) carrying both."""
     provider = getattr(a, "from_", None)
     if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
-        from .adapters import load_response
+        from .providers import load_response
 
         if a.sources:
             raise CiterenderError("a provider response carries its own sources", path=a.sources,
@@ -72,15 +72,15 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _cmd_check(a: argparse.Namespace) -> int:
-    from .check import check
     from .diagnostics import has_errors
+    from .model.check import check
 
     text, registry = _answer_and_registry(a)
     diags = check(text, registry)
     name = "<stdin>" if a.answer == "-" else a.answer
     report = None
     if a.report:
-        from .quality import quality_report
+        from .model.quality import quality_report
 
         report = quality_report(text, registry)
     if a.format == "json" and report is not None:
@@ -98,8 +98,8 @@ def _cmd_check(a: argparse.Namespace) -> int:
 
 def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ignore[no-untyped-def]
     """A registry file as it is, or documents (.md/.txt/.html) cut into units."""
-    from .sources import load_sources
-    from .units import load_document, make_units
+    from .sources.files import load_sources
+    from .sources.units import load_document, make_units
 
     data_suffixes = (".json", ".yaml", ".yml", ".toml")
     if len(paths) == 1 and Path(paths[0]).suffix.lower() in data_suffixes:
@@ -115,7 +115,7 @@ def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ig
 
 
 def _cmd_context(a: argparse.Namespace) -> int:
-    from .present import present
+    from .sources.present import present
 
     sys.stdout.write(present(_registry_or_documents(a.sources, a), a.format))
     return 0
@@ -138,7 +138,7 @@ def _cmd_units(a: argparse.Namespace) -> int:
 
 
 def _cmd_prompt(a: argparse.Namespace) -> int:
-    from .prompts import citation_instructions
+    from .model.prompts import citation_instructions
 
     markers: Literal["real", "placeholders", "escapes"] = (
         "placeholders" if a.placeholders else "escapes" if a.escapes else "real")
@@ -148,7 +148,7 @@ def _cmd_prompt(a: argparse.Namespace) -> int:
 
 
 def _cmd_strip(a: argparse.Namespace) -> int:
-    from .markers import strip_citations
+    from .syntax.guide import strip_citations
 
     text = _read_answer(a.answer)
     out = strip_citations(text)
@@ -161,7 +161,7 @@ def _cmd_strip(a: argparse.Namespace) -> int:
 
 def _cmd_render(a: argparse.Namespace) -> int:
     from .diagnostics import has_errors
-    from .rendering import UnknownSourceError, render
+    from .rendering.html import UnknownSourceError, render
 
     text, registry = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
@@ -177,21 +177,24 @@ def _cmd_render(a: argparse.Namespace) -> int:
             return 1
         diags, out = result.diagnostics, result.html
     else:
-        from . import export
+        from .rendering.exports.csl import to_csl_json
+        from .rendering.exports.json import to_json
+        from .rendering.exports.markdown import to_markdown
+        from .rendering.exports.parsed import parse_answer
+        from .rendering.exports.text import to_text
 
-        parsed = export.parse_answer(text, registry, unknown="keep" if a.unknown == "error" else a.unknown,
-                                     list_all=a.all_sources)
+        parsed = parse_answer(text, registry, unknown="keep" if a.unknown == "error" else a.unknown,
+                              list_all=a.all_sources)
         diags = parsed.diagnostics
         if a.unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)
             print(f"{name}: unknown source id(s): {', '.join(map(repr, dict.fromkeys(parsed.state.unknown_ids)))}",
                   file=sys.stderr)
             return 1
-        out = {"markdown": export.to_markdown, "text": export.to_text, "json": export.to_json,
-               "csl-json": export.to_csl_json}[a.to](parsed)
+        out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
     _print_diagnostics(diags, name, "text", sys.stderr)
     if a.to == "pdf":
-        from .export import to_pdf
+        from .rendering.exports.pdf import to_pdf
 
         write_atomic(a.output, to_pdf(out))
     elif a.output:
@@ -204,7 +207,7 @@ def _cmd_render(a: argparse.Namespace) -> int:
 
 
 def _cmd_build(a: argparse.Namespace) -> int:
-    from .site import build_site, summarise
+    from .publish.site import build_site, summarise
 
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
     result = build_site(a.src, a.out, style=a.style, theme=a.theme, unknown=a.unknown, jobs=jobs, force=a.force)
@@ -222,7 +225,7 @@ def _cmd_codes(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .plugin import STYLES, UNKNOWN_POLICIES
+    from .options import STYLES, UNKNOWN_POLICIES
 
     p = argparse.ArgumentParser(prog="citerender", description="Turn LLM citation markers into real citations.")
     p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")

@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from citerender import CiterenderError, check, extract_citations, render
-from citerender.adapters import adapt, collect_events, detect_provider, load_response
+from citerender.providers import adapt, collect_events, detect_provider, load_response
 from conftest import FIXTURES, assert_no_marker
 
 P = FIXTURES / "providers"

@@ -8,7 +8,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from citerender.plugin import citation_plugin
-from citerender.sources import registry_from_data
+from citerender.sources.model import registry_from_data
 from conftest import DATA
 
 SPEC = json.loads((DATA / "commonmark-spec.json").read_text(encoding="utf-8"))

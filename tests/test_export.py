@@ -12,8 +12,13 @@ import jsonschema
 import pytest
 
 from citerender import CiterenderError, load_sources
-from citerender.export import SCHEMA_PATH, parse_answer, to_csl_json, to_json, to_json_data, to_markdown, to_pdf, to_text
-from citerender.sources import registry_from_data
+from citerender.rendering.exports.json import SCHEMA_PATH, to_json, to_json_data
+from citerender.rendering.exports.parsed import parse_answer
+from citerender.rendering.exports.csl import to_csl_json
+from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.pdf import to_pdf
+from citerender.rendering.exports.text import to_text
+from citerender.sources.model import registry_from_data
 from conftest import assert_no_marker, example_pairs, expand
 
 PAIRS = example_pairs()

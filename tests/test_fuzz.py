@@ -18,9 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citerender import CiterenderError, check, render, strip_citations
-from citerender.export import parse_answer, to_csl_json, to_json, to_markdown, to_text
-from citerender.plugin import MAX_MARKERS
-from citerender.sources import Registry, Source
+from citerender.rendering.exports.parsed import parse_answer
+from citerender.rendering.exports.csl import to_csl_json
+from citerender.rendering.exports.json import to_json
+from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.text import to_text
+from citerender.plugin.rules import MAX_MARKERS
+from citerender.sources.model import Registry, Source
 from conftest import assert_no_marker
 
 S, D, E = "\ue200", "\ue202", "\ue201"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from citerender.web import citations, install_filter, render_answer, stylesheet
+from citerender.publish.web import citations, install_filter, render_answer, stylesheet
 from conftest import EXAMPLES, assert_no_marker, expand, load_example_module
 
 SOURCES = [{"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["alpha", "beta"]},
@@ -88,7 +88,9 @@ def test_render_answer_and_jinja_filter() -> None:
     install_filter(env, style="superscript")
     out = env.from_string("<div>{{ a | citations(s) }}</div>").render(a=text, s=SOURCES)
     assert 'href="https://one.example/"' in out and "&lt;" not in out
-    assert "citerender-hc-trigger" in str(citations(text, SOURCES))
+    assert "citerender-hc-trigger" in str(citations(text, SOURCES, "hovercard"))
+    # one set of defaults for every entry point: footnotes, like render() and the CLI
+    assert "citerender-footnotes" in str(citations(text, SOURCES))
     assert ".citerender-card" in stylesheet()
 
 

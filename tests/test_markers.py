@@ -10,16 +10,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
-from citerender.format import CitationFormat
-from citerender.markers import (
-    LineRange,
-    MarkKind,
-    _Scanner,
-    extract_citations,
-    parse_locator,
-    scan,
-    strip_citations,
-)
+from citerender.syntax.format import CitationFormat
+from citerender.syntax.guide import extract_citations, strip_citations
+from citerender.syntax.scanner import Scanner, scan
+from citerender.syntax.types import LineRange, MarkKind, parse_locator
 from conftest import DATA, FIXTURES, assert_no_marker, expand
 from bench.reference_helper import DELIM, START, STOP, ref_bodies, ref_extract, ref_strip
 
@@ -193,7 +187,7 @@ def test_scan_work_grows_linearly(unit: str) -> None:
     for n in (500, 1000, 2000):
         CountingStr.scanned = 0
         text = CountingStr(unit * n + "tail")
-        _Scanner(text, CitationFormat()).scan()
+        Scanner(text, CitationFormat()).scan()
         costs.append(CountingStr.scanned)
     assert costs[2] <= 2.2 * costs[1] + 100 and costs[1] <= 2.2 * costs[0] + 100, costs
     assert costs[2] <= 3 * len(unit) * 2000 + 100

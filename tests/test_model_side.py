@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
 from citerender import check, extract_citations, load_sources
-from citerender.format import CitationFormat
-from citerender.present import escape_text, present, present_blocks, present_tool, unescape_text
-from citerender.prompts import EXTRA_CONSIDERATIONS, citation_instructions
-from citerender.quality import quality_report
-from citerender.sources import Registry, Source, parse_blocks, parse_tool_output
-from citerender.units import Document, html_to_lines, load_document, make_units
+from citerender.syntax.format import CitationFormat
+from citerender.sources.neutralise import escape_text, unescape_text
+from citerender.sources.present import present, present_blocks, present_tool
+from citerender.model.prompts import EXTRA_CONSIDERATIONS, citation_instructions
+from citerender.model.quality import quality_report
+from citerender.sources.model import Registry, Source
+from citerender.sources.context import parse_blocks, parse_tool_output
+from citerender.sources.units import Document, html_to_lines, load_document, make_units
 from conftest import EXAMPLES, FIXTURES
 
 # --------------------------------------------------------------------------- units

@@ -25,12 +25,12 @@ def test_wheel_carries_themes_and_finds_them(tmp_path: Path) -> None:
     assert any(n.endswith("entry_points.txt") for n in names)
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
-    code = ("import citerender.themes as t; r = t.themes_root(); print(r); "
+    code = ("import citerender.rendering.themes as t; r = t.themes_root(); print(r); "
             "from citerender import render; print(render('x', theme='report', standalone=True).css[:9])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                          env={"PYTHONPATH": str(unpacked), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0] == str(unpacked / "citerender" / "themes")
     entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "citerender = citerender.mkdocs_plugin:CiterenderPlugin" in entry
+    assert "citerender = citerender.publish.mkdocs:CiterenderPlugin" in entry
     assert "citerender = citerender.cli:main" in entry

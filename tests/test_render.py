@@ -10,10 +10,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from citerender import load_sources, render
-from citerender.rendering import UnknownSourceError
-from citerender.rendering.styles import collapse_runs
-from citerender.sources import registry_from_data
-from citerender.themes import builtin_themes, load_theme
+from citerender.rendering.html import UnknownSourceError
+from citerender.plugin.styles import collapse_runs
+from citerender.sources.model import registry_from_data
+from citerender.rendering.themes import builtin_themes, load_theme
 from conftest import EXAMPLES, TESTS, assert_no_marker, example_pairs, expand
 
 STYLES = ("footnotes", "superscript", "hovercard")

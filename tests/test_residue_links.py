@@ -18,11 +18,14 @@ from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 
 from citerender import render
-from citerender.export import parse_answer, to_json, to_markdown, to_text
-from citerender.sources import registry_from_data
-from citerender.stream import StreamRenderer
-from citerender.urls import safe_url
-from citerender.web import citations, render_answer
+from citerender.rendering.exports.parsed import parse_answer
+from citerender.rendering.exports.json import to_json
+from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.text import to_text
+from citerender.sources.model import registry_from_data
+from citerender.publish.stream import StreamRenderer
+from citerender.sources.urls import safe_url
+from citerender.publish.web import citations, render_answer
 from conftest import assert_no_marker
 
 RESIDUES = ["\ue200", "%EE%88%80", "%ee%88%86", "\\ue200", "\\\\ue200", "\\u{E200}", "&#xE200;", "&#x0E200;",

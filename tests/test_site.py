@@ -14,7 +14,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from citerender import CiterenderError
-from citerender.site import MANIFEST, build_site, load_answer, split_front_matter
+from citerender.publish.manifest import MANIFEST
+from citerender.publish.site import build_site
+from citerender.publish.answers import load_answer, split_front_matter
 from conftest import assert_no_marker, expand
 
 SOURCES = [{"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["a", "b", "c"]},

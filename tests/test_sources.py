@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from citerender import CiterenderError, load_sources
-from citerender.markers import LineRange
-from citerender.sources import Registry, Source, parse_blocks, parse_tool_output, registry_from_data
+from citerender.syntax.types import LineRange
+from citerender.sources.model import Registry, Source, registry_from_data
+from citerender.sources.context import parse_blocks, parse_tool_output
 from conftest import expand
 
 ENTRIES = [

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citerender.sources import registry_from_data
-from citerender.stream import StreamRenderer, astream
+from citerender.sources.model import registry_from_data
+from citerender.publish.stream import StreamRenderer, astream
 from conftest import EXAMPLES, example_pairs, expand
 
 LEAK = re.compile(r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|&#[xX][eE]20[0-6];|&#5785[6-9];|&#5786[0-2];", re.I)

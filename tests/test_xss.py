@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from citerender import CiterenderError, render
-from citerender.site import build_site
-from citerender.sources import registry_from_data
-from citerender.themes import load_theme
+from citerender.publish.site import build_site
+from citerender.sources.model import registry_from_data
+from citerender.rendering.themes import load_theme
 from conftest import FIXTURES, assert_no_marker
 
 pytestmark = pytest.mark.browser

@@ -16,8 +16,8 @@ from pathlib import Path
 from flask import Flask, Response
 
 from citerender import load_sources
-from citerender.stream import StreamRenderer
-from citerender.web import stylesheet
+from citerender.publish.stream import StreamRenderer
+from citerender.publish.web import stylesheet
 
 WORKED = Path(__file__).resolve().parent.parent / "worked"
 

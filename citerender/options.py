@@ -1,0 +1,87 @@
+"""One frozen value for every rendering setting, built once by each entry point.
+
+``render``, ``citation_plugin``, ``StreamRenderer``, ``build``, the MkDocs and Sphinx
+integrations, ``render_answer`` and the CLI all take a :class:`RenderOptions` (or keyword
+arguments that build one), so every entry point has the same defaults, chosen for a first-time
+user: footnotes (they work without the theme's CSS, in print, in e-mail and read back by
+pandoc), the default theme, unknown ids dropped and reported, model HTML escaped, and images from
+the answer shown as text (a model cannot make readers' browsers fetch a URL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from .syntax.format import DEFAULT_FORMAT, CitationFormat
+
+__all__ = ["IMAGE_POLICIES", "STYLES", "UNKNOWN_POLICIES", "ImagePolicy", "RenderOptions", "Style", "UnknownPolicy"]
+
+Style = Literal["footnotes", "superscript", "hovercard"]
+UnknownPolicy = Literal["drop", "keep", "error"]
+ImagePolicy = Literal["text", "keep"]
+STYLES: tuple[str, ...] = get_args(Style)
+UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
+IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How an answer is rendered.
+
+    :param style: ``footnotes``, ``superscript`` or ``hovercard``.
+    :param theme: a built-in theme name or a theme folder.
+    :param unknown: ids the registry lacks: ``drop`` (removed, reported), ``keep`` (shown as
+        unverified) or ``error`` (``render`` raises :class:`citerender.UnknownSourceError`).
+    :param fmt: marker characters, citation families and id shape (``families`` lives here).
+    :param bibliography: append the bibliography after the answer.
+    :param list_all: list every registry source in the bibliography, cited or not.
+    :param html: let raw HTML from the answer through (off: it is escaped).
+    :param images: ``text`` shows Markdown images from the answer as ``[image: alt]``; ``keep``
+        renders them (readers' browsers then fetch them).
+    :param standalone: a complete page with the CSS inlined, instead of a fragment.
+    """
+
+    style: Style = "footnotes"
+    theme: str | Path = "default"
+    unknown: UnknownPolicy = "drop"
+    fmt: CitationFormat = DEFAULT_FORMAT
+    bibliography: bool = True
+    list_all: bool = False
+    html: bool = False
+    images: ImagePolicy = "text"
+    standalone: bool = False
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("style", STYLES), ("unknown", UNKNOWN_POLICIES), ("images", IMAGE_POLICIES)):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+        if not isinstance(self.fmt, CitationFormat):
+            raise TypeError(f"fmt must be a CitationFormat, not {type(self.fmt).__name__}")
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The marker families read as citations (``fmt.families``)."""
+        return self.fmt.families
+
+    @classmethod
+    def build(cls, base: RenderOptions | None = None, /, *, families: Any = None, **changes: Any) -> RenderOptions:
+        """Options from keyword arguments, over ``base`` (or the defaults).
+
+        ``families`` is a convenience for ``fmt=replace(fmt, families=…)``; ``None`` keeps the
+        format's own families, so ``fmt=CitationFormat(families=("source",))`` is honoured.
+        Unknown keywords are an error naming the valid ones.
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise TypeError(f"unknown option(s) {', '.join(unknown)}; valid: families, {', '.join(sorted(names))}")
+        opts = base or cls()
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if changes:
+            opts = replace(opts, **changes)
+        if families is not None and tuple(families) != opts.fmt.families:
+            opts = replace(opts, fmt=replace(opts.fmt, families=tuple(families)))
+        return opts

@@ -1,0 +1,56 @@
+"""The markdown-it-py plugin: markers become ``citation`` tokens, numbered and grouped.
+
+Wiring only; the pieces live in their modules: ``rules`` (parsing rules), ``core`` (the core
+rule), ``locate``, ``scrub``, ``numbering``, ``placement``, ``state`` (per-document state and
+typed token meta), ``styles`` and ``bibliography`` (render rules).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from ..options import RenderOptions
+from ..sources.model import Registry
+from .core import citation_core
+from .options import BibliographyRenderer, PluginOptions
+from .rules import backslash_rule, citation_inline, escapes_rule, validate_link
+from .styles import add_render_rules
+
+__all__ = ["PluginOptions", "citation_plugin"]
+
+
+def citation_plugin(
+    md: MarkdownIt,
+    *,
+    options: RenderOptions | None = None,
+    registry: Registry | None = None,
+    bibliography_renderer: BibliographyRenderer | None = None,
+    **kwargs: Any,
+) -> None:
+    """Turn citation markers into numbered citations with a bibliography.
+
+    :param options: every rendering setting (:class:`citerender.RenderOptions`); keyword
+        arguments (``style="hovercard"``, ``families=("cite",)``, ``unknown="keep"`` …) build or
+        change one, with the same defaults as every other entry point.
+    :param registry: the sources an answer may cite; ``env["citerender"]`` may carry a
+        per-document one instead (see :func:`citerender.plugin.state.citation_state`).
+    :param bibliography_renderer: ``(references, style) -> HTML`` for the bibliography token
+        (a theme's template); the built-in markup otherwise.
+
+    .. code-block:: python
+
+        md = MarkdownIt("commonmark").use(citation_plugin, registry=load_sources("s.json"), style="hovercard")
+        html = md.render(answer)
+    """
+    opts = PluginOptions(RenderOptions.build(options, **kwargs), registry, bibliography_renderer)
+    for ch in sorted(set(opts.triggers)):
+        md.inline.add_terminator_char(ch)
+    md.validateLink = partial(validate_link, md.validateLink, opts.fmt.marker_chars)  # type: ignore[method-assign]
+    md.core.ruler.after("normalize", "citerender_escapes", partial(escapes_rule, opts=opts))
+    md.inline.ruler.after("text", "citation", partial(citation_inline, opts=opts))
+    md.inline.ruler.before("escape", "citation_backslash", partial(backslash_rule, opts=opts))
+    md.core.ruler.push("citerender", partial(citation_core, opts=opts))
+    add_render_rules(md, opts)

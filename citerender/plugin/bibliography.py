@@ -1,0 +1,131 @@
+"""The bibliography: plain entries for templates, and the built-in markup (no Jinja2, so a
+fragment render never imports the template machinery; the default theme's
+``bibliography.html.j2`` writes the same markup for themes that start from it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from markupsafe import Markup, escape
+
+from ..sources.urls import safe_url
+from .state import Reference
+
+__all__ = ["Backlink", "Entry", "bibliography_entries", "render_bibliography"]
+
+
+def _letters(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+class Backlink(NamedTuple):
+    """One back-link from a bibliography entry to a citing place."""
+
+    anchor: str
+    letter: str
+    lines: str | None
+
+
+class Entry(NamedTuple):
+    """One bibliography entry as the templates see it."""
+
+    number: int
+    anchor: str
+    title: str
+    has_title: bool
+    url: str | None
+    url_text: str | None
+    domain: str | None
+    updated: str | None
+    id: str
+    known: bool
+    merged: list[str]
+    backlinks: list[Backlink]
+    backlinks_html: Any  # Markup: the back-link list, built once in Python for speed
+
+
+def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
+    """``↩ a b c`` with an accessible label per link (one plain ``↩`` for a single place)."""
+    arrow = "&#8617;&#xFE0E;"
+    if not backlinks:
+        return Markup("")
+    if len(backlinks) == 1:
+        b = backlinks[0]
+        lines = f' <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
+        return Markup(f'<span class="citerender-backlinks"><a href="#{escape(b.anchor)}" role="doc-backlink" '
+                      f'aria-label="Back to the text citing source {number}">{arrow}</a>{lines}</span>')
+    parts = [f'<span class="citerender-backlinks"><span aria-hidden="true">{arrow}</span>']
+    for b in backlinks:
+        parts.append(f' <a href="#{escape(b.anchor)}" role="doc-backlink" '
+                     f'aria-label="Back to citation {b.letter} of source {number}">{b.letter}</a>')
+        if b.lines:
+            parts.append(f' <span class="citerender-ref-lines">({escape(b.lines)})</span>')
+    parts.append("</span>")
+    return Markup("".join(parts))
+
+
+def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:
+    """Plain data for the bibliography template."""
+    entries = []
+    for ref in references:
+        s = ref.source
+        url = safe_url(s.url)
+        backlinks: list[Backlink] = []
+        seen: set[tuple[str, str | None]] = set()
+        for place in ref.places:
+            lines = place.lines.label() if place.lines else None
+            if (place.anchor, lines) in seen:
+                continue
+            seen.add((place.anchor, lines))
+            backlinks.append(Backlink(place.anchor, _letters(len(backlinks)), lines))
+        entries.append(Entry(
+            number=ref.number,
+            anchor=ref.anchor,
+            title=s.title or s.domain or s.url or s.id,
+            has_title=bool(s.title),
+            url=url,
+            url_text=s.url if s.url and url is None else None,
+            domain=s.domain if url else None,
+            updated=s.updated,
+            id=s.id,
+            known=ref.known,
+            merged=[m.title or m.id for m in ref.merged],
+            backlinks=backlinks,
+            backlinks_html=backlinks_html(ref.number, backlinks),
+        ))
+    return entries
+
+
+def render_bibliography(references: Sequence[Reference], style: str, heading: str = "Sources") -> str:
+    """The bibliography section, the default theme's markup written in Python."""
+    h = escape(heading)
+    out = [f'<section class="citerender-bibliography" role="doc-endnotes" aria-label="{h}">\n'
+           f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n']
+    for e in bibliography_entries(references):
+        cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
+        out.append(f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n')
+        title = escape(e.title)
+        out.append(f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>' if e.url
+                   else f'<span class="citerender-ref-title">{title}</span>')
+        if e.domain:
+            out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
+        if e.url_text and e.has_title:
+            out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
+        if e.updated:
+            u = escape(e.updated)
+            out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
+        if not e.known:
+            out.append(' <span class="citerender-ref-note">unverified: not in the sources</span>')
+        if e.merged:
+            out.append(f' <span class="citerender-ref-merged">also cited as {escape(", ").join(e.merged)}</span>')
+        if e.backlinks:
+            out.append(f" {e.backlinks_html}")
+        out.append("</li>\n")
+    out.append("</ol>\n</section>")
+    return "".join(out)

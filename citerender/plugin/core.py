@@ -1,0 +1,308 @@
+"""The core rule: clean up, group, resolve, number, check placement, add the bibliography.
+
+It runs after ``text_join``. Copy-paste forms in text become citations; markers in code, raw HTML
+and link attributes are removed and reported; adjacent citations become one group; sources are
+resolved against the registry and numbered by first citation; placement is checked; the
+bibliography token is appended.
+"""
+
+from __future__ import annotations
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from ..syntax.scanner import scan
+from ..syntax.types import Mark, MarkKind
+from .locate import Locator, report_mark, where
+from .numbering import drop_empty_groups, reference_for, resolve
+from .options import PluginOptions
+from .placement import (
+    check_before_punctuation,
+    check_citation_only_lines,
+    check_grouped_at_end,
+    check_in_emphasis,
+    check_in_link,
+    report_verbatim_ids,
+    verbatim_ids,
+)
+from .scrub import scrub_attr, scrub_block, scrub_inline
+from .state import CitationState, citation_state
+
+__all__ = ["citation_core"]
+
+_DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
+_NAV_FAMILIES = ("navlist", "filenavlist")
+
+
+def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
+    """Core rule (see the module docstring)."""
+    st = citation_state(state.env, opts.registry)
+    if not st.original:
+        st.original = state.src
+    registry = st.registry
+    src = state.src
+    loc = Locator(st, src)
+    copy_paste = ("turn" in src and "cite" in src) or "entity[" in src
+    blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
+
+    for tok in state.tokens:
+        if tok.type in ("fence", "code_block", "html_block"):
+            code = "CR311" if tok.type == "html_block" else "CR302"
+            tok.content = scrub_block(tok.content, st, loc, tok, code, opts)
+            if tok.info:
+                tok.info = scrub_block(tok.info, st, loc, tok, code, opts, header=True)
+        elif tok.type == "inline" and tok.children is not None:
+            if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, registry):
+                blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
+                continue
+            walk = InlinePass(tok, st, loc, opts, copy_paste)
+            blocks.append((tok, *walk.run()))
+
+    if not st.whole_document:
+        return
+    check_grouped_at_end(blocks, st)
+    if registry is not None:
+        cited = {s.id for r in st.references for s in [r.source, *r.merged]}
+        for sid, source in registry.items():
+            if sid not in cited:
+                st.report("CR308", f"source {sid!r} is never cited", None)
+                if opts.list_all:
+                    reference_for(st, source, known=True)
+    if opts.bibliography and st.references:
+        tok = Token("citerender_bibliography", "", 0)
+        tok.block = True
+        tok.meta = {"references": st.references}
+        state.tokens.append(tok)
+
+
+class InlinePass:
+    """One walk over an inline token's children: every mark located and reported, citations
+    grouped and resolved, placement checked, marks in code, HTML and attributes removed."""
+
+    def __init__(self, block: Token, st: CitationState, loc: Locator, opts: PluginOptions, copy_paste: bool) -> None:
+        self.block = block
+        self.content = block.content
+        self.st = st
+        self.loc = loc
+        self.opts = opts
+        self.copy_paste = copy_paste
+        self.out: list[Token] = []
+        self.depth = {"em": 0, "strong": 0, "link": 0}
+        self.has_text = False
+        self.highlights: list[tuple[int, int]] = []  # (index in out, nesting level) of open highlights
+        self.level = 0
+        self.cursor = 0
+        self.code_cursor = [0]
+        self.line_has_text = False
+        self.line_cites: list[Token] = []
+        self.cite_only_lines: list[Token] = []
+
+    def run(self) -> tuple[bool, bool]:
+        """Walk the children; returns (has text, has a citation)."""
+        queue = list(self.block.children or [])
+        i = 0
+        while i < len(queue):
+            tok = queue[i]
+            i += 1
+            t = tok.type
+            if t == "text":
+                split = self._split_marks(tok)
+                if split is not None:
+                    queue[i:i] = split
+                    continue
+                self.text(tok)
+            elif t in ("softbreak", "hardbreak"):
+                self.end_line()
+                self.out.append(tok)
+            elif t == "citation_dropped":
+                self.position(tok)
+            elif t in ("citation_highlight_open", "citation_highlight_close"):
+                self.highlight(tok)
+            elif t == "citation":
+                self.citation(tok)
+            else:
+                self.structure(tok)
+        self.end_line()
+        for idx, _lvl in self.highlights:  # unbalanced opens render as nothing
+            self.out[idx] = Token("citation_dropped", "", 0)
+        out = drop_empty_groups(self.out, self.st)
+        self.block.children = out
+        cites = [tok for tok in out if tok.type == "citation"]
+        check_citation_only_lines(self.st, cites, self.cite_only_lines, has_text=self.has_text)
+        return self.has_text, bool(cites)
+
+    # ------------------------------------------------------------------ per token type
+
+    def _split_marks(self, tok: Token) -> list[Token] | None:
+        """Copy-paste forms, and marker characters markdown-it kept as text (after a backslash)."""
+        content = tok.content
+        if "mark" in tok.meta or not (
+                (self.copy_paste and ("cite" in content or "entity[" in content))
+                or self.opts.trigger_class.search(content) is not None):
+            return None
+        marks = scan(content, fmt=self.opts.fmt)
+        return split_text(tok, marks) if marks else None
+
+    def text(self, tok: Token) -> None:
+        if "mark" not in tok.meta:
+            report_verbatim_ids(self.st, self.loc, self.block, tok.content, self.cursor)
+        if tok.content.strip():
+            self.has_text = True
+            self.line_has_text = True
+            if self.out and self.out[-1].type == "citation":
+                check_before_punctuation(self.st, self.out[-1], tok.content)
+        self.out.append(tok)
+
+    def highlight(self, tok: Token) -> None:
+        self.position(tok)
+        if tok.type == "citation_highlight_open":
+            self.highlights.append((len(self.out), self.level))
+            self.out.append(tok)
+        elif self.highlights and self.highlights[-1][1] == self.level:
+            self.highlights.pop()
+            self.out.append(tok)
+
+    def citation(self, tok: Token) -> None:
+        self.position(tok)
+        st = self.st
+        mk: Mark = tok.meta["mark"]
+        check_in_emphasis(st, tok, self.depth["em"] + self.depth["strong"])
+        in_link = self.depth["link"] > 0
+        check_in_link(st, tok, in_link)
+        prev = self._group_with(in_link)
+        if prev is not None:  # adjacent to the previous citation: one group
+            prev.meta["marks"].append(mk)
+            if st.spans is not None:
+                prev.meta["spans"].append(tok.meta["span"])
+            resolve(prev, mk, st, self.opts)
+            self.line_cites.append(prev)
+            return
+        meta = tok.meta
+        meta["marks"] = [mk]
+        meta["spans"] = [meta["span"]] if st.spans is not None else []
+        meta["uses"] = []
+        meta["in_link"] = in_link
+        meta["title"] = mk.citation.title if mk.citation and mk.citation.family in _NAV_FAMILIES else None
+        st.places += 1
+        meta["anchor"] = f"cite-{st.places}"
+        resolve(tok, mk, st, self.opts)
+        self.out.append(tok)
+        self.line_cites.append(tok)
+
+    def _group_with(self, in_link: bool) -> Token | None:
+        """The previous citation when only inline whitespace separates it from this one (the
+        whitespace is dropped), else None."""
+        out = self.out
+        prev = out[-1] if out else None
+        gap = False
+        if prev is not None and prev.type == "text" and not prev.content.strip() and len(out) > 1 \
+                and out[-2].type == "citation" and "\n" not in prev.content:
+            gap, prev = True, out[-2]
+        if prev is None or prev.type != "citation" or prev.meta.get("in_link") != in_link:
+            return None
+        if gap:
+            out.pop()
+        return prev
+
+    def structure(self, tok: Token) -> None:
+        t = tok.type
+        if tok.nesting:
+            self.level += tok.nesting
+            kind = _DEPTH_KINDS.get(t)
+            if kind is not None:
+                self.depth[kind] += tok.nesting
+        if t == "code_inline":
+            tok.content = scrub_inline(tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt,
+                                       "CR302", self.code_cursor)
+            visible = bool(tok.content.strip())
+            self.line_has_text = self.line_has_text or visible
+            self.has_text = self.has_text or visible
+        elif t == "html_inline":
+            tok.content = scrub_inline(tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt,
+                                       "CR311", self.code_cursor)
+        elif t in ("link_open", "image"):
+            self._attributes(tok)
+        else:
+            self.line_has_text = self.line_has_text or t not in ("em_open", "em_close", "strong_open", "strong_close")
+        self.out.append(tok)
+
+    def _attributes(self, tok: Token) -> None:
+        for name in ("href", "src", "title"):
+            val = tok.attrs.get(name)
+            if isinstance(val, str):
+                clean = scrub_attr(val, self.opts.fmt)
+                if clean != val:
+                    self.st.report("CR311", f"marker removed from a link {name}",
+                                   self.loc.offset(self.block, self.content, None, ""))
+                    if name == "title":
+                        tok.attrs[name] = clean
+                    else:  # validate_link refuses these; never turn a cleaned URL into a link
+                        del tok.attrs[name]
+        if tok.type == "image" and tok.children:
+            sub = Token("inline", "", 0)
+            sub.children, sub.content, sub.map = tok.children, tok.content, self.block.map
+            InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
+            tok.children = [c for c in (sub.children or []) if c.type == "text" or c.type == "image"]
+            self.line_has_text = True
+            self.has_text = True
+
+    # ------------------------------------------------------------------ lines and positions
+
+    def end_line(self) -> None:
+        if self.line_cites and not self.line_has_text:
+            self.cite_only_lines.append(self.line_cites[0])
+        self.line_has_text = False
+        self.line_cites.clear()
+
+    def position(self, tok: Token) -> None:
+        """Note where the mark sits; the source offset is computed only if a report needs it."""
+        st = self.st
+        meta = tok.meta
+        mk: Mark = meta["mark"]
+        pos = meta.get("offset")
+        if pos is None:
+            found = self.content.find(mk.raw, self.cursor)
+            pos = meta["offset"] = found if found != -1 else self.cursor
+        if pos + len(mk.raw) > self.cursor:
+            self.cursor = pos + len(mk.raw)
+        self.code_cursor[0] = max(self.code_cursor[0], self.cursor)
+        meta["locate"] = (self.loc, self.block, self.content)
+        if st.spans is not None:
+            meta["span"] = self.loc.span(self.block, self.content, pos, mk.raw)
+            if tok.type != "citation":
+                st.spans.append((*meta["span"], mk.text))
+        if mk.notes:
+            report_mark(st, mk, where(tok))
+        if st.offsets:
+            off = where(tok)
+            if st.original[off : off + len(mk.raw)] != mk.raw:
+                st.report("CR201", "marker written with literal escapes", off)
+
+
+def _token(kind: str, content: str = "", mark: Mark | None = None) -> Token:
+    tok = Token(kind, "", 0)
+    tok.content = content
+    tok.meta = {"mark": mark}
+    return tok
+
+
+def split_text(tok: Token, marks: list[Mark]) -> list[Token]:
+    """Split a text token around copy-paste marks into text and citation tokens."""
+    out: list[Token] = []
+    pos = 0
+    text = tok.content
+    for mk in marks:
+        if mk.start > pos:
+            out.append(_token("text", text[pos : mk.start]))
+        if mk.kind is MarkKind.TEXT or (mk.kind is MarkKind.CITATION and mk.text):
+            out.append(_token("text", mk.text))
+            if mk.kind is MarkKind.TEXT:
+                out.append(_token("citation_dropped", mark=mk))
+        if mk.kind is MarkKind.CITATION:
+            out.append(_token("citation", mark=mk))
+        elif mk.kind in (MarkKind.DROPPED, MarkKind.HIGHLIGHT_OPEN, MarkKind.HIGHLIGHT_CLOSE):
+            out.append(_token("citation_dropped", mark=mk))
+        pos = mk.end
+    if pos < len(text):
+        out.append(_token("text", text[pos:]))
+    return out

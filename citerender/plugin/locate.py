@@ -1,0 +1,77 @@
+"""Where marks sit in the source: offsets and spans for diagnostics and exports."""
+
+from __future__ import annotations
+
+from markdown_it.token import Token
+
+from ..syntax.types import Mark
+from .state import CitationState
+
+__all__ = ["Locator", "report_mark", "where"]
+
+
+class Locator:
+    """Finds where a mark sits in the source, for diagnostics."""
+
+    def __init__(self, st: CitationState, src: str) -> None:
+        self.st = st
+        self.src = src
+        starts = [0]
+        i = src.find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = src.find("\n", i + 1)
+        self.starts = starts
+        self._prefix: dict[tuple[int, int, bool], int] = {}
+
+    def offset(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
+        """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content
+        (``header``: in a fence's info string, on its first line)."""
+        return self.span(block, content, pos, raw, header=header)[0]
+
+    def span(self, block: Token, content: str, pos: int | None, raw: str, *,
+             header: bool = False) -> tuple[int, int]:
+        """Start and end in ``st.original`` of ``raw`` at ``pos`` of ``block``'s content.
+
+        A content line is its source line with a prefix (indentation, ``>``, list markers)
+        removed, so the column is the content column plus where that line sits in the source.
+        """
+        first = block.map[0] if block.map else 0
+        if pos is None:
+            pos = max(content.find(raw), 0)
+        line_start = content.rfind("\n", 0, pos) + 1
+        line = first + content.count("\n", 0, line_start)
+        if block.type == "fence" and not header:
+            line += 1
+        line = min(line, len(self.starts) - 1)
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.src)
+        key = (id(block), line_start, header)
+        k = self._prefix.get(key)
+        if k is None:
+            line_end = content.find("\n", pos)
+            cline = content[line_start : line_end if line_end != -1 else len(content)]
+            found = self.src.find(cline, start, end) if cline and not header else -1
+            k = self._prefix[key] = found - start if found != -1 else -1
+        idx = start + k + (pos - line_start) if k != -1 else -1
+        if idx == -1 or not self.src.startswith(raw, idx):
+            idx = self.src.find(raw, start, end) if raw else -1
+        if idx == -1:
+            idx = start + (len(self.src[start:end]) - len(self.src[start:end].lstrip()))
+        omap = self.st.offsets
+        return omap(idx), omap(idx + len(raw))
+
+
+def where(tok: Token) -> int:
+    """Offset in the original text of a citation token (computed once, on demand)."""
+    meta = tok.meta
+    off = meta.get("offset_abs")
+    if off is None:
+        loc, block, content = meta["locate"]
+        off = meta["offset_abs"] = loc.offset(block, content, meta["offset"], meta["mark"].raw)
+    return int(off)
+
+
+def report_mark(st: CitationState, mk: Mark, offset: int) -> None:
+    for code, detail in mk.notes:
+        st.report(code, detail, offset)

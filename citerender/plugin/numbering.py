@@ -1,0 +1,76 @@
+"""Sources resolved against the registry and numbered by first citation; locators checked."""
+
+from __future__ import annotations
+
+from markdown_it.token import Token
+
+from ..sources.model import Source
+from ..syntax.types import Mark
+from .locate import where
+from .options import PluginOptions
+from .state import CitationState, CitingPlace, Reference, RefUse
+
+__all__ = ["drop_empty_groups", "reference_for", "resolve"]
+
+
+def reference_for(st: CitationState, source: Source, *, known: bool) -> Reference:
+    """The reference numbered for ``source``: its own, one sharing its URL, or a new one."""
+    ref = st.by_id.get(source.id)
+    if ref is not None:
+        return ref
+    ref = st.by_url.get(source.url) if source.url else None
+    if ref is None:
+        ref = Reference(len(st.references) + 1, source, known)
+        st.references.append(ref)
+        if source.url:
+            st.by_url[source.url] = ref
+    else:
+        ref.merged.append(source)
+        st.report("CR310", f"sources {ref.source.id!r} and {source.id!r} share a URL and are one reference", None)
+    st.by_id[source.id] = ref
+    return ref
+
+
+def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:
+    """Resolve one mark's sources against the registry and number them."""
+    cit = mk.citation
+    if cit is None:
+        return
+    registry = st.registry
+    for sid in cit.source_ids:
+        source = registry.get(sid) if registry is not None else Source(sid)
+        known = source is not None
+        if source is None:
+            st.report("CR101", f"unknown source id {sid!r}", where(tok))
+            st.unknown_ids.append(sid)
+            if opts.unknown == "drop":
+                continue
+            source = Source(sid)
+        lines = cit.lines
+        valid = lines is not None
+        if lines is not None:
+            if lines.is_reversed:
+                st.report("CR103", f"line range {cit.locator} runs backwards", where(tok))
+            if known and registry is not None:
+                if source.lines is None:
+                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok))
+                    valid = False
+                elif not source.has_lines(lines):
+                    st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok))
+                    valid = False
+        ref = st.by_id.get(sid) or reference_for(st, source, known=known)
+        ref.places.append(CitingPlace(tok.meta["anchor"], lines if valid else None))
+        tok.meta["uses"].append(RefUse(ref, source, lines, valid))
+
+
+def drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
+    out = []
+    for tok in tokens:
+        if tok.type == "citation" and not tok.meta.get("uses"):
+            if st.spans is not None:
+                st.spans.extend((a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"], strict=False))
+            continue
+        if tok.type == "citation_dropped":
+            continue
+        out.append(tok)
+    return out

@@ -1,0 +1,64 @@
+"""The settings the plugin's rules are bound to: the render options, the registry and the
+bibliography renderer, with the cheap prechecks every rule shares."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..options import RenderOptions
+from ..sources.model import Registry
+from ..syntax.format import CitationFormat
+from .state import Reference
+
+__all__ = ["BibliographyRenderer", "PluginOptions"]
+
+#: ``(references, style) -> HTML``: how the bibliography token renders (a theme's template).
+BibliographyRenderer = Callable[[Sequence[Reference], str], str]
+
+
+@dataclass(frozen=True)
+class PluginOptions:
+    """The plugin's settings, bound to its rules with ``functools.partial``."""
+
+    options: RenderOptions
+    registry: Registry | None = None
+    bibliography_renderer: BibliographyRenderer | None = field(default=None, compare=False)
+
+    @property
+    def fmt(self) -> CitationFormat:
+        return self.options.fmt
+
+    @property
+    def style(self) -> str:
+        return self.options.style
+
+    @property
+    def unknown(self) -> str:
+        return self.options.unknown
+
+    @property
+    def bibliography(self) -> bool:
+        return self.options.bibliography
+
+    @property
+    def list_all(self) -> bool:
+        return self.options.list_all
+
+    @cached_property
+    def triggers(self) -> str:
+        """Characters at which the inline rule looks for a marker."""
+        return self.fmt.marker_chars + "\u3010"
+
+    @cached_property
+    def trigger_class(self) -> re.Pattern[str]:
+        """One character class of :attr:`triggers`."""
+        return re.compile(f"[{re.escape(self.triggers)}]")
+
+    def needs_attention(self, text: str) -> bool:
+        """Could ``text`` hold anything the core rule handles? (Plain searches: a regex with
+        alternatives would test every position and cost more than the whole check.)"""
+        return (self.trigger_class.search(text) is not None or "cite" in text or "entity[" in text
+                or ("%" in text and "%EE%88%8" in text.upper()))

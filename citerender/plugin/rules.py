@@ -1,0 +1,102 @@
+"""The plugin's parsing rules (markdown-it contracts: core ``(state)``, inline ``(state, silent)``).
+
+* core ``citerender_escapes`` (after ``normalize``): literal escapes become the characters;
+* inline ``citation`` (after ``text``): a marker, read atomically like a code span, becomes a
+  ``citation`` token (entities become text, highlight marks become ``citation_highlight_*``);
+* inline ``citation_backslash`` (before ``escape``): a backslash never swallows a marker;
+* ``validate_link``: markdown-it's link check, refusing any URL with marker residue.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import unquote
+
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+
+from ..errors import CiterenderError
+from ..syntax.escapes import normalize_escapes, printable
+from ..syntax.residue import url_has_residue
+from ..syntax.scanner import Scanner
+from ..syntax.types import Mark, MarkKind
+from .options import PluginOptions
+from .state import citation_state
+
+__all__ = ["MAX_MARKERS", "backslash_rule", "citation_inline", "escapes_rule", "validate_link"]
+
+#: The most markers one answer may hold (see SECURITY.md).
+MAX_MARKERS = 100_000
+_IN_DESTINATION = re.compile(r"\]\([ \t]*<?[^\s()<>\]\[]*\Z")
+
+
+def validate_link(validate: Any, marker_chars: str, url: str) -> bool:
+    """markdown-it's link check, refusing any URL with marker residue: residue is removed from
+    the output afterwards, and removal could make a refused URL (``java%EE%88%80script:``) live,
+    so such a URL stays text."""
+    if not validate(url):
+        return False
+    if url_has_residue(url):
+        return False
+    decoded = unquote(url)
+    return not any(c in decoded for c in marker_chars)
+
+
+def escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
+    st = citation_state(state.env, opts.registry)
+    norm, omap = normalize_escapes(state.src)
+    st.begin(state.src, omap)
+    state.src = norm
+
+
+def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
+    """Inline rule: read the marker starting at ``state.pos`` as one atomic token."""
+    src = state.src
+    if src[state.pos] not in opts.triggers:
+        return False
+    st = state.env.get("citerender")
+    if st is None:
+        st = citation_state(state.env, opts.registry)
+    scanner = st.scanner
+    if scanner is None or scanner.text is not src:
+        scanner = st.scanner = Scanner(src, opts.fmt)
+    mk = scanner.at(state.pos, state.posMax)
+    if mk is None:
+        return False
+    if mk.kind is not MarkKind.DROPPED and _IN_DESTINATION.search(src, max(0, state.pos - 400), state.pos):
+        # the would-be link is refused (validate_link): its URL stays text, the marker goes
+        mk = Mark(MarkKind.DROPPED, mk.start, mk.end, mk.raw,
+                  notes=(("CR311", f"marker {printable(mk.raw)} removed from a link destination; "
+                                   "the link is shown as text"),))
+    if not silent:
+        st.marks += 1
+        if st.marks > MAX_MARKERS:
+            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
+        if mk.kind is MarkKind.TEXT:  # the text to show, and a token that carries the report
+            state.push("text", "", 0).content = mk.text
+            state.push("citation_dropped", "", 0).meta = {"mark": mk, "offset": mk.start}
+        elif mk.kind is MarkKind.CITATION and mk.text:
+            state.push("text", "", 0).content = mk.text
+            state.push("citation", "", 0).meta = {"mark": mk, "offset": mk.start}
+        else:
+            typ = {
+                MarkKind.CITATION: "citation",
+                MarkKind.HIGHLIGHT_OPEN: "citation_highlight_open",
+                MarkKind.HIGHLIGHT_CLOSE: "citation_highlight_close",
+            }.get(mk.kind, "citation_dropped")
+            state.push(typ, "", 0).meta = {"mark": mk, "offset": mk.start}
+    state.pos = mk.end
+    return True
+
+
+def backslash_rule(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
+    """A backslash before a marker character is literal: the escape rule must not swallow the
+    marker (it would turn ``\\`` + U+E200 into text)."""
+    pos = state.pos
+    if state.src[pos] != "\\" or pos + 1 >= state.posMax or state.src[pos + 1] not in opts.triggers:
+        return False
+    if not silent:
+        state.pending += "\\"
+    state.pos = pos + 1
+    return True

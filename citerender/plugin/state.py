@@ -1,0 +1,121 @@
+"""Per-document citation state, kept in markdown-it's ``env`` under one key.
+
+Nothing here is module-level mutable state: each rendered answer gets a fresh
+:class:`CitationState` through :func:`citation_state`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..sources.model import Registry, Source
+from ..syntax.escapes import OffsetMap
+from ..syntax.types import LineRange
+
+ENV_KEY = "citerender"
+
+
+@dataclass(slots=True)
+class CitingPlace:
+    """One place in the text that cites: its HTML anchor id and the locator used there."""
+
+    anchor: str
+    lines: LineRange | None
+
+
+@dataclass(slots=True)
+class Reference:
+    """A numbered bibliography entry: the source(s) it stands for and every place citing it.
+
+    Several sources share one reference when they share a URL (``merged``).
+    """
+
+    number: int
+    source: Source
+    known: bool = True
+    merged: list[Source] = field(default_factory=list)
+    places: list[CitingPlace] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return f"ref-{self.number}"
+
+
+@dataclass(slots=True)
+class RefUse:
+    """One source as used by one citing group: its reference and the locator there."""
+
+    reference: Reference
+    source: Source
+    lines: LineRange | None
+    lines_valid: bool
+
+
+@dataclass
+class CitationState:
+    """Everything the plugin learns about one document."""
+
+    registry: Registry | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    by_id: dict[str, Reference] = field(default_factory=dict)
+    by_url: dict[str, Reference] = field(default_factory=dict)
+    places: int = 0
+    marks: int = 0
+    #: False while a stream renders block by block: document-wide checks wait for the end
+    whole_document: bool = True
+    unknown_ids: list[str] = field(default_factory=list)
+    # positions: the text after markdown-it's normalisation, before escape normalisation
+    original: str = ""
+    offsets: OffsetMap = field(default_factory=OffsetMap)
+    _line_starts: list[int] | None = None
+    scanner: Any = None
+    link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
+    #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
+    #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
+    spans: list[tuple[int, int, str]] | None = None
+
+    def begin(self, original: str, offsets: OffsetMap) -> None:
+        """Start a (new) parse: positions refer to ``original`` from now on."""
+        self.original = original
+        self.offsets = offsets
+        self._line_starts = None
+        self.scanner = None
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of an offset into :attr:`original`."""
+        if self._line_starts is None:
+            starts = [0]
+            text = self.original
+            i = text.find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = text.find("\n", i + 1)
+            self._line_starts = starts
+        k = bisect_right(self._line_starts, offset) - 1
+        return k + 1, offset - self._line_starts[k] + 1
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line of :attr:`original`."""
+        self.line_col(0)
+        assert self._line_starts is not None
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] - 1 if line < len(self._line_starts) else len(self.original)
+        return self.original[start:end]
+
+    def report(self, code: str, message: str, offset: int | None) -> None:
+        line, col = self.line_col(offset) if offset is not None else (1, 1)
+        self.diagnostics.append(Diagnostic.make(code, message, line=line, column=col))
+
+
+def citation_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
+    """The document's state, created on first use (``registry`` seeds a new one)."""
+    st = env.get(ENV_KEY)
+    if not isinstance(st, CitationState):
+        st = CitationState(registry=registry)
+        env[ENV_KEY] = st
+    return st

@@ -1,0 +1,200 @@
+"""Render rules for the three styles (they read tokens, never write them): footnotes, superscript links and hover cards.
+
+Each style is a set of markdown-it render rules; ``citation_label`` (the ``[1, 3–5]`` text) is a
+rule of its own, so a host can change the label without replacing the style.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ..sources.urls import safe_url, text_fragment, with_fragment
+from .bibliography import render_bibliography
+from .options import PluginOptions
+from .state import Reference, RefUse, citation_state
+
+__all__ = ["add_render_rules", "collapse_runs"]
+
+
+def collapse_runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted unique numbers as runs: ``[1, 2, 3, 5]`` → ``[(1, 3), (5, 5)]``.
+
+    Only runs of three or more collapse (``1–3``); two neighbours stay ``1, 2``.
+    """
+    nums = sorted(set(numbers))
+    runs: list[tuple[int, int]] = []
+    for n in nums:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    out: list[tuple[int, int]] = []
+    for lo, hi in runs:
+        if hi - lo == 1:
+            out.extend([(lo, lo), (hi, hi)])
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _uses_by_number(uses: list[RefUse]) -> dict[int, RefUse]:
+    by: dict[int, RefUse] = {}
+    for u in uses:
+        by.setdefault(u.reference.number, u)
+    return by
+
+
+def _title(ref: Reference) -> str:
+    s = ref.source
+    return s.title or s.domain or s.url or s.id
+
+
+def _accessible(ref: Reference) -> str:
+    return f"Source {ref.number}: {_title(ref)}" + ("" if ref.known else " (unverified)")
+
+
+def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
+    ref = use.reference
+    if style != "superscript" or not use.lines_valid:  # the link depends on the reference only
+        html = cache.get(ref.number)
+        if html is None:
+            html = cache[ref.number] = _make_number_link(use, style)
+        return html
+    return _make_number_link(use, style)
+
+
+def _make_number_link(use: RefUse, style: str) -> str:
+    ref = use.reference
+    cls = "citerender-num" + ("" if ref.known else " citerender-unverified")
+    n = ref.number
+    if style == "superscript":
+        url = safe_url(ref.source.url)
+        if url is not None:
+            frag = text_fragment([t for _, t in use.source.cited_lines(use.lines)]) if use.lines_valid else None
+            href = with_fragment(url, frag)
+            return (f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
+                    f'aria-label="{escape(_title(ref))} (opens in a new tab)">{n}</a>')
+    return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(_accessible(ref))}">{n}</a>'
+
+
+def citation_label(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, *,
+                   style: str = "footnotes") -> str:
+    """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
+    meta = tokens[idx].meta
+    by = _uses_by_number(meta["uses"])
+    linked = not meta.get("in_link") and style != "hovercard"
+    cache = citation_state(env).link_cache
+    if len(by) == 1:
+        (n, use), = by.items()
+        return "[" + (_number_link(use, style, cache) if linked else str(n)) + "]"
+    parts = []
+    for lo, hi in collapse_runs(list(by)):
+        first = _number_link(by[lo], style, cache) if linked else str(lo)
+        if hi == lo:
+            parts.append(first)
+        else:
+            last = _number_link(by[hi], style, cache) if linked else str(hi)
+            parts.append(f"{first}\u2013{last}")
+    return "[" + ", ".join(parts) + "]"
+
+
+def _navlist_title(meta: dict[str, Any]) -> str:
+    title = meta.get("title")
+    return f'<span class="citerender-navlist-title">{escape(title)}</span> ' if title else ""
+
+
+def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
+    meta = tokens[idx].meta
+    label = self.rules["citation_label"](tokens, idx, options, env)
+    unverified = any(not u.reference.known for u in meta["uses"])
+    cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "")
+    sup = f'<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>'
+    if meta.get("title"):
+        return f'<span class="citerender-navlist">{_navlist_title(meta)}{sup}</span>'
+    return sup
+
+
+def _card_item(use: RefUse) -> str:
+    ref = use.reference
+    s = ref.source
+    url = safe_url(s.url)
+    title = escape(_title(ref))
+    head = (f'<a class="citerender-card-title" href="{escape(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
+            if url else f'<span class="citerender-card-title">{title}</span>')
+    meta_bits = [escape(b) for b in (s.domain, f"updated {s.updated}" if s.updated else None) if b]
+    if not ref.known:
+        meta_bits.append("unverified source")
+    meta = f'<span class="citerender-card-meta">{" · ".join(meta_bits)}</span>' if meta_bits else ""
+    lines = use.source.cited_lines(use.lines) if use.lines_valid else []
+    body = ""
+    if lines:
+        rows = "".join(
+            f'<span class="citerender-line"><span class="citerender-lno" aria-label="line {n}">{n}</span> '
+            f'<span class="citerender-ltext">{escape(t)}</span></span>'
+            for n, t in lines
+        )
+        body = f'<span class="citerender-card-lines" role="group" aria-label="{escape(use.lines.label() if use.lines else "")}">{rows}</span>'
+    return (f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
+            f'{head}{meta}{body}</span>')
+
+
+def _hovercard(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    meta = tokens[idx].meta
+    if meta.get("in_link"):
+        return _plain(self, tokens, idx, options, env, "hovercard")
+    anchor = meta["anchor"]
+    card_id = f"{anchor}-card"
+    label = self.rules["citation_label"](tokens, idx, options, env)
+    uses = list(_uses_by_number(meta["uses"]).values())
+    names = "; ".join(_accessible(u.reference) for u in uses)
+    items = "".join(_card_item(u) for u in uses)
+    unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
+    first = uses[0].reference.anchor
+    html = (
+        f'<span class="citerender-cite citerender-hovercard{unverified}" id="{anchor}">'
+        f'<button type="button" class="citerender-hc-trigger" popovertarget="{card_id}" '
+        f'aria-describedby="{card_id}" aria-label="{escape(names)}" data-ref="#{first}">{label}</button>'
+        f'<span class="citerender-card" id="{card_id}" popover role="tooltip">{items}</span></span>'
+    )
+    if meta.get("title"):
+        return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>'
+    return html
+
+
+def _empty(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    return ""
+
+
+def _highlight_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    return '<span class="citerender-highlight">'
+
+
+def _highlight_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    return "</span>"
+
+
+def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
+    """Register the chosen style's rules on ``md``."""
+    style = opts.style
+    def label(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return citation_label(self, tokens, idx, options, env, style=style)
+
+    md.add_render_rule("citation_label", label)
+    if style == "hovercard":
+        md.add_render_rule("citation", _hovercard)
+    else:
+        md.add_render_rule("citation", lambda self, t, i, o, e: _plain(self, t, i, o, e, style))
+    md.add_render_rule("citation_dropped", _empty)
+    md.add_render_rule("citation_highlight_open", _highlight_open)
+    md.add_render_rule("citation_highlight_close", _highlight_close)
+    renderer = opts.bibliography_renderer or render_bibliography
+
+    def bibliography(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return renderer(tokens[idx].meta["references"], style)
+
+    md.add_render_rule("citerender_bibliography", bibliography)

@@ -1,0 +1,85 @@
+"""Anthropic Messages: ``citations`` on text blocks (``char_location``, ``page_location``,
+``content_block_location``, ``web_search_result_location``, each with ``cited_text``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["collect_events", "messages"]
+
+
+def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    out: list[tuple[str, list[str]]] = []
+    for block in resp.get("content", []) or []:
+        if block.get("type") != "text":
+            continue
+        text = str(block.get("text", ""))
+        markers: list[str] = []
+        for c in block.get("citations") or []:
+            kind = c.get("type")
+            cited = str(c.get("cited_text", "") or "")
+            if kind == "web_search_result_location":
+                sid = b.source(f"url:{c.get('url')}", "search", title=c.get("title"), url=c.get("url"))
+            elif kind in ("char_location", "page_location", "content_block_location"):
+                idx = c.get("document_index", 0)
+                doc = documents[idx] if isinstance(idx, int) and idx < len(documents) else {}
+                sid = b.source(f"doc:{idx}", "file", title=c.get("document_title") or doc.get("title"),
+                               url=doc.get("url"), meta={"document_index": idx})
+                where = {"page_location": f"pages {c.get('start_page_number')}–{c.get('end_page_number')}",
+                         "content_block_location": f"blocks {c.get('start_block_index')}–{c.get('end_block_index')}",
+                         "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}"}[kind]
+                b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
+            else:
+                continue
+            loc = b.add_line(sid, cited) if cited else None
+            m = b.marker(sid, loc)
+            if m not in markers:
+                markers.append(m)
+        out.append((text, markers))
+    # a block's markers go after the punctuation that opens the next block ("…week[1]." → "…week.[1]")
+    pieces: list[str] = []
+    pending = ""
+    for text, markers in out:
+        if pending:
+            lead = re.match(r"[.,;:!?)\]]*", text).group(0)  # type: ignore[union-attr]
+            pieces.append(lead + pending)
+            text = text[len(lead):]
+            pending = ""
+        stripped = text.rstrip()
+        pieces.append(stripped)
+        pending = "".join(markers)
+        if not pending:
+            pieces.append(text[len(stripped):])
+        else:
+            pending += text[len(stripped):]
+    pieces.append(pending)
+    return ["".join(pieces)]
+
+
+def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold a streaming event sequence into the final response object."""
+    message: dict[str, Any] = {"type": "message", "role": "assistant", "content": []}
+    blocks: dict[int, dict[str, Any]] = {}
+    for e in events:
+        t = e.get("type")
+        if t == "message_start":
+            message.update({k: v for k, v in (e.get("message") or {}).items() if k != "content"})
+        elif t == "content_block_start":
+            block = dict(e.get("content_block") or {})
+            if block.get("type") == "text":
+                block.setdefault("text", "")
+                block["citations"] = list(block.get("citations") or [])
+            blocks[int(e.get("index", 0))] = block
+        elif t == "content_block_delta":
+            block = blocks.setdefault(int(e.get("index", 0)), {"type": "text", "text": "", "citations": []})
+            d = e.get("delta") or {}
+            if d.get("type") == "text_delta":
+                block["text"] = block.get("text", "") + str(d.get("text", ""))
+            elif d.get("type") == "citations_delta":
+                block.setdefault("citations", []).append(d.get("citation"))
+    message["content"] = [blocks[k] for k in sorted(blocks)]
+    return message

@@ -1,0 +1,1 @@
+"""Publishing: static site builds, host transforms (MkDocs, Sphinx), web helpers, streaming."""

@@ -1,0 +1,117 @@
+"""Answer files for publishing: YAML front matter, the body, and where the sources come from
+(inline front matter, a path in it, or a ``NAME.sources.*`` sidecar)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CiterenderError
+from ..sources.files import load_sources, read_text_file
+from ..sources.model import Registry, registry_from_data
+
+__all__ = ["SIDE_SUFFIXES", "Answer", "find_answers", "load_answer", "registry_for", "sidecar_for",
+           "sources_file", "split_front_matter"]
+
+SIDE_SUFFIXES = (".sources.json", ".sources.yaml", ".sources.yml", ".sources.toml", ".sources.txt")
+
+
+@dataclass
+class Answer:
+    """An answer file read for publishing: its Markdown body, sources and front matter."""
+
+    path: Path
+    body: str
+    registry: Registry | None
+    meta: dict[str, Any]
+
+    @property
+    def title(self) -> str | None:
+        t = self.meta.get("title")
+        return str(t) if t else None
+
+
+def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
+    """YAML front matter (``---`` … ``---``) as a dict, the body, and the body's first line."""
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return {}, text, 1
+    end = text.find("\n---", 4)
+    while end != -1 and text[end + 4 : end + 5] not in ("", "\n", "\r"):
+        end = text.find("\n---", end + 4)
+    if end == -1:
+        raise CiterenderError("front matter is not closed by a '---' line", path=path, line=1)
+    import yaml
+
+    raw = text[4:end]
+    try:
+        meta = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise CiterenderError(f"invalid YAML front matter: {getattr(e, 'problem', e)}", path=path,
+                              line=mark.line + 2 if mark is not None else 1) from None
+    if not isinstance(meta, dict):
+        raise CiterenderError("front matter must be a mapping of keys", path=path, line=2)
+    body_start = end + 4
+    if text[body_start : body_start + 1] == "\r":
+        body_start += 1
+    if text[body_start : body_start + 1] == "\n":
+        body_start += 1
+    return meta, text[body_start:], text.count("\n", 0, body_start) + 1
+
+
+def sidecar_for(path: Path) -> Path | None:
+    """``NAME.sources.{json,yaml,yml,toml,txt}`` next to ``NAME.md``."""
+    for suffix in SIDE_SUFFIXES:
+        cand = path.with_name(path.stem + suffix)
+        if cand.is_file():
+            return cand
+    return None
+
+
+def sources_file(meta: Mapping[str, Any], path: Path) -> Path | None:
+    """The file an answer's sources come from: a front-matter path, else a sidecar (None if inline)."""
+    spec = meta.get("sources")
+    if spec is None:
+        return sidecar_for(path)
+    if isinstance(spec, str):
+        return Path(os.path.normpath(path.parent / spec))
+    return None
+
+
+def registry_for(meta: Mapping[str, Any], path: Path) -> tuple[Registry | None, list[Path]]:
+    """Sources from front matter (inline list, or a path relative to the answer) or a sidecar."""
+    target = sources_file(meta, path)
+    if target is not None:
+        return load_sources(target), [target]
+    spec = meta.get("sources")
+    if spec is None:
+        return None, []
+    if isinstance(spec, (list, dict)):
+        return registry_from_data(spec, path=f"{path} (front matter)"), []
+    raise CiterenderError("front matter 'sources' must be a list of sources or a path", path=str(path))
+
+
+def load_answer(path: str | Path) -> Answer:
+    """Read an answer for publishing: front matter, body and its sources."""
+    p = Path(path)
+    text = read_text_file(p, what="answer")
+    meta, body, _ = split_front_matter(text, str(p))
+    registry, _ = registry_for(meta, p)
+    return Answer(p, body, registry, meta)
+
+
+# --------------------------------------------------------------------------- the build
+
+
+def find_answers(src: Path) -> list[Path]:
+    """Every ``.md`` answer under ``src`` (hidden folders and ``*.sources.*`` files skipped)."""
+    out = []
+    for p in sorted(src.rglob("*.md")):
+        rel = p.relative_to(src)
+        if any(part.startswith(".") for part in rel.parts) or ".sources." in p.name:
+            continue
+        out.append(p)
+    return out

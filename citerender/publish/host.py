@@ -1,0 +1,78 @@
+"""Citations for hosts whose Markdown parser is not ours (MkDocs, Sphinx/MyST, templates).
+
+The answer is parsed by citerender, each citation group is replaced by a placeholder word the
+host's parser passes through untouched, and after the host has rendered the page the
+placeholders are swapped for citerender's HTML. Markers in code are removed, never rendered.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from ..options import RenderOptions
+from ..rendering.exports.parsed import parse_answer, rewrite
+from ..rendering.html import make_markdown
+from ..rendering.themes import load_theme
+from ..sources.model import Registry
+
+__all__ = ["Transformed", "transform_for_host"]
+
+
+@dataclass
+class Transformed:
+    """The host-ready Markdown and what to put back into the host's HTML."""
+
+    markdown: str
+    token: str
+    html: dict[str, str] = field(default_factory=dict)
+    bibliography: str = ""
+    diagnostics: list[str] = field(default_factory=list)
+
+    @property
+    def bib_placeholder(self) -> str:
+        return f"CITERENDER{self.token}BIBX"
+
+    def fill(self, html: str) -> str:
+        """Swap the placeholders in the host's HTML for citations and the bibliography."""
+        if self.bibliography:
+            html = re.sub(rf"<p>\s*{self.bib_placeholder}\s*</p>", lambda m: self.bibliography, html)
+            html = html.replace(self.bib_placeholder, self.bibliography)
+        for ph, snippet in self.html.items():
+            html = html.replace(ph, snippet)
+        return self.strip_placeholders(html)
+
+    def strip_placeholders(self, text: str) -> str:
+        """Remove placeholders the host copied elsewhere (heading slugs, tables of contents)."""
+        return re.sub(rf"CITERENDER{self.token}(?:P\d+|BIB)X", "", text, flags=re.I)
+
+
+def transform_for_host(
+    markdown: str,
+    registry: Registry | None,
+    options: RenderOptions | None = None,
+    *,
+    token: str = "CR",
+    path: str = "<page>",
+    heading: str = "Sources",
+) -> Transformed:
+    """Parse ``markdown`` and prepare it for a host parser (see the module docstring)."""
+    opts = options or RenderOptions()
+    th = load_theme(opts.theme)
+    parsed = parse_answer(markdown, registry, opts, unknown="keep" if opts.unknown == "error" else opts.unknown)
+    md = make_markdown(replace(opts, bibliography=False))
+    env = {"citerender": parsed.state}
+    out = Transformed("", token, diagnostics=[d.format(path) for d in parsed.diagnostics])
+    counter = iter(range(1, 1_000_000))
+
+    def placeholder(group: object) -> str:
+        ph = f"CITERENDER{token}P{next(counter)}X"
+        out.html[ph] = md.renderer.renderInline([group], md.options, env)  # type: ignore[attr-defined]
+        return ph
+
+    text = rewrite(parsed, placeholder)
+    if parsed.references:
+        out.bibliography = th.render_bibliography(parsed.references, opts.style, heading)
+        text = text.rstrip("\n") + f"\n\n{out.bib_placeholder}\n"
+    out.markdown = text
+    return out

@@ -1,0 +1,92 @@
+"""The build manifest (``.citerender-manifest.json``): which outputs a build owns, and their hashes.
+
+A file the manifest does not list is never overwritten or deleted; every path it lists must lie
+inside the output folder, or the manifest is refused as corrupt (a manifest is just a file in
+the output folder, and anyone who can write there could otherwise make a build delete elsewhere).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..errors import CiterenderError
+from .files import write_atomic
+
+__all__ = ["MANIFEST", "hash_bytes", "hash_file", "load_manifest", "remove_stale_temporaries", "save_manifest",
+           "unchanged"]
+
+MANIFEST = ".citerender-manifest.json"
+
+
+def load_manifest(out_dir: Path) -> dict[str, Any] | None:
+    """The files a previous build owns (None when there is no manifest)."""
+    path = out_dir / MANIFEST
+    if not path.exists():
+        return None
+    bad = CiterenderError("the build manifest is unreadable", path=str(path),
+                          hint="remove the output folder and build again")
+    try:
+        files = json.loads(path.read_text(encoding="utf-8")).get("files", {})
+    except (OSError, ValueError, AttributeError, RecursionError):
+        raise bad from None
+    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
+        raise bad
+    for rel in files:
+        if not is_inside(rel):
+            raise CiterenderError(f"the build manifest lists a path outside the output folder: {rel[:200]!r}",
+                                  path=str(path), hint="the manifest is corrupt or was edited; remove the output "
+                                  "folder and build again")
+    return files
+
+
+def is_inside(rel: str) -> bool:
+    """Is ``rel`` a plain relative path that stays inside the folder it is joined to?"""
+    if not isinstance(rel, str) or not rel or "\\" in rel or "\x00" in rel:
+        return False
+    p = PurePosixPath(rel)
+    return not p.is_absolute() and ".." not in p.parts and not re.match(r"[A-Za-z]:", rel)
+
+
+def unchanged(target: Path, entry: Mapping[str, Any]) -> bool:
+    """Is the page still what the build wrote? Size and mtime first, the content hash if they moved."""
+    try:
+        st = target.stat()
+    except OSError:
+        return False
+    if st.st_size == entry.get("size") and st.st_mtime_ns == entry.get("mtime_ns"):
+        return True
+    return bool(hash_file(target) == entry["output_hash"])
+
+
+def hash_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def hash_file(path: Path) -> str | None:
+    try:
+        return hash_bytes(path.read_bytes())
+    except OSError:
+        return None
+
+
+def remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
+    """Temporary files an interrupted build left next to pages it owns (``.NAME.PID.tmp``)."""
+    pattern = re.compile(r"\.(.+)\.\d+\.tmp\Z")
+    for tmp in out_dir.rglob(".*.tmp"):
+        m = pattern.match(tmp.name)
+        if m is None:
+            continue
+        rel = (tmp.parent / m.group(1)).relative_to(out_dir).as_posix()
+        if rel in ours or m.group(1) == MANIFEST:
+            tmp.unlink(missing_ok=True)
+
+
+def save_manifest(path: Path, files: Mapping[str, Any]) -> None:
+    data = json.dumps({"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
+                      ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    write_atomic(path, data, make_parents=True)

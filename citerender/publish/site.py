@@ -1,0 +1,354 @@
+"""Static site builds: every answer under a folder rendered to a mirrored tree of pages.
+
+Safety rules, because a build runs unattended over someone's site:
+
+* every file is written to a temporary file and renamed (a crash never leaves half a page);
+* the manifest (``.citerender-manifest.json`` in the output) lists what the build owns; a file
+  it does not own is never overwritten or deleted, and planned outputs are recorded *before*
+  they are written, so an interrupted build is resumed, not refused, by the next run;
+* unchanged inputs (same answer, sources, options, theme and version) are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import CiterenderError
+from ..options import RenderOptions
+from ..rendering.html import render
+from ..rendering.themes import load_theme
+from ..sources.files import read_text_file
+from ..syntax.headings import first_heading
+from .answers import find_answers, load_answer, sources_file, split_front_matter
+from .files import write_atomic
+from .manifest import (
+    MANIFEST,
+    hash_bytes,
+    hash_file,
+    load_manifest,
+    remove_stale_temporaries,
+    save_manifest,
+    unchanged,
+)
+
+__all__ = ["BuildResult", "PageResult", "build_site", "summarise"]
+
+ASSET_CSS = "assets/citerender.css"
+
+
+@dataclass
+class PageResult:
+    rel: str
+    out: str
+    title: str
+    output_hash: str | None = None
+    input_hash: str = ""
+    errors: int = 0
+    warnings: int = 0
+    lines: list[str] = field(default_factory=list)
+    failure: str | None = None
+    skipped: bool = False
+
+
+@dataclass
+class BuildResult:
+    pages: list[PageResult]
+    written: int
+    skipped: int
+    removed: list[str]
+    seconds: float
+
+    @property
+    def errors(self) -> int:
+        return sum(p.errors for p in self.pages) + sum(1 for p in self.pages if p.failure)
+
+    @property
+    def failed(self) -> bool:
+        return any(p.failure for p in self.pages)
+
+
+def _options_key(opts: RenderOptions) -> str:
+    """What, besides the inputs, a page depends on: version, options and the theme's files."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("citerender")
+    except PackageNotFoundError:
+        ver = "0"
+    theme_hash = hashlib.sha256()
+    for d in load_theme(opts.theme).dirs:
+        for f in sorted(d.rglob("*")):
+            if f.is_file():
+                theme_hash.update(f.name.encode())
+                theme_hash.update(f.read_bytes())
+    return f"{ver}|{opts!r}|{theme_hash.hexdigest()}"
+
+
+def _render_page(task: dict[str, Any]) -> PageResult:
+    """Worker: render one answer and write its page (atomically)."""
+    src, out, rel = Path(task["src"]), Path(task["out"]), task["rel"]
+    opts: RenderOptions = task["options"]
+    res = PageResult(rel=rel, out=task["out_rel"], title=rel, input_hash=task["input_hash"])
+    try:
+        ans = load_answer(src)
+        theme = load_theme(opts.theme)
+        r = render(ans.body, ans.registry, replace(opts, standalone=False))
+        title = ans.title or first_heading(ans.body) or src.stem
+        res.title = title
+        page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"],
+                                 home_href=task["home_href"])
+        data = page.encode("utf-8")
+        write_atomic(out, data, make_parents=True)
+        res.output_hash = hash_bytes(data)
+        for d in r.diagnostics:
+            if d.severity.value == "error":
+                res.errors += 1
+            elif d.severity.value == "warning":
+                res.warnings += 1
+            res.lines.append(d.format(str(src)))
+    except CiterenderError as e:
+        res.failure = str(e)
+    return res
+
+
+class _Progress:
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.stream = stream
+        self.on = stream.isatty() and not os.environ.get("CI") and total > 0
+        self.done = 0
+
+    def step(self) -> None:
+        self.done += 1
+        if self.on:
+            width = 30
+            fill = int(width * self.done / self.total)
+            self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.on:
+            self.stream.write("\n")
+
+
+def build_site(
+    src: str | Path,
+    out: str | Path,
+    options: RenderOptions | None = None,
+    *,
+    jobs: int = 1,
+    force: bool = False,
+    progress: TextIO | None = None,
+    **kwargs: Any,
+) -> BuildResult:
+    """Render every answer under ``src`` into ``out`` (see the module docstring for the rules).
+
+    ``options`` or keyword arguments as for :func:`citerender.render` (pages link the theme's
+    CSS once instead of inlining it)."""
+    opts = RenderOptions.build(options, **kwargs)
+    started = time.perf_counter()
+    src_dir, out_dir = _folders(src, out)
+    th = load_theme(opts.theme)
+    owned = load_manifest(out_dir)
+    if owned is None:
+        if out_dir.exists() and any(out_dir.iterdir()):
+            raise CiterenderError("output folder is not empty and was not made by citerender build", path=str(out),
+                                  hint="choose an empty or new folder")
+        owned = {}
+    build = _Build(src_dir, out_dir, opts, owned, force)
+    for p in find_answers(src_dir):
+        if out_dir not in p.parents:
+            build.plan(p)
+    for rel in (ASSET_CSS, "index.html"):
+        build.may_write(rel)
+    build.start()
+    build.write_asset(ASSET_CSS, th.css.encode("utf-8"))
+    bar = _Progress(len(build.tasks), progress or sys.stderr)
+    for r in _run(build.tasks, jobs):
+        build.record(r)
+        bar.step()
+    bar.close()
+    removed = build.remove_gone()
+    build.results.sort(key=lambda r: r.rel)
+    build.write_asset("index.html", th.render_index([r for r in build.results if r.output_hash],
+                                                    css_href=ASSET_CSS).encode("utf-8"))
+    build.finish()
+    return BuildResult(build.results, written=len(build.tasks), skipped=len(build.results) - build.rendered,
+                       removed=removed, seconds=time.perf_counter() - started)
+
+
+def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
+    src_dir, out_dir = Path(src).resolve(), Path(out).resolve()
+    if not src_dir.is_dir():
+        raise CiterenderError("source folder not found", path=str(src))
+    if out_dir == src_dir:
+        raise CiterenderError("output folder is the source folder", path=str(out),
+                              hint="choose a separate output folder")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CiterenderError("output path exists and is not a folder", path=str(out))
+    return src_dir, out_dir
+
+
+def _run(tasks: list[dict[str, Any]], jobs: int) -> Iterator[PageResult]:
+    """Render the pages, in worker processes when ``jobs > 1`` (a bounded number in flight)."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for t in tasks:
+            yield _render_page(t)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: set[Future[PageResult]] = set()
+        for t in tasks:
+            pending.add(pool.submit(_render_page, t))
+            if len(pending) >= jobs * 4:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    yield f.result()
+        for f in pending:
+            yield f.result()
+
+
+class _Build:
+    """One build's bookkeeping: what to render, what it owns (the journal), what it wrote."""
+
+    def __init__(self, src_dir: Path, out_dir: Path, opts: RenderOptions, owned: dict[str, Any], force: bool) -> None:
+        self.src_dir, self.out_dir, self.opts, self.owned, self.force = src_dir, out_dir, opts, owned, force
+        self.key = _options_key(opts)
+        self.tasks: list[dict[str, Any]] = []
+        self.results: list[PageResult] = []
+        self.planned: set[str] = {ASSET_CSS, "index.html"}
+        self.journal: dict[str, Any] = dict(owned)
+        self.rendered = 0
+        self._dep_hashes: dict[Path, str] = {}
+        self._sources_of: dict[str, str] = {}
+
+    def may_write(self, rel: str) -> None:
+        target = self.out_dir / rel
+        if not target.exists():
+            return
+        entry = self.owned.get(rel)
+        if entry is None:
+            raise CiterenderError(f"{rel} exists in the output folder and was not written by citerender build",
+                                  path=str(target), hint="move it away or choose another output folder")
+        if entry.get("pending"):
+            return  # an interrupted build of ours was writing it
+        if entry.get("output_hash") and hash_file(target) != entry["output_hash"] and not self.force:
+            raise CiterenderError(f"{rel} was changed after citerender build wrote it", path=str(target),
+                                  hint="move your changes away, or pass --force to overwrite")
+
+    def _input_hash(self, p: Path) -> str:
+        h = hashlib.sha256(self.key.encode())
+        deps: list[Path] = [p]
+        try:
+            meta, _, _ = split_front_matter(read_text_file(p, what="answer"), str(p))
+            side = sources_file(meta, p)
+            if side is not None:
+                deps.append(side)
+        except CiterenderError:
+            pass  # reported by the worker
+        for d in deps:
+            h.update(str(d).encode())
+            dh = self._dep_hashes.get(d)
+            if dh is None:
+                dh = self._dep_hashes[d] = hash_file(d) or "missing"
+            h.update(dh.encode())
+        return h.hexdigest()
+
+    def plan(self, p: Path) -> None:
+        """Skip the answer if its page is up to date, else queue it."""
+        rel = p.relative_to(self.src_dir).as_posix()
+        out_rel = rel[:-3] + ".html"
+        if out_rel == "index.html":
+            out_rel = "index.page.html"
+        other = self._sources_of.get(out_rel)
+        if other is not None:
+            raise CiterenderError(f"{other} and {rel} would both be written to {out_rel}",
+                                  path=str(p), hint="rename one of them")
+        self._sources_of[out_rel] = rel
+        input_hash = self._input_hash(p)
+        self.planned.add(out_rel)
+        entry = self.owned.get(out_rel)
+        target = self.out_dir / out_rel
+        if entry and entry.get("input_hash") == input_hash and entry.get("output_hash") and unchanged(target, entry):
+            self.results.append(PageResult(rel=rel, out=out_rel, title=entry.get("title", rel), input_hash=input_hash,
+                                           output_hash=entry["output_hash"], skipped=True,
+                                           errors=entry.get("errors", 0), warnings=entry.get("warnings", 0)))
+            return
+        self.may_write(out_rel)
+        depth = out_rel.count("/")
+        self.tasks.append({"src": str(p), "out": str(target), "rel": rel, "out_rel": out_rel, "options": self.opts,
+                           "input_hash": input_hash, "css_href": "../" * depth + ASSET_CSS,
+                           "home_href": "../" * depth + "index.html"})
+
+    def start(self) -> None:
+        """Record ownership of every planned output before writing any of them."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(self.out_dir, self.planned | set(self.owned))
+        for t in self.tasks:
+            self.journal.setdefault(t["out_rel"], {}).update({"input": t["rel"], "pending": True})
+        self.journal.setdefault(ASSET_CSS, {})
+        self.journal.setdefault("index.html", {})
+        if self.tasks or not (self.out_dir / MANIFEST).exists():
+            save_manifest(self.out_dir / MANIFEST, self.journal)
+
+    def write_asset(self, rel: str, data: bytes) -> None:
+        """Write a site-wide file unless it is already exactly this."""
+        path = self.out_dir / rel
+        if hash_file(path) != hash_bytes(data):
+            write_atomic(path, data, make_parents=True)
+        self.journal[rel] = {"output_hash": hash_bytes(data)}
+
+    def record(self, r: PageResult) -> None:
+        self.results.append(r)
+        self.rendered += 1
+        if r.output_hash:
+            st = (self.out_dir / r.out).stat()
+            self.journal[r.out] = {"input": r.rel, "input_hash": r.input_hash, "output_hash": r.output_hash,
+                                   "title": r.title, "errors": r.errors, "warnings": r.warnings,
+                                   "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        if self.rendered % 50 == 0:
+            save_manifest(self.out_dir / MANIFEST, self.journal)
+
+    def remove_gone(self) -> list[str]:
+        """Outputs of answers that are gone: delete only what we wrote and nobody changed since."""
+        removed = []
+        for rel, entry in list(self.journal.items()):
+            if rel in self.planned:
+                continue
+            target = self.out_dir / rel
+            if entry.get("output_hash") and hash_file(target) == entry["output_hash"]:
+                target.unlink()
+                removed.append(rel)
+                del self.journal[rel]
+            elif not target.exists():
+                del self.journal[rel]
+        return removed
+
+    def finish(self) -> None:
+        for r in self.results:
+            if r.output_hash is None and r.out in self.journal and self.journal[r.out].get("pending"):
+                if not (self.out_dir / r.out).exists():
+                    del self.journal[r.out]
+        if self.journal != self.owned:
+            save_manifest(self.out_dir / MANIFEST, self.journal)
+
+
+def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> None:
+    """One line per page with problems (all diagnostics with ``verbose``), then a total."""
+    for p in result.pages:
+        if p.failure:
+            print(f"{p.rel}: error: {p.failure}", file=stream)
+        elif p.errors or p.warnings:
+            print(f"{p.rel}: {p.errors} error(s), {p.warnings} warning(s)", file=stream)
+        if verbose:
+            for line in p.lines:
+                print(f"  {line}", file=stream)
+    print(f"built {result.written} page(s), {result.skipped} unchanged, {len(result.removed)} removed "
+          f"in {result.seconds:.2f} s", file=stream)

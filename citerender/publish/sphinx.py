@@ -1,0 +1,133 @@
+"""Sphinx extension for MyST documents: ``extensions = ["myst_parser", "citerender.sphinx"]``.
+
+MyST builds its own markdown-it-py parser and takes no outside plugins through its settings, so
+the extension hooks Sphinx instead: ``source-read`` runs citerender on each Markdown document
+(sources from front matter or a sidecar) and leaves placeholder words; ``doctree-resolved``
+turns them into raw HTML nodes (citations, bibliography; in headings they are dropped). The CSS is added once as
+``_static/citerender.css``.
+
+Settings (``conf.py``): ``citerender_style`` (``hovercard``), ``citerender_theme``
+(``minimal``), ``citerender_unknown`` (``drop``), ``citerender_heading`` (``Sources``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+
+from ..options import RenderOptions
+from ..rendering.themes import load_theme
+from .answers import registry_for, split_front_matter
+from .files import write_atomic
+from .host import transform_for_host
+
+CSS_NAME = "citerender.css"
+_PH = re.compile(r"CITERENDERSPHINX(?:P\d+|BIB)X")
+
+
+_DEFAULTS = RenderOptions()
+
+
+def _options(app: Any) -> RenderOptions:
+    """The project's options, built once per build from ``conf.py``."""
+    opts = getattr(app, "citerender_options", None)
+    if opts is None:
+        opts = app.citerender_options = RenderOptions.build(
+            style=app.config.citerender_style, theme=app.config.citerender_theme,
+            unknown=app.config.citerender_unknown)
+    return opts
+
+
+def _store(env: Any) -> dict[str, dict[str, Any]]:
+    if not hasattr(env, "citerender_pages"):
+        env.citerender_pages = {}
+    return env.citerender_pages  # type: ignore[no-any-return]
+
+
+def on_source_read(app: Any, docname: str, source: list[str]) -> None:
+
+    path = Path(app.env.doc2path(docname))
+    if path.suffix.lower() not in (".md", ".markdown"):
+        return
+    text = source[0]
+    meta, body, _ = split_front_matter(text, str(path))
+    front = text[: len(text) - len(body)]
+    registry, _ = registry_for(meta, path)
+    result = transform_for_host(body, registry, _options(app), token="SPHINX", path=str(path),
+                                heading=app.config.citerender_heading)
+    from sphinx.util import logging
+
+    log = logging.getLogger(__name__)
+    for line in result.diagnostics:
+        log.info(line)
+    _store(app.env)[docname] = {"html": result.html, "bib": result.bibliography}
+    source[0] = front + result.markdown
+
+
+def on_doctree_read(app: Any, doctree: nodes.document) -> None:
+    """Placeholders become raw HTML; in titles they are dropped, so page titles, the toctree
+    and relation links stay plain text (runs before Sphinx collects titles)."""
+    page = _store(app.env).get(app.env.docname)
+    if not page:
+        return
+    for para in list(doctree.findall(nodes.paragraph)):
+        if para.astext().strip() == "CITERENDERSPHINXBIBX":
+            para.replace_self(nodes.raw("", page["bib"], format="html") if page["bib"] else [])
+    for text in list(doctree.findall(nodes.Text)):
+        value = str(text)
+        if "CITERENDERSPHINX" not in value:
+            continue
+        if isinstance(text.parent, nodes.title):
+            text.parent.replace(text, nodes.Text(_PH.sub("", value)))
+            continue
+        parts: list[nodes.Node] = []
+        pos = 0
+        for m in _PH.finditer(value):
+            if m.start() > pos:
+                parts.append(nodes.Text(value[pos : m.start()]))
+            snippet = page["html"].get(m.group(0))
+            if snippet:
+                parts.append(nodes.raw("", snippet, format="html"))
+            pos = m.end()
+        if pos < len(value):
+            parts.append(nodes.Text(value[pos:]))
+        text.parent.replace(text, parts)
+
+
+def on_merge(app: Any, env: Any, docnames: set[str], other: Any) -> None:
+    _store(env).update({k: v for k, v in _store(other).items() if k in docnames})
+
+
+def on_purge(app: Any, env: Any, docname: str) -> None:
+    _store(env).pop(docname, None)
+
+
+def on_build_finished(app: Any, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+
+    write_atomic(Path(app.outdir) / "_static" / CSS_NAME, load_theme(app.config.citerender_theme).css,
+                 make_parents=True)
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_config_value("citerender_style", _DEFAULTS.style, "html")
+    app.add_config_value("citerender_theme", str(_DEFAULTS.theme), "html")
+    app.add_config_value("citerender_unknown", _DEFAULTS.unknown, "html")
+    app.add_config_value("citerender_heading", "Sources", "html")
+    app.connect("source-read", on_source_read)
+    app.connect("doctree-read", on_doctree_read, priority=400)
+    app.connect("env-merge-info", on_merge)
+    app.connect("env-purge-doc", on_purge)
+    app.connect("build-finished", on_build_finished)
+    app.add_css_file(CSS_NAME)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("citerender")
+    except PackageNotFoundError:
+        ver = "0"
+    return {"version": ver, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

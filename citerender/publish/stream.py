@@ -1,0 +1,335 @@
+"""Streaming: render an answer as it arrives, never showing half a marker.
+
+:class:`StreamRenderer` takes chunks in any split — inside a marker, inside a multi-byte UTF-8
+sequence — and returns what is safe to show now:
+
+* ``output="markdown"``: the answer's text with each citation replaced by stable placeholders
+  (``[^1]`` by default) for a front end that renders Markdown itself; markers in code are removed;
+* ``output="html"``: HTML for each block (paragraph, list, fence…) once it is complete.
+
+A marker is held back until it is decided (closed, broken by a newline or a new marker, or over
+the length limit); nothing else waits. Citation numbers are fixed when first shown and never
+change; :attr:`StreamRenderer.bibliography` is the bibliography so far. The work per chunk is
+proportional to the chunk (plus a held-back tail bounded by the longest marker), so total cost
+stays linear. Feeding everything at once gives the same output as any split.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..diagnostics import Diagnostic, sort_key
+from ..options import RenderOptions
+from ..plugin.numbering import reference_for
+from ..plugin.state import CitationState, Reference
+from ..sources.model import Registry, Source
+from ..syntax.escapes import normalize_escapes
+from ..syntax.residue import clean_html
+from ..syntax.scanner import scan
+from ..syntax.types import MAX_MARKER_BODY, MarkKind
+
+__all__ = ["StreamRenderer", "astream"]
+
+_ESCAPE_PREFIX = re.compile(r"(?:\\{1,2}(?:u(?:\{?[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
+                            # a numeric reference, complete or not: its ``;`` is optional and may follow
+                            r"|&(?:#(?:[xX]0*(?:[eE](?:2(?:0[0-6]?)?)?)?|0*(?:5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)?)\Z")
+_OPEN_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]20[0-6]|0*(?:5785[6-9]|5786[0-2]))\Z")
+_WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\[\]\"':,]*\Z")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
+# with a prefix of filecite, cite or entity
+_COPY_TAIL = re.compile(r"(?:cite|entity\[)[A-Za-z0-9_\-\[\]\"':,]*\Z|"
+                        r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z")
+_LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+class StreamRenderer:
+    """Incremental rendering of one answer (see the module docstring).
+
+    :param registry: the sources; unknown ids follow ``unknown`` as in ``render``.
+    :param options: the same :class:`citerender.RenderOptions` as ``render`` (or keyword
+        arguments that build one: ``style``, ``theme``, ``unknown``, ``fmt``, ``html`` …); the
+        bibliography comes from :meth:`bibliography_html` when the stream ends.
+    :param output: ``markdown`` (text with placeholders) or ``html`` (complete blocks).
+    :param placeholder: the Markdown placeholder for one source, ``{n}`` its number.
+    """
+
+    def __init__(
+        self,
+        registry: Registry | None = None,
+        options: RenderOptions | None = None,
+        *,
+        output: str = "markdown",
+        placeholder: str = "[^{n}]",
+        **kwargs: Any,
+    ) -> None:
+        if output not in ("markdown", "html"):
+            raise ValueError("output must be 'markdown' or 'html'")
+        opts = RenderOptions.build(options, **kwargs)
+        self.options = opts
+        self.registry = registry
+        self.output = output
+        self.unknown = opts.unknown
+        self.placeholder = placeholder
+        self.fmt = opts.fmt
+        self.style = opts.style
+        self.theme_name = opts.theme
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""  # raw text not yet decided
+        self._state = CitationState(registry=registry, whole_document=False)
+        self._closed = False
+        # markdown mode: where the committed text stands
+        self._in_fence: str | None = None
+        self._line = ""
+        self._ticks = 0  # backticks seen in the current paragraph (odd: inside a code span)
+        self._diagnostics: list[Diagnostic] = []
+        # html mode: complete lines of the block being built, the partial line, fence state
+        self._lines: list[str] = []
+        self._cur = ""
+        self._blank_at: int | None = None
+        self._block_fence: str | None = None
+        self._md = None
+        if output == "html":
+            from ..rendering.html import make_markdown
+            from ..rendering.themes import load_theme
+
+            self._theme = load_theme(opts.theme)
+            self._md = make_markdown(replace(opts, bibliography=False, list_all=False, standalone=False))
+            self._state.scanner = None
+
+    # ------------------------------------------------------------------ public API
+
+    def feed(self, chunk: str | bytes) -> str:
+        """Add a chunk; return what can be shown now (possibly empty)."""
+        if self._closed:
+            raise ValueError("feed() after close()")
+        text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
+        if not text:
+            return ""
+        self._pending += text
+        safe = self._safe_end(self._pending)
+        if safe == 0:
+            return ""
+        committed, self._pending = self._pending[:safe], self._pending[safe:]
+        return self._emit(committed, final=False)
+
+    def close(self) -> str:
+        """Flush everything (unterminated markers are reported and removed)."""
+        if self._closed:
+            return ""
+        self._closed = True
+        tail = self._decoder.decode(b"", final=True)
+        committed, self._pending = self._pending + tail, ""
+        out = self._emit(committed, final=True)
+        if self.registry is not None:
+            cited = {s.id for r in self._state.references for s in [r.source, *r.merged]}
+            for sid in self.registry:
+                if sid not in cited:
+                    self._diagnostics.append(Diagnostic.make("CR308", f"source {sid!r} is never cited"))
+        return out
+
+    @property
+    def bibliography(self) -> list[Reference]:
+        """The references numbered so far, in order."""
+        return list(self._state.references)
+
+    def bibliography_html(self) -> str:
+        """The bibliography so far, rendered with the theme (empty before the first citation)."""
+        from ..rendering.themes import load_theme
+
+        refs = self._state.references
+        return clean_html(load_theme(self.theme_name).render_bibliography(refs, self.style))[0] if refs else ""
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return sorted(self._diagnostics + self._state.diagnostics, key=sort_key)
+
+    # ------------------------------------------------------------------ what is safe to commit
+
+    def _safe_end(self, raw: str) -> int:
+        """Length of the longest prefix of ``raw`` whose marks are all decided."""
+        buf, omap = normalize_escapes(raw)  # escaped markers are markers too
+        n = len(buf)
+        cut = n
+        fmt = self.fmt
+        # an open marker: undecided until its stop, a newline or another start
+        i = buf.rfind(fmt.start)
+        if i != -1 and buf.find(fmt.stop, i) == -1 and buf.find("\n", i) == -1 and n - i <= MAX_MARKER_BODY:
+            cut = min(cut, i)
+        j = buf.rfind("\u3010")
+        if j != -1 and buf.find("\u3011", j) == -1 and buf.find("\n", j) == -1 and n - j <= MAX_MARKER_BODY:
+            cut = min(cut, j)
+        # a bare anchor or an open bracket-pipe may still grow its ids
+        k = buf.rfind(fmt.delimiter)
+        if k != -1 and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :]):
+            cut = min(cut, k)
+        # a literal escape cut in the middle
+        m = _ESCAPE_PREFIX.search(buf, max(0, n - 12))
+        if m is not None and m.start() < n:
+            cut = min(cut, m.start())
+        # a copy-paste form or entity[…] still being written
+        if _COPY_TAIL.search(buf, max(0, n - 4000)) is not None:
+            w = _WORD_TAIL.search(buf, max(0, n - 4000))
+            if w is not None and w.start() < n and _COPY_TAIL.search(buf, w.start()) is not None:
+                cut = min(cut, w.start())
+        e = buf.rfind("entity[")
+        if e != -1 and e < cut and buf.find("\n", e) == -1 and n - e <= MAX_MARKER_BODY:
+            import json
+
+            try:
+                json.JSONDecoder().raw_decode(buf, e + 6)
+            except ValueError:
+                cut = min(cut, e)
+        # never end on a carriage return that a newline may follow (CRLF is one line break)
+        if cut == n and buf.endswith("\r"):
+            cut -= 1
+        end = omap(cut) if omap else cut
+        # a numeric reference already read as a marker character may still gain its ``;``
+        r = _OPEN_REFERENCE.search(raw, max(0, len(raw) - 16))
+        return min(end, r.start()) if r is not None else end
+
+    # ------------------------------------------------------------------ emitting
+
+    def _emit(self, text: str, *, final: bool) -> str:
+        if self.output == "markdown":
+            return self._emit_markdown(text)
+        return self._emit_html(text, final=final)
+
+    def _numbers(self, source_ids: Sequence[str]) -> list[int]:
+
+        st = self._state
+        nums = []
+        for sid in source_ids:
+            if self.registry is not None and sid not in self.registry:
+                st.report("CR101", f"unknown source id {sid!r}", None)
+                if self.unknown == "drop":
+                    continue
+                source = Source(sid)
+                known = False
+            else:
+                source = self.registry[sid] if self.registry is not None else Source(sid)
+                known = True
+            ref = st.by_id.get(sid) or reference_for(st, source, known=known)
+            nums.append(ref.number)
+        return sorted(set(nums))
+
+    def _emit_markdown(self, text: str) -> str:
+        out: list[str] = []
+        pos = 0
+        for mk in scan(text, fmt=self.fmt):
+            self._advance(text[pos : mk.start], out)
+            for code, detail in mk.notes:
+                self._diagnostics.append(Diagnostic.make(code, detail))
+            if mk.kind is MarkKind.CITATION and mk.citation is not None:
+                if mk.text:
+                    self._advance(mk.text, out)
+                if self._in_fence is None and self._ticks % 2 == 0:
+                    out.append("".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids)))
+                else:
+                    self._diagnostics.append(Diagnostic.make("CR302", "marker removed from code"))
+            elif mk.kind is MarkKind.TEXT:
+                self._advance(mk.text, out)
+            pos = mk.end
+        self._advance(text[pos:], out)
+        return "".join(out)
+
+    def _advance(self, text: str, out: list[str]) -> None:
+        """Copy committed plain text, tracking fences and code spans line by line."""
+        if not text:
+            return
+        out.append(text)
+        *complete, rest = text.split("\n")
+        for piece in complete:
+            self._end_line(self._line + piece)
+            self._line = ""
+        self._line += rest
+        if self._in_fence is None:
+            self._ticks += rest.count("`")
+
+    def _end_line(self, line: str) -> None:
+        fence = _FENCE.match(line)
+        if self._in_fence is None:
+            if fence:
+                self._in_fence = fence.group(1)
+            elif not line.strip():
+                self._ticks = 0
+            else:
+                self._ticks += line.count("`") - self._line.count("`")
+        elif fence and fence.group(1)[0] == self._in_fence[0] and len(fence.group(1)) >= len(self._in_fence) \
+                and not line.strip()[len(fence.group(1)):].strip():
+            self._in_fence = None
+
+    # ------------------------------------------------------------------ html blocks
+
+    def _emit_html(self, text: str, *, final: bool) -> str:
+        """Collect complete lines into blocks; a block ends at a blank line outside a fence when
+        the next non-blank line starts a new block (not an indented or list continuation)."""
+        out: list[str] = []
+        *complete, rest = (self._cur + text).split("\n")
+        self._cur = rest
+        for line in complete:
+            self._take_line(line + "\n", out)
+        if self._blank_at is not None and self._cur.strip() and self._block_fence is None:
+            # the next block has started: decide as soon as its first characters tell
+            head = self._cur
+            decidable = head[:1] in (" ", "\t") or head[:1] not in "-*+0123456789" or len(head) > 11 \
+                or _LIST_ITEM.match(head) is not None
+            if decidable and not self._continues(head):
+                out.append(self._render_block("".join(self._lines)))
+                self._lines = []
+                self._blank_at = None
+        if final:
+            if self._cur:
+                self._take_line(self._cur, out, last=True)
+                self._cur = ""
+            if "".join(self._lines).strip():
+                out.append(self._render_block("".join(self._lines)))
+            self._lines = []
+        return "".join(out)
+
+    def _take_line(self, line: str, out: list[str], *, last: bool = False) -> None:
+        blank = not line.strip()
+        if self._blank_at is not None and not blank and self._block_fence is None:
+            if not self._continues(line):
+                out.append(self._render_block("".join(self._lines)))
+                self._lines = []
+            self._blank_at = None
+        self._lines.append(line)
+        m = _FENCE.match(line)
+        if self._block_fence is None:
+            if m:
+                self._block_fence = m.group(1)
+            elif blank and "".join(self._lines[:-1]).strip() and self._blank_at is None:
+                self._blank_at = len(self._lines) - 1
+        elif m and m.group(1)[0] == self._block_fence[0] and len(m.group(1)) >= len(self._block_fence) \
+                and not line.strip()[len(m.group(1)):].strip():
+            self._block_fence = None
+
+    def _continues(self, line: str) -> bool:
+        """Does a line after a blank line continue the block (indented, or the list goes on)?"""
+        return line[:1] in (" ", "\t") or (
+            _LIST_ITEM.match(line) is not None and bool(self._lines) and _LIST_ITEM.match(self._lines[0]) is not None)
+
+    def _render_block(self, block: str) -> str:
+        assert self._md is not None
+        html, removed = clean_html(str(self._md.render(block, {"citerender": self._state})))
+        if removed:
+            self._state.report("CR109", "marker residue removed from the output", None)
+        return html
+
+
+async def astream(chunks: AsyncIterable[str | bytes], registry: Registry | None = None, **options: object
+                  ) -> AsyncIterator[str]:
+    """Async variant: ``async for html in astream(source, registry, output="html"): …``."""
+    sr = StreamRenderer(registry, **options)  # type: ignore[arg-type]
+    async for chunk in chunks:
+        out = sr.feed(chunk)
+        if out:
+            yield out
+    tail = sr.close()
+    if tail:
+        yield tail

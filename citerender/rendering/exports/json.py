@@ -1,0 +1,99 @@
+"""The parsed answer as JSON for front ends (``schemas/answer.schema.json``), UTF-16 offsets included."""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...plugin.state import Reference
+from ...sources.urls import safe_url
+from ...syntax.residue import has_residue
+from .markdown import guard_links, unsafe_link_lines
+from .parsed import Parsed, finish, rewrite
+
+__all__ = ["SCHEMA_PATH", "to_json", "to_json_data"]
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent.parent / "schemas" / "answer.schema.json"
+
+
+class _Utf16:
+    """Code-point offsets to UTF-16 offsets (astral characters count twice)."""
+
+    def __init__(self, text: str) -> None:
+        self.astral = [i for i, c in enumerate(text) if ord(c) > 0xFFFF] if not text.isascii() else []
+
+    def __call__(self, cp: int) -> int:
+        return cp + bisect_right(self.astral, cp - 1)
+
+
+def _input_offsets(raw: str) -> Callable[[int], int]:
+    """Offsets in markdown-it's normalised text (CRLF as LF) back to the input as given."""
+    if "\r\n" not in raw:
+        return lambda x: x
+    crlf = []
+    removed = 0
+    for m in re.finditer("\r\n", raw):
+        crlf.append(m.start() - removed)
+        removed += 1
+    return lambda x: x + bisect_right(crlf, x - 1)
+
+
+def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
+    return [{
+        "number": r.number,
+        "id": r.source.id,
+        "title": r.source.title,
+        "url": safe_url(r.source.url),
+        "domain": r.source.domain,
+        "updated": r.source.updated,
+        "verified": r.known,
+        "also": [m.id for m in r.merged],
+        "lines": [p.lines.label() for p in r.places if p.lines is not None],
+    } for r in refs]
+
+
+def to_json_data(p: Parsed) -> dict[str, Any]:
+    """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
+    positions: dict[int, int] = {}
+    clean = rewrite(p, lambda g: "", positions=positions)
+    if has_residue(clean) or unsafe_link_lines(clean):  # front ends render this text as Markdown
+        clean = guard_links(finish(p, clean))
+    to_input = _input_offsets(p.input)
+    u_in, u_clean = _Utf16(p.input), _Utf16(clean)
+    citations = []
+    for g in sorted(p.groups, key=lambda g: g.meta["spans"][0][0]):
+        at = positions.get(id(g))
+        if at is None:  # overlapped another mark: not placed, so not reported
+            continue
+        start = to_input(g.meta["spans"][0][0])
+        end = to_input(g.meta["spans"][-1][1])
+        sources = [{
+            "id": u.source.id,
+            "number": u.reference.number,
+            "locator": str(u.lines) if u.lines is not None else None,
+            "lines": [u.lines.low, u.lines.high] if u.lines is not None and u.lines_valid else None,
+            "verified": u.reference.known,
+        } for u in g.meta["uses"]]
+        citations.append({
+            "anchor": g.meta["anchor"],
+            "sources": sources,
+            "input": {"start": start, "end": end, "start_utf16": u_in(start), "end_utf16": u_in(end)},
+            "clean": {"offset": at, "offset_utf16": u_clean(at)},
+            "markers": [{"start": to_input(a), "end": to_input(b)} for a, b in g.meta["spans"]],
+            "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
+        })
+    return {
+        "version": 1,
+        "text": clean,
+        "citations": citations,
+        "bibliography": _bibliography_json(p.references),
+        "diagnostics": [d.to_dict() for d in p.diagnostics],
+    }
+
+
+def to_json(p: Parsed) -> str:
+    return finish(p, json.dumps(to_json_data(p), ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,117 @@
+"""Standard Markdown footnotes (``text.[^1]``, ``[^1]: Title, <URL>, …``), read back by pandoc."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from urllib.parse import quote
+
+from markdown_it import MarkdownIt
+
+from ...errors import CiterenderError
+from ...sources.urls import safe_url
+from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
+
+__all__ = ["guard_links", "to_markdown", "unsafe_link_lines"]
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def _md_escape(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", re.sub(r"\s+", " ", text).strip())
+
+
+def _md_url(url: str | None) -> str | None:
+    safe = safe_url(url)
+    if safe is None:
+        return None
+    if re.match(r"https?://", safe, re.I):
+        return "<" + quote(safe, safe=":/?#[]@!$&'()*+,;=%~") + ">"
+    return _md_escape(safe)
+
+
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_LINK_OPENER = re.compile(r"(?<!\\)(?:\[(?!\^\d+\])|<)")
+
+
+@lru_cache(maxsize=1)
+def _permissive() -> MarkdownIt:
+    """A parser that accepts every link, as pandoc and most Markdown readers do."""
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return md
+
+
+def unsafe_link_lines(markdown: str) -> list[tuple[int, int]]:
+    """Line ranges of the blocks holding a link or image whose URL is not safe."""
+    ranges: list[tuple[int, int]] = []
+    block_map: list[int] | None = None
+    for tok in _permissive().parse(markdown):
+        if tok.map is not None:
+            block_map = tok.map
+        if tok.type != "inline" or not tok.children:
+            continue
+        for child in tok.children:
+            url = child.attrs.get("href") if child.type == "link_open" else \
+                child.attrs.get("src") if child.type == "image" else None
+            if isinstance(url, str) and safe_url(url) is None:
+                where = tok.map or block_map
+                if where is not None:
+                    ranges.append((where[0], where[1]))
+                break
+    return ranges
+
+
+def guard_links(markdown: str) -> str:
+    """Keep every unsafe link in ``markdown`` as text.
+
+    A Markdown reader such as pandoc links whatever destination it finds, with no scheme policy,
+    so the export must not carry ``[x](javascript:…)`` — whether the model wrote it or residue
+    removal made it. In each block holding such a link, link openers (``[`` and ``<``, outside code
+    spans and our ``[^n]`` notes) are escaped; the text reads the same.
+    """
+    for _ in range(3):
+        ranges = unsafe_link_lines(markdown)
+        if not ranges:
+            return markdown
+        lines = markdown.split("\n")
+        for first, last in ranges:
+            for i in range(first, min(last, len(lines))):
+                lines[i] = _escape_openers(lines[i])
+        markdown = "\n".join(lines)
+    if unsafe_link_lines(markdown):  # pragma: no cover - escaping every opener leaves no link
+        raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
+    return markdown
+
+
+def _escape_openers(line: str) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(line):
+        out.append(_LINK_OPENER.sub(lambda o: "\\" + o.group(0), line[pos : m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_LINK_OPENER.sub(lambda o: "\\" + o.group(0), line[pos:]))
+    return "".join(out)
+
+
+def to_markdown(p: Parsed) -> str:
+    """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
+    body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
+    if not p.references:
+        return guard_links(finish(p, body + "\n"))
+    defs = []
+    for ref in p.references:
+        parts = [_md_escape(source_label(ref.source))]
+        url = _md_url(ref.source.url)
+        if url:
+            parts.append(url)
+        if ref.source.updated:
+            parts.append(f"updated {_md_escape(ref.source.updated)}")
+        lines = lines_label(ref)
+        if lines:
+            parts.append(lines)
+        if not ref.known:
+            parts.append("unverified source")
+        defs.append(f"[^{ref.number}]: " + ", ".join(parts))
+    return guard_links(finish(p, body + "\n\n" + "\n".join(defs) + "\n"))

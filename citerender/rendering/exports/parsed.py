@@ -1,0 +1,119 @@
+"""One parse of an answer shared by every export: same numbering, grouping, unknown-id policy and
+diagnostics as ``render``. Markdown and JSON rewrite the answer's own text, so everything that
+is not a marker stays as the model wrote it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from markdown_it.token import Token
+
+from ...diagnostics import Diagnostic, sort_key
+from ...errors import CiterenderError
+from ...options import RenderOptions
+from ...plugin.state import CitationState, Reference
+from ...sources.model import Registry, Source
+from ...syntax.escapes import contains_reserved
+from ...syntax.residue import has_residue, remove_residue
+from ...syntax.scanner import apply_marks, scan
+from ..html import MAX_ANSWER_CHARS, make_markdown
+
+__all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]
+
+_RESERVED_CHARS = re.compile("[\ue200-\ue206]")
+
+
+@dataclass
+class Parsed:
+    """An answer parsed once, for every export."""
+
+    input: str
+    tokens: list[Token]
+    groups: list[Token]
+    state: CitationState
+
+    @property
+    def references(self) -> list[Reference]:
+        return self.state.references
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return sorted(self.state.diagnostics, key=sort_key)
+
+
+def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
+    for tok in tokens:
+        yield tok
+        if tok.children:
+            yield from _walk(tok.children)
+
+
+def parse_answer(text: str, registry: Registry | None = None, options: RenderOptions | None = None,
+                 **kwargs: Any) -> Parsed:
+    """Parse ``text`` and record where every mark sits in it (``options`` or keyword arguments
+    as for :func:`citerender.render`; the style and theme do not change a parse)."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}")
+    opts = replace(RenderOptions.build(options, **kwargs), style="footnotes", bibliography=False, html=False)
+    md = make_markdown(opts)
+    st = CitationState(registry=registry, spans=[])
+    tokens = md.parse(text, {"citerender": st})
+    groups = [t for t in _walk(tokens) if t.type == "citation"]
+    return Parsed(text, tokens, groups, st)
+
+
+def finish(p: Parsed, out: str) -> str:
+    """Remove marker characters or escapes that came from source metadata (titles, URLs, lines)."""
+    if not has_residue(out):
+        return out
+    p.state.report("CR109", "marker characters in source metadata removed from the output", None)
+    return remove_residue(out)
+
+
+def group_numbers(group: Token) -> list[int]:
+    return sorted({u.reference.number for u in group.meta["uses"]})
+
+
+def rewrite(p: Parsed, replace: Callable[[Token], str], *, tight: bool = False,
+            positions: dict[int, int] | None = None) -> str:
+    """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
+    what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result."""
+    edits: list[tuple[int, int, str, Token | None]] = [(a, b, t, None) for a, b, t in p.state.spans or []]
+    for g in p.groups:
+        for i, (a, b) in enumerate(g.meta["spans"]):
+            edits.append((a, b, replace(g) if i == 0 else "", g if i == 0 else None))
+    edits.sort(key=lambda e: (e[0], e[1]))
+    src = p.state.original
+    out: list[str] = []
+    size = 0
+    pos = 0
+    for a, b, text, group in edits:
+        if a < pos:
+            continue
+        chunk = src[pos:a]
+        if tight and group is not None:
+            chunk = chunk.rstrip(" \t")
+        out.append(chunk)
+        size += len(chunk)
+        if group is not None and positions is not None:
+            positions[id(group)] = size
+        out.append(text)
+        size += len(text)
+        pos = b
+    out.append(src[pos:])
+    result = "".join(out)
+    if contains_reserved(result):  # marks no rule placed (link attributes, image alt): remove them
+        result = _RESERVED_CHARS.sub("", apply_marks(result, scan(result)))
+    return result
+
+
+def source_label(s: Source) -> str:
+    return s.title or s.domain or s.url or s.id
+
+
+def lines_label(ref: Reference) -> str | None:
+    labels = list(dict.fromkeys(p.lines.label() for p in ref.places if p.lines is not None))
+    return "; ".join(labels) if labels else None

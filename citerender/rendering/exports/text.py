@@ -1,0 +1,137 @@
+"""Plain text with ``[1]`` numbers and a References list: what a person pastes into an e-mail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markdown_it.token import Token
+
+from ...sources.urls import safe_url
+from .parsed import Parsed, finish, group_numbers, lines_label, source_label
+
+__all__ = ["to_text"]
+
+class _TextWriter:
+    """Markdown tokens to plain text: what a person pastes into an e-mail."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.prefixes: list[str] = []
+        self.list_stack: list[list[int | None]] = []  # [next number or None for bullets]
+        self.tight_next = False
+
+    def inline(self, tokens: Sequence[Token]) -> str:
+        out: list[str] = []
+        link_href: list[str | None] = []
+        for t in tokens:
+            if t.type in ("text", "code_inline"):
+                out.append(t.content)
+            elif t.type in ("softbreak", "hardbreak"):
+                out.append("\n")
+            elif t.type == "citation":
+                out.append("[" + ", ".join(str(n) for n in group_numbers(t)) + "]")
+            elif t.type == "image":
+                out.append(self.inline(t.children or []))
+            elif t.type == "link_open":
+                href = t.attrs.get("href")
+                link_href.append(str(href) if href is not None else None)
+                out.append("")
+            elif t.type == "link_close":
+                href = link_href.pop() if link_href else None
+                safe = safe_url(href)
+                if safe and safe.startswith(("http://", "https://")):
+                    out.append(f" <{safe}>")
+        return "".join(out)
+
+    def add(self, text: str, *, tight: bool = False) -> None:
+        prefix = "".join(self.prefixes)
+        lines = text.split("\n")
+        block = "\n".join(prefix + line if line else prefix.rstrip() for line in lines)
+        if tight and self.blocks:  # items of a tight list stay on consecutive lines
+            self.blocks[-1] += "\n" + block
+        else:
+            self.blocks.append(block)
+        if self.prefixes and self.list_stack:  # after a list item's first block, indent the rest
+            self.prefixes[-1] = " " * len(self.prefixes[-1])
+
+    def run(self, tokens: Sequence[Token]) -> str:
+        i = 0
+        while i < len(tokens):
+            t = tokens[i]
+            if t.type == "heading_open":
+                text = self.inline(tokens[i + 1].children or [])
+                rule = "=" if t.tag == "h1" else "-" if t.tag == "h2" else ""
+                self.add(text + (("\n" + rule * len(text)) if rule else ""))
+                i += 3
+                continue
+            if t.type == "paragraph_open":
+                self.add(self.inline(tokens[i + 1].children or []), tight=t.hidden and self.tight_next)
+                self.tight_next = True
+                i += 3
+                continue
+            if t.type in ("fence", "code_block"):
+                self.add("\n".join("    " + line for line in t.content.rstrip("\n").split("\n")))
+            elif t.type == "hr":
+                self.add("-" * 20)
+            elif t.type == "blockquote_open":
+                self.prefixes.append("> ")
+            elif t.type == "blockquote_close":
+                self.prefixes.pop()
+            elif t.type in ("bullet_list_open", "ordered_list_open"):
+                start = int(t.attrs.get("start", 1) or 1) if t.type == "ordered_list_open" else None
+                self.list_stack.append([start])
+                self.tight_next = False  # the list's first item starts a new block
+            elif t.type in ("bullet_list_close", "ordered_list_close"):
+                self.list_stack.pop()
+            elif t.type == "list_item_open":
+                counter = self.list_stack[-1]
+                if counter[0] is None:
+                    marker = "- "
+                else:
+                    marker = f"{counter[0]}. "
+                    counter[0] += 1
+                self.prefixes.append(marker)
+            elif t.type == "list_item_close":
+                self.prefixes.pop()
+            elif t.type == "table_open":
+                rows = []
+                j = i
+                while tokens[j].type != "table_close":
+                    if tokens[j].type == "tr_open":
+                        cells = []
+                        j += 1
+                        while tokens[j].type != "tr_close":
+                            if tokens[j].type == "inline":
+                                cells.append(self.inline(tokens[j].children or []))
+                            j += 1
+                        rows.append(" | ".join(cells))
+                    j += 1
+                self.add("\n".join(rows))
+                i = j
+            elif t.type == "html_block":
+                self.add(t.content.rstrip("\n"))
+            i += 1
+        return "\n\n".join(b for b in self.blocks if b.strip()) + "\n"
+
+
+def to_text(p: Parsed) -> str:
+    """Plain text with ``[1]`` numbers and a References list."""
+    body = _TextWriter().run(p.tokens)
+    if not p.references:
+        return finish(p, body)
+    refs = ["References"]
+    for ref in p.references:
+        s = ref.source
+        bits = [source_label(s)]
+        url = safe_url(s.url)
+        if url and s.title:
+            bits.append(url)
+        if s.updated:
+            bits.append(f"Updated {s.updated}")
+        lines = lines_label(ref)
+        if lines:
+            bits.append(lines[0].upper() + lines[1:])
+        if not ref.known:
+            bits.append("Unverified source")
+        refs.append(f"[{ref.number}] " + ". ".join(b.rstrip(".") for b in bits) + ".")
+    return finish(p, body + "\n" + "\n".join(refs) + "\n")

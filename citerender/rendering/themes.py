@@ -1,0 +1,128 @@
+"""Themes: folders of Jinja2 templates and one CSS file, found in the wheel or given as a path.
+
+A theme may hold only the files it changes: templates are looked up in the theme, then in the
+built-in theme it names as ``base`` (``theme.toml``), then in ``default`` — a Jinja2 loader
+chain, so overriding one template never means copying the rest. A theme changes looks, never
+what is shown.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import CiterenderError
+from ..plugin.bibliography import bibliography_entries, render_bibliography
+from ..plugin.state import Reference
+
+__all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
+
+
+def themes_root() -> Path:
+    """The built-in themes: inside the installed package, or the checkout's top-level folder."""
+    package = Path(__file__).resolve().parent.parent
+    for cand in (package / "themes", package.parent / "themes"):
+        if (cand / "default").is_dir():
+            return cand
+    raise CiterenderError("built-in themes not found; the installation is incomplete")
+
+
+def builtin_themes() -> list[str]:
+    return sorted(p.name for p in themes_root().iterdir() if (p / "style.css").is_file())
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A resolved theme: its folders, most specific first."""
+
+    name: str
+    dirs: tuple[Path, ...]
+
+    @cached_property
+    def env(self) -> Any:
+        import jinja2  # lazy: only rendering pays for it
+
+        return jinja2.Environment(
+            loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in self.dirs]),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    @cached_property
+    def css(self) -> str:
+        """The shared mechanics (``_core.css``: cards shown on hover/focus, print rules) and the
+        most specific ``style.css`` in the chain."""
+        core = (themes_root() / "_core.css").read_text(encoding="utf-8")
+        for d in self.dirs:
+            f = d / "style.css"
+            if f.is_file():
+                return core + "\n" + f.read_text(encoding="utf-8")
+        return core
+
+    @cached_property
+    def own_bibliography(self) -> bool:
+        """Does the theme chain override the default theme's bibliography template?"""
+        default = themes_root() / "default"
+        for d in self.dirs:
+            if (d / "bibliography.html.j2").is_file():
+                return d != default
+        return False
+
+    def render_bibliography(self, references: Sequence[Reference], style: str, heading: str = "Sources") -> str:
+        """The bibliography: the theme's own template, or the built-in markup (no Jinja2)."""
+        if not self.own_bibliography:
+            return render_bibliography(references, style, heading)
+        tpl = self.env.get_template("bibliography.html.j2")
+        return str(tpl.render(entries=bibliography_entries(references), style=style, heading=heading))
+
+    def render_page(self, body: str, *, title: str, css: str, lang: str = "en", css_href: str | None = None,
+                    home_href: str | None = None) -> str:
+        """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds)."""
+        tpl = self.env.get_template("page.html.j2")
+        safe_css = css.replace("</", "<\\/")
+        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang, css_href=css_href,
+                              home_href=home_href))
+
+    def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
+        """The index page of a site build: every page with its title and problem counts."""
+        tpl = self.env.get_template("index.html.j2")
+        return str(tpl.render(pages=pages, css_href=css_href, title=title))
+
+
+@lru_cache(maxsize=32)
+def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
+    """A built-in theme by name, or a folder of the user's (with an optional ``theme.toml``)."""
+    if isinstance(name_or_path, Theme):
+        return name_or_path
+    root = themes_root()
+    p = Path(name_or_path)
+    if isinstance(name_or_path, str) and (root / name_or_path / "style.css").is_file() and "/" not in name_or_path:
+        dirs = [root / name_or_path]
+        name = name_or_path
+    elif p.is_dir():
+        dirs = [p.resolve()]
+        name = p.name
+        base = "default"
+        meta = p / "theme.toml"
+        if meta.is_file():
+            try:
+                base = str(tomllib.loads(meta.read_text(encoding="utf-8")).get("base", "default"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+                raise CiterenderError(f"invalid theme.toml: {e}", path=str(meta)) from None
+            if not (root / base / "style.css").is_file():
+                raise CiterenderError(f"base theme {base!r} does not exist", path=str(meta),
+                                      hint=f"use one of {', '.join(builtin_themes())}")
+        if base != "default":
+            dirs.append(root / base)
+    else:
+        raise CiterenderError(f"theme {str(name_or_path)!r} not found", path=str(name_or_path),
+                              hint=f"use one of {', '.join(builtin_themes())} or a folder")
+    if root / "default" not in dirs:
+        dirs.append(root / "default")
+    return Theme(name, tuple(dirs))

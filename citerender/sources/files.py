@@ -1,0 +1,95 @@
+"""Reading sources: JSON, YAML or TOML data (a list of sources or ``{"sources": [...]}``), or the
+very text shown to the model. Every problem is a :class:`CiterenderError` naming file and line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..errors import CiterenderError
+from ..syntax.format import DEFAULT_FORMAT, CitationFormat
+from .context import parse_blocks, parse_tool_output
+from .model import MAX_SOURCES_FILE_BYTES, Registry, registry_from_data
+
+__all__ = ["decode_text", "load_sources", "parse_data", "read_text_file"]
+
+def read_text_file(path: str | Path, *, limit: int = MAX_SOURCES_FILE_BYTES, what: str = "file") -> str:
+    """Read a UTF-8 text file, turning every failure into a :class:`CiterenderError`."""
+    p = Path(path)
+    name = str(path)
+    try:
+        if p.is_dir():
+            raise CiterenderError(f"{what} is a directory, not a file", path=name)
+        size = p.stat().st_size
+        if size > limit:
+            raise CiterenderError(f"{what} is {size:,} bytes, over the limit of {limit:,}", path=name)
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise CiterenderError(f"{what} not found", path=name, hint="check the path") from None
+    except PermissionError:
+        raise CiterenderError(f"{what} is not readable (permission denied)", path=name) from None
+    except OSError as e:
+        raise CiterenderError(f"cannot read {what}: {e.strerror or e}", path=name) from None
+    return decode_text(data, name, what)
+
+
+def decode_text(data: bytes, name: str, what: str = "file") -> str:
+    """Decode UTF-8 (a BOM is allowed), refusing binary data with a clear message."""
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CiterenderError(f"{what} looks binary (it has NUL bytes)", path=name,
+                              hint="pass a UTF-8 text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise CiterenderError(f"{what} is not valid UTF-8 (byte {e.start})", path=name, line=line,
+                              hint="save it as UTF-8") from None
+
+
+def parse_data(raw: str, suffix: str, name: str) -> object:
+    """Parse JSON, YAML or TOML text, reporting the parser's line on failure."""
+    if suffix == ".json":
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise CiterenderError(f"invalid JSON: {e.msg} (column {e.colno})", path=name, line=e.lineno) from None
+    if suffix in (".yaml", ".yml"):
+        import yaml  # lazy: only YAML users pay for it
+
+        try:
+            return yaml.safe_load(raw)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+            raise CiterenderError(f"invalid YAML: {problem}", path=name,
+                                  line=mark.line + 1 if mark is not None else None) from None
+    if suffix == ".toml":
+        import tomllib
+
+        try:
+            return tomllib.loads(raw)
+        except tomllib.TOMLDecodeError as e:
+            m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+            msg = re.sub(r"\s*\(at line.*\)", "", str(e))
+            raise CiterenderError(f"invalid TOML: {msg}", path=name, line=int(m.group(1)) if m else None) from None
+    raise CiterenderError(f"unknown sources format {suffix!r}", path=name,
+                          hint="use .json, .yaml, .toml, or tool-output / <BLOCK> text in .txt")
+
+
+def load_sources(path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
+    """Load a registry, choosing the format from the file name and content."""
+    name = str(path)
+    raw = read_text_file(path, what="sources file")
+    suffix = Path(path).suffix.lower()
+    if suffix in (".json", ".yaml", ".yml", ".toml"):
+        return registry_from_data(parse_data(raw, suffix, name), path=name, raw=raw, fmt=fmt)
+    stripped = raw.lstrip()
+    if stripped.startswith("Citation Marker:"):
+        return parse_tool_output(raw, path=name, fmt=fmt)
+    if stripped.startswith("<BLOCK"):
+        return parse_blocks(raw, path=name, fmt=fmt)
+    if stripped.startswith(("{", "[")):
+        return registry_from_data(parse_data(raw, ".json", name), path=name, raw=raw, fmt=fmt)
+    raise CiterenderError("cannot tell the sources format", path=name, line=1,
+                          hint="use .json/.yaml/.toml, or text starting with 'Citation Marker:' or '<BLOCK'")

@@ -1,0 +1,226 @@
+"""Sources and the registry: what an answer may cite (one frozen value per citable unit)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import CiterenderError
+from ..syntax.format import DEFAULT_FORMAT, CitationFormat
+from ..syntax.types import LineRange
+
+__all__ = ["MAX_SOURCES", "MAX_SOURCES_FILE_BYTES", "Registry", "Source", "registry_from_data", "source_from_mapping"]
+
+#: Caps on what one registry may hold (see SECURITY.md).
+MAX_SOURCES = 10_000
+MAX_SOURCES_FILE_BYTES = 64 * 1024 * 1024
+
+_EMPTY_META: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Source:
+    """One citable unit: a stable id, metadata, and numbered lines or a text block."""
+
+    id: str
+    title: str | None = None
+    url: str | None = None
+    updated: str | None = None
+    lines: tuple[str, ...] | None = None
+    text: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_META, compare=False)
+
+    @property
+    def line_count(self) -> int | None:
+        return None if self.lines is None else len(self.lines)
+
+    def has_lines(self, rng: LineRange) -> bool:
+        """Does this source have every line of ``rng``?"""
+        return self.lines is not None and 1 <= rng.low and rng.high <= len(self.lines)
+
+    def cited_lines(self, rng: LineRange | None) -> list[tuple[int, str]]:
+        """The (number, text) pairs a locator covers; empty when it covers nothing."""
+        if rng is None or not self.has_lines(rng):
+            return []
+        assert self.lines is not None
+        return [(n, self.lines[n - 1]) for n in range(rng.low, rng.high + 1)]
+
+    @property
+    def domain(self) -> str | None:
+        """Host of the URL without ``www.``, for display."""
+        if not self.url:
+            return None
+        try:
+            host = urlsplit(self.url).hostname
+        except ValueError:
+            return None
+        if not host:
+            return None
+        return host[4:] if host.startswith("www.") else host
+
+    @property
+    def body(self) -> str:
+        """The source text as one string."""
+        if self.lines is not None:
+            return "\n".join(self.lines)
+        return self.text or ""
+
+
+class Registry(Mapping[str, Source]):
+    """The ordered id → :class:`Source` mapping for one answer."""
+
+    def __init__(self, sources: Iterable[Source] = (), *, path: str | None = None) -> None:
+        self._by_id: dict[str, Source] = {}
+        for s in sources:
+            if s.id in self._by_id:
+                raise CiterenderError(f"duplicate source id {s.id!r}", path=path,
+                                      hint="give every source a unique id")
+            self._by_id[s.id] = s
+        if len(self._by_id) > MAX_SOURCES:
+            raise CiterenderError(f"{len(self._by_id)} sources exceed the limit of {MAX_SOURCES}", path=path)
+        self.path = path
+
+    def __getitem__(self, key: str) -> Source:
+        return self._by_id[key]
+
+    def get(self, key: str, default: Source | None = None) -> Source | None:  # type: ignore[override]
+        return self._by_id.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_id
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __repr__(self) -> str:
+        return f"Registry({list(self._by_id)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Registry):
+            return NotImplemented
+        return list(self._by_id.values()) == list(other._by_id.values())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def has_locator(self, source_id: str, rng: LineRange) -> bool:
+        """Does ``source_id`` exist and have the lines ``rng`` names?"""
+        s = self._by_id.get(source_id)
+        return s is not None and s.has_lines(rng)
+
+    def text_for(self, source_id: str, rng: LineRange | None = None) -> str | None:
+        """The text a citation covers: the cited lines, or the whole source without a locator."""
+        s = self._by_id.get(source_id)
+        if s is None:
+            return None
+        if rng is None:
+            return s.body
+        return "\n".join(t for _, t in s.cited_lines(rng)) or None
+
+
+# --------------------------------------------------------------------------- building sources
+
+_KNOWN_KEYS = {"id", "title", "url", "updated", "lines", "text", "meta"}
+
+
+def _check_date(value: object, where: str, path: str | None, line: int | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        raise CiterenderError(f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
+                              path=path, line=line, hint="write it as 2026-03-01")
+    try:
+        datetime.fromisoformat(value.strip())
+    except ValueError:
+        try:
+            date.fromisoformat(value.strip())
+        except ValueError:
+            raise CiterenderError(f"{where}: 'updated' is not an ISO date: {value[:40]!r}",
+                                  path=path, line=line, hint="write it as 2026-03-01") from None
+    return value.strip()
+
+
+def source_from_mapping(item: object, index: int, *, path: str | None = None,
+                        line: int | None = None, fmt: CitationFormat = DEFAULT_FORMAT) -> Source:
+    """Validate one source entry from a data file."""
+    where = f"source #{index + 1}"
+    if not isinstance(item, Mapping):
+        raise CiterenderError(f"{where} must be an object with an 'id', not {type(item).__name__}",
+                              path=path, line=line)
+    if "id" not in item:
+        raise CiterenderError(f"{where} has no 'id'", path=path, line=line,
+                              hint="add an id such as turn0file0 or block1")
+    sid = item["id"]
+    if isinstance(sid, int) and not isinstance(sid, bool):
+        sid = str(sid)
+    if not isinstance(sid, str) or not fmt.id_re.match(sid):
+        raise CiterenderError(f"{where}: id {str(sid)[:60]!r} is not a valid id", path=path, line=line,
+                              hint="ids use only letters, digits, '_' and '-'")
+    where = f"source {sid!r}"
+    for key in ("title", "url"):
+        if item.get(key) is not None and not isinstance(item[key], str):
+            raise CiterenderError(f"{where}: {key!r} must be a string", path=path, line=line)
+    lines = item.get("lines")
+    text = item.get("text")
+    if lines is not None:
+        if isinstance(lines, str):
+            lines = lines.splitlines()
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            raise CiterenderError(f"{where}: 'lines' must be a list of strings", path=path, line=line,
+                                  hint="line N of the list is cited as LN")
+        if text is not None:
+            raise CiterenderError(f"{where}: give either 'lines' or 'text', not both", path=path, line=line)
+    if text is not None and not isinstance(text, str):
+        raise CiterenderError(f"{where}: 'text' must be a string", path=path, line=line)
+    meta = item.get("meta") or {}
+    if not isinstance(meta, Mapping):
+        raise CiterenderError(f"{where}: 'meta' must be an object", path=path, line=line)
+    extra = {k: v for k, v in item.items() if k not in _KNOWN_KEYS}
+    return Source(
+        id=sid,
+        title=(item.get("title") or None),
+        url=(item.get("url") or "").strip() or None,
+        updated=_check_date(item.get("updated"), where, path, line),
+        lines=tuple(lines) if lines is not None else None,
+        text=text,
+        meta=MappingProxyType({**extra, **meta}),
+    )
+
+
+def _line_of(raw: str, needle: str) -> int | None:
+    i = raw.find(needle)
+    return None if i < 0 else raw.count("\n", 0, i) + 1
+
+
+def registry_from_data(data: object, *, path: str | None = None, raw: str = "",
+                       fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
+    """Build a registry from parsed JSON/YAML/TOML data: a list or ``{"sources": [...]}``."""
+    items = data.get("sources") if isinstance(data, Mapping) else data
+    if not isinstance(items, list):
+        raise CiterenderError("expected a list of sources or an object with a 'sources' list",
+                              path=path, line=1, hint='write {"sources": [{"id": "turn0file0", …}]}')
+    out: list[Source] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        sid = item.get("id") if isinstance(item, Mapping) else None
+        line = _line_of(raw, f"{sid}") if isinstance(sid, str) and raw else None
+        src = source_from_mapping(item, i, path=path, line=line, fmt=fmt)
+        if src.id in seen:
+            raise CiterenderError(f"duplicate source id {src.id!r} (sources #{seen[src.id] + 1} and #{i + 1})",
+                                  path=path, line=line, hint="give every source a unique id")
+        seen[src.id] = i
+        out.append(src)
+    return Registry(out, path=path)
+
+
+# --------------------------------------------------------------------------- files

@@ -1,0 +1,75 @@
+"""Literal escapes of the reserved characters (``\\ue200``, ``&#xE200;`` …) and how to show markers
+in messages without writing them."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from ..syntax.format import RESERVED_CHARS
+
+__all__ = ["ESCAPE_RE", "OffsetMap", "contains_reserved", "normalize_escapes", "printable"]
+
+ESCAPE_RE = re.compile(
+    r"\\{1,2}(?:u([eE]20[0-6])|u\{([eE]20[0-6])\}|U0000([eE]20[0-6]))"
+    # numeric references as browsers and pandoc read them: any case, zero padding, ``;`` optional
+    r"|&#[xX]0*([eE]20[0-6])(?![0-9A-Fa-f]);?|&#0*(5785[6-9]|5786[0-2])(?!\d);?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetMap:
+    """Maps offsets in escape-normalised text back to the original text."""
+
+    breaks: tuple[int, ...] = ()
+    shifts: tuple[int, ...] = ()
+
+    def __call__(self, pos: int) -> int:
+        k = bisect_right(self.breaks, pos)
+        return pos + (self.shifts[k - 1] if k else 0)
+
+    def __bool__(self) -> bool:
+        return bool(self.breaks)
+
+
+def normalize_escapes(text: str) -> tuple[str, OffsetMap]:
+    """Replace literal escapes of U+E200–U+E206 by the characters; map offsets back."""
+    if "\\" not in text and "&#" not in text:
+        return text, OffsetMap()
+    pieces: list[str] = []
+    breaks: list[int] = []
+    shifts: list[int] = []
+    pos = 0
+    npos = 0
+    shift = 0
+    for m in ESCAPE_RE.finditer(text):
+        hexa = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        ch = chr(int(hexa, 16)) if hexa else chr(int(m.group(5)))
+        pieces.append(text[pos : m.start()])
+        npos += m.start() - pos
+        pieces.append(ch)
+        npos += 1
+        shift += (m.end() - m.start()) - 1
+        breaks.append(npos)
+        shifts.append(shift)
+        pos = m.end()
+    if not breaks:
+        return text, OffsetMap()
+    pieces.append(text[pos:])
+    return "".join(pieces), OffsetMap(tuple(breaks), tuple(shifts))
+
+
+_SHOW = {"\ue200": "{START}", "\ue201": "{STOP}", "\ue202": "{DELIM}", "\ue203": "{HL}", "\ue204": "{/HL}"}
+
+
+def printable(text: str, limit: int = 80) -> str:
+    """``text`` quoted for a message, marker characters named (never the characters or escapes)."""
+    out = "".join(_SHOW.get(c, f"{{U+{ord(c):04X}}}") if "\ue200" <= c <= "\ue206" else c for c in text[:limit])
+    out = ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
+    return "'" + out + ("…'" if len(text) > limit else "'")
+
+
+def contains_reserved(text: str) -> bool:
+    """True when ``text`` holds a reserved character or a literal escape of one."""
+    return any(c in text for c in RESERVED_CHARS) or ESCAPE_RE.search(text) is not None

@@ -1,0 +1,91 @@
+"""The guide's API: ``extract_citations`` and ``strip_citations``, same fields and results as the
+guide's reference helper on every input it handles correctly, but linear and never letting a
+broken marker swallow the markers after it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from ..syntax.format import DEFAULT_FORMAT, CitationFormat
+from .scanner import apply_marks, scan
+from .types import Citation, LineRange, parse_locator
+
+__all__ = ["extract_citations", "strip_citations"]
+
+@lru_cache(maxsize=64)
+def _token_re(fmt: CitationFormat, families: tuple[str, ...]) -> re.Pattern[str]:
+    s, d, e = (re.escape(c) for c in (fmt.start, fmt.delimiter, fmt.stop))
+    fam = "|".join(re.escape(f) for f in families)
+    # The body stops at the first STOP, and may not contain a START: an unterminated marker
+    # then fails to match instead of running on to (and swallowing) the next marker.
+    return re.compile(rf"{s}({fam}){d}([^{s}{e}]*){e}")
+
+
+def extract_citations(
+    text: str,
+    *,
+    families: Sequence[str] = ("cite",),
+    fmt: CitationFormat = DEFAULT_FORMAT,
+) -> list[Citation]:
+    """Extract canonical citation markers, as the guide's helper does.
+
+    Same results as the helper on every input it handles correctly; beyond it, a broken marker
+    never swallows the markers after it, a loosely written locator (``L8–L13``, ``L 8``) is
+    accepted in normalised form, and the cost is linear in ``len(text)``.
+    """
+    if not families:
+        return []
+    id_re = fmt.id_re
+    out: list[Citation] = []
+    delim = fmt.delimiter
+    append = out.append
+    for m in _token_re(fmt, tuple(families)).finditer(text):
+        family, body = m.groups()
+        if delim in body:
+            parts = [p for p in map(str.strip, body.split(delim)) if p]
+        else:
+            body = body.strip()
+            parts = [body] if body else []
+        if not parts:
+            continue
+        locator: str | None = None
+        lines: LineRange | None = None
+        if "L" in parts[-1]:  # cheap test before parsing a locator
+            lines, canonical = parse_locator(parts[-1])
+            if lines is not None:
+                last = parts.pop()
+                locator = last if canonical else str(lines)
+        if not parts:
+            continue
+        for p in parts:
+            if not id_re.match(p):
+                break
+        else:
+            append(Citation(m.group(0), family, tuple(parts), locator, m.start(), m.end(), lines))
+    return out
+
+
+def strip_citations(
+    text: str,
+    citations: Iterable[Citation] | None = None,
+    *,
+    fmt: CitationFormat = DEFAULT_FORMAT,
+) -> str:
+    """Remove markers from ``text``.
+
+    With ``citations`` (from :func:`extract_citations`), remove exactly those spans, as the
+    guide's helper does but in one linear pass. Without, remove every mark :func:`scan` finds,
+    dialects included, keeping what they mean as text (entity names, highlighted words).
+    """
+    if citations is None:
+        return apply_marks(text, scan(text, fmt=fmt))
+    pieces: list[str] = []
+    pos = 0
+    for c in sorted(citations, key=lambda c: c.start):
+        if c.start >= pos:
+            pieces.append(text[pos : c.start])
+        pos = max(pos, c.end)
+    pieces.append(text[pos:])
+    return "".join(pieces)

@@ -1,0 +1,17 @@
+"""Page titles from answers: the first ATX heading, markers removed."""
+
+from __future__ import annotations
+
+import re
+
+from .guide import strip_citations
+
+__all__ = ["first_heading"]
+
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+
+
+def first_heading(text: str) -> str | None:
+    """The text of the first ATX heading of a Markdown answer, markers removed (for page titles)."""
+    m = _ATX_HEADING.search(text)
+    return (strip_citations(m.group(1)).strip() or None) if m else None

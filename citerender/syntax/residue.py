@@ -1,0 +1,59 @@
+"""Marker residue: every form a marker character can take in output, and the one way to remove it.
+
+Every output path (HTML fragments and pages, streams, exports, reports) ends with this pass, so a
+marker character that slipped through a rule (from source metadata, a link, a theme) never reaches
+a reader. URLs are judged after it: a URL that needed residue removed is never a link, since
+removing characters can turn a harmless URL into a dangerous one (``java%EE%88%80script:``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import unquote
+
+from ..syntax.format import RESERVED_CHARS
+from .escapes import ESCAPE_RE
+
+__all__ = ["RESIDUE", "clean_html", "has_residue", "remove_residue", "url_has_residue"]
+
+#: Raw reserved characters, their UTF-8 percent-encoding, and every literal escape of them.
+RESIDUE = re.compile(f"[{RESERVED_CHARS}]|%EE%88%8[0-6]|" + ESCAPE_RE.pattern, re.I)
+# Attributes whose value a browser treats as a URL (our templates emit href and src only).
+_URL_ATTR = re.compile(
+    r"""\s(?:href|src|srcset|action|formaction|poster|cite|background|xlink:href|data)\s*=\s*("[^"]*"|'[^']*')""",
+    re.I,
+)
+
+
+def has_residue(text: str) -> bool:
+    """Does ``text`` hold a reserved character in any form?"""
+    return RESIDUE.search(text) is not None
+
+
+def remove_residue(text: str) -> str:
+    """``text`` without any reserved character in any form."""
+    return RESIDUE.sub("", text) if RESIDUE.search(text) else text
+
+
+def url_has_residue(url: str) -> bool:
+    """Does ``url`` hold a reserved character, also once percent- or entity-decoded?"""
+    if RESIDUE.search(url):
+        return True
+    decoded = html.unescape(url)
+    return RESIDUE.search(unquote(url)) is not None or RESIDUE.search(unquote(decoded)) is not None
+
+
+def _drop_url_attr(m: re.Match[str]) -> str:
+    value = m.group(1)[1:-1]
+    return "" if url_has_residue(value) else m.group(0)
+
+
+def clean_html(markup: str) -> tuple[str, bool]:
+    """Remove residue from HTML; a URL attribute that holds any is removed whole, never cleaned.
+
+    Returns the markup and whether anything was removed.
+    """
+    if RESIDUE.search(markup) is None:
+        return markup, False
+    return RESIDUE.sub("", _URL_ATTR.sub(_drop_url_attr, markup)), True

@@ -1,0 +1,110 @@
+"""The values parsing produces: line locators, citations and marks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["MAX_MARKER_BODY", "Citation", "LineRange", "Mark", "MarkKind", "parse_locator"]
+
+_STRICT_LOCATOR = re.compile(r"L(\d+)(?:-L(\d+))?\Z")
+_LOOSE_LOCATOR = re.compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
+#: The longest body a marker may have before we call it unterminated (real ones are < 200).
+MAX_MARKER_BODY = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class LineRange:
+    """A line locator, ``L8`` or ``L8-L13`` (1-based, inclusive)."""
+
+    first: int
+    last: int
+
+    def __str__(self) -> str:
+        return f"L{self.first}" if self.first == self.last else f"L{self.first}-L{self.last}"
+
+    @property
+    def is_reversed(self) -> bool:
+        return self.first > self.last
+
+    @property
+    def low(self) -> int:
+        return min(self.first, self.last)
+
+    @property
+    def high(self) -> int:
+        return max(self.first, self.last)
+
+    def label(self) -> str:
+        """Human form: ``line 8`` or ``lines 8–13``."""
+        return f"line {self.low}" if self.low == self.high else f"lines {self.low}\u2013{self.high}"
+
+
+def parse_locator(text: str) -> tuple[LineRange | None, bool]:
+    """Parse a line locator; return ``(range, canonical)``.
+
+    ``canonical`` is False when the text was tolerated rather than exact (``L8–L13``, spaces).
+    """
+    m = _STRICT_LOCATOR.match(text)
+    canonical = m is not None
+    if m is None:
+        m = _LOOSE_LOCATOR.match(text)
+        if m is None:
+            return None, False
+    first = int(m.group(1))
+    last = int(m.group(2)) if m.group(2) else first
+    return LineRange(first, last), canonical
+
+
+@dataclass(slots=True)
+class Citation:
+    """One parsed citation, with the guide's fields (offsets in code points of the input)."""
+
+    raw: str
+    family: str
+    source_ids: tuple[str, ...]
+    locator: str | None
+    start: int
+    end: int
+    lines: LineRange | None = None
+    dialect: str = "canonical"
+    title: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The guide helper's dict for this citation."""
+        return {
+            "raw": self.raw,
+            "family": self.family,
+            "source_ids": list(self.source_ids),
+            "locator": self.locator,
+            "start": self.start,
+            "end": self.end,
+        }
+
+
+class MarkKind(str, Enum):
+    """What a found mark stands for."""
+
+    CITATION = "citation"  # cite these sources (text, if any, is shown before it)
+    TEXT = "text"  # replace by ``text`` (entity display names)
+    HIGHLIGHT_OPEN = "highlight_open"
+    HIGHLIGHT_CLOSE = "highlight_close"
+    DROPPED = "dropped"  # nothing to show; a diagnostic says why
+
+
+@dataclass(slots=True)
+class Mark:
+    """A span of the input that is marker syntax, and what to show instead of it.
+
+    ``notes`` pairs a diagnostic code with a detail message, for every non-canonical thing
+    about the mark (its dialect, a normalised locator, why it was dropped).
+    """
+
+    kind: MarkKind
+    start: int
+    end: int
+    raw: str
+    citation: Citation | None = None
+    text: str = ""
+    notes: tuple[tuple[str, str], ...] = ()
