@@ -75,21 +75,31 @@ def bench_extract_strip(rep: Report, quick: bool) -> None:
         theirs = ref_extract(text)
         assert [c.as_dict() for c in ours] == theirs
         label = f"{len(text) / 1e6:.2f} MB"
-        e_ours = measure(lambda: extract_citations(text))
-        e_ref = measure(lambda: ref_extract(text))
-        s_ours = measure(lambda: strip_citations(text, ours))
-        s_ref = measure(lambda: ref_strip(text, theirs), repeat=3 if quick else 5, warmup=0)
+        e_ours = measure(lambda text=text: extract_citations(text))
+        e_ref = measure(lambda text=text: ref_extract(text))
+        s_ours = measure(lambda text=text, ours=ours: strip_citations(text, ours))
+        s_ref = measure(lambda text=text, theirs=theirs: ref_strip(text, theirs), repeat=3 if quick else 5, warmup=0)
         rep.row(f"extract_citations, ours ({label})", e_ours)
         rep.row(f"extract_citations, guide's helper ({label})", e_ref)
         rep.row(f"strip_citations, ours ({label})", s_ours)
         rep.row(f"strip_citations, guide's helper ({label})", s_ref)
         if size == 1_000_000:
-            rep.row(f"strip every dialect, ours, scan-based ({label})", measure(lambda: strip_citations(text)))
-            rep.target("extract_citations: helper time / ours (1 MB, 20k markers)",
-                       e_ref["median"] / e_ours["median"], 1.0, lower_is_better=False)
+            rep.row(
+                f"strip every dialect, ours, scan-based ({label})", measure(lambda text=text: strip_citations(text))
+            )
+            rep.target(
+                "extract_citations: helper time / ours (1 MB, 20k markers)",
+                e_ref["median"] / e_ours["median"],
+                1.0,
+                lower_is_better=False,
+            )
         else:
-            rep.target("strip_citations: helper time / ours (800 KB, 20k markers)",
-                       s_ref["median"] / s_ours["median"], 100.0, lower_is_better=False)
+            rep.target(
+                "strip_citations: helper time / ours (800 KB, 20k markers)",
+                s_ref["median"] / s_ours["median"],
+                100.0,
+                lower_is_better=False,
+            )
 
 
 def _floor_md() -> Any:
@@ -109,9 +119,9 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
     foot = _floor_md().use(footnote_plugin)
     for name, c in corpora.items():
         reg = registry_from_data(c.sources)
-        ours = measure(lambda: render(c.marked, reg), repeat=5)
-        floor = measure(lambda: plain.render(c.stripped), repeat=5)
-        peer = measure(lambda: foot.render(c.footnoted), repeat=5)
+        ours = measure(lambda c=c, reg=reg: render(c.marked, reg), repeat=5)
+        floor = measure(lambda c=c: plain.render(c.stripped), repeat=5)
+        peer = measure(lambda c=c: foot.render(c.footnoted), repeat=5)
         rep.row(f"citerender render, {name} ({len(c.marked) / 1e3:.0f} KB, {c.markers} markers)", ours)
         rep.row(f"markdown-it-py on stripped text, {name}", floor)
         rep.row(f"markdown-it-py + footnote_plugin, {name}", peer)
@@ -125,8 +135,17 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
     answer, sources = tmp / "spec.md", tmp / "spec.sources.json"
     answer.write_text(corpus.marked, encoding="utf-8")
     sources.write_text(json.dumps({"sources": corpus.sources}), encoding="utf-8")
-    exe = [sys.executable, "-m", "citerender.cli", "render", str(answer), "--sources", str(sources), "-o",
-           str(tmp / "ours.html")]
+    exe = [
+        sys.executable,
+        "-m",
+        "citerender.cli",
+        "render",
+        str(answer),
+        "--sources",
+        str(sources),
+        "-o",
+        str(tmp / "ours.html"),
+    ]
     ours = measure(lambda: subprocess.run(exe, check=False, capture_output=True), repeat=5)
     rep.row("citerender render (whole process)", ours)
     if pandoc is None:
@@ -135,21 +154,45 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
     pmd = tmp / "spec.pandoc.md"
     pmd.write_text(corpus.pandoc, encoding="utf-8")
     bib = tmp / "bib.json"
-    bib.write_text(json.dumps([{"id": s["id"], "type": "webpage", "title": s["title"], "URL": s["url"],
-                                "issued": {"date-parts": [[int(x) for x in s["updated"].split("-")]]}}
-                               for s in corpus.sources]), encoding="utf-8")
-    cmd = [pandoc, str(pmd), "--citeproc", "--bibliography", str(bib), "-f", "markdown", "-t", "html",
-           "-o", str(tmp / "pandoc.html")]
+    bib.write_text(
+        json.dumps(
+            [
+                {
+                    "id": s["id"],
+                    "type": "webpage",
+                    "title": s["title"],
+                    "URL": s["url"],
+                    "issued": {"date-parts": [[int(x) for x in s["updated"].split("-")]]},
+                }
+                for s in corpus.sources
+            ]
+        ),
+        encoding="utf-8",
+    )
+    cmd = [
+        pandoc,
+        str(pmd),
+        "--citeproc",
+        "--bibliography",
+        str(bib),
+        "-f",
+        "markdown",
+        "-t",
+        "html",
+        "-o",
+        str(tmp / "pandoc.html"),
+    ]
     theirs = measure(lambda: subprocess.run(cmd, check=False, capture_output=True), repeat=5)
     rep.row("pandoc --citeproc (whole process)", theirs)
-    rep.target("whole process on spec: pandoc time / ours", theirs["median"] / ours["median"], 5.0,
-               lower_is_better=False)
+    rep.target(
+        "whole process on spec: pandoc time / ours", theirs["median"] / ours["median"], 5.0, lower_is_better=False
+    )
 
 
 def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
     from citerender import render
-    from citerender.sources.model import registry_from_data
     from citerender.publish.stream import StreamRenderer
+    from citerender.sources.model import registry_from_data
 
     print("\n# streaming, dense, 20-character chunks", flush=True)
     reg = registry_from_data(corpus.sources)
@@ -181,8 +224,11 @@ def bench_scale(rep: Report, quick: bool) -> None:
     for size in sizes:
         c = inputs.dense(size)
         reg = registry_from_data(c.sources)
-        m = measure(lambda: render(c.marked, reg), repeat=3 if size >= 1_000_000 else 5,
-                    warmup=0 if size >= 10_000_000 else 1)
+        m = measure(
+            lambda c=c, reg=reg: render(c.marked, reg),
+            repeat=3 if size >= 1_000_000 else 5,
+            warmup=0 if size >= 10_000_000 else 1,
+        )
         times[size] = m["median"]
         rep.row(f"render dense {size / 1e6:g} MB", m)
         if size in (1_000_000, sizes[-1]):
@@ -195,8 +241,11 @@ def bench_scale(rep: Report, quick: bool) -> None:
             _, floor_peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
             ratio = peak / len(c.marked.encode("utf-8"))
-            print(f"  peak memory at {size / 1e6:g} MB: ours {peak / 1e6:.0f} MB ({ratio:.1f}× input), "
-                  f"plain markdown-it-py {floor_peak / 1e6:.0f} MB", flush=True)
+            print(
+                f"  peak memory at {size / 1e6:g} MB: ours {peak / 1e6:.0f} MB ({ratio:.1f}× input), "
+                f"plain markdown-it-py {floor_peak / 1e6:.0f} MB",
+                flush=True,
+            )
             rep.data[f"peak_memory_{size}"] = {"ours": peak, "markdown_it": floor_peak, "input": len(c.marked)}
             rep.target(f"peak memory at {size / 1e6:g} MB / input size", ratio, 6.0)
     if 10_000_000 in times:
@@ -217,8 +266,10 @@ def bench_build(rep: Report, tmp: Path) -> None:
         res = build_site(src, out, jobs=jobs)
         timings[jobs] = time.perf_counter() - t
         assert res.written == 1000
-        rep.row(f"citerender build --jobs {jobs} (first build)", {"median": timings[jobs], "min": timings[jobs],
-                                                                 "max": timings[jobs], "runs": 1})
+        rep.row(
+            f"citerender build --jobs {jobs} (first build)",
+            {"median": timings[jobs], "min": timings[jobs], "max": timings[jobs], "runs": 1},
+        )
     t = time.perf_counter()
     res = build_site(src, tmp / "site2", jobs=2)
     rebuild = time.perf_counter() - t
@@ -240,8 +291,9 @@ def bench_import(rep: Report) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point")
-    ap.add_argument("--only", choices=["extract", "render", "pandoc", "stream", "scale", "import", "build"],
-                    action="append")
+    ap.add_argument(
+        "--only", choices=["extract", "render", "pandoc", "stream", "scale", "import", "build"], action="append"
+    )
     a = ap.parse_args(argv)
     only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build"])
     rep = Report()
@@ -267,8 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     failed = [t for t in rep.targets if not t["pass"]]
     total = time.perf_counter() - started
     print(f"\n{len(rep.targets) - len(failed)} of {len(rep.targets)} targets pass ({total:.0f} s)")
-    out = {"python": sys.version, "cores": os.cpu_count(), "seconds": total, "measurements": rep.data,
-           "targets": rep.targets}
+    out = {
+        "python": sys.version,
+        "cores": os.cpu_count(),
+        "seconds": total,
+        "measurements": rep.data,
+        "targets": rep.targets,
+    }
     (HERE / "results.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
     return 0
 

@@ -11,12 +11,57 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC_MD = ROOT / "tests" / "data" / "commonmark-spec.md"
 S, D, E = "\ue200", "\ue202", "\ue201"
 
-_WORDS = (
-    "the agreement policy notice renewal termination employee remote manager approval security network "
-    "device quarterly revenue growth customer support latency storage backup retention audit contract "
-    "pricing exception finance owner period annual written days weeks request review process team "
-    "system release version update schedule report data model training evaluation benchmark source"
-).split()
+_WORDS = [
+    "the",
+    "agreement",
+    "policy",
+    "notice",
+    "renewal",
+    "termination",
+    "employee",
+    "remote",
+    "manager",
+    "approval",
+    "security",
+    "network",
+    "device",
+    "quarterly",
+    "revenue",
+    "growth",
+    "customer",
+    "support",
+    "latency",
+    "storage",
+    "backup",
+    "retention",
+    "audit",
+    "contract",
+    "pricing",
+    "exception",
+    "finance",
+    "owner",
+    "period",
+    "annual",
+    "written",
+    "days",
+    "weeks",
+    "request",
+    "review",
+    "process",
+    "team",
+    "system",
+    "release",
+    "version",
+    "update",
+    "schedule",
+    "report",
+    "data",
+    "model",
+    "training",
+    "evaluation",
+    "benchmark",
+    "source",
+]
 
 
 @dataclass
@@ -34,11 +79,19 @@ class Corpus:
 def _sources(n: int, rng: random.Random) -> list[dict]:
     out = []
     for i in range(n):
-        lines = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14))).capitalize() + "."
-                 for _ in range(rng.randint(5, 40))]
-        out.append({"id": f"turn0file{i}", "title": f"Document {i}: {' '.join(rng.sample(_WORDS, 3)).title()}",
-                    "url": f"https://docs{i % 17}.example.com/doc/{i}", "updated": f"2026-0{1 + i % 9}-1{i % 10}",
-                    "lines": lines})
+        lines = [
+            " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14))).capitalize() + "."
+            for _ in range(rng.randint(5, 40))
+        ]
+        out.append(
+            {
+                "id": f"turn0file{i}",
+                "title": f"Document {i}: {' '.join(rng.sample(_WORDS, 3)).title()}",
+                "url": f"https://docs{i % 17}.example.com/doc/{i}",
+                "updated": f"2026-0{1 + i % 9}-1{i % 10}",
+                "lines": lines,
+            }
+        )
     return out
 
 
@@ -71,11 +124,16 @@ class _Citer:
 
     def footnote_defs(self) -> str:
         by_id = {s["id"]: s for s in self.sources}
-        return "\n\n" + "\n".join(f"[^{n}]: {by_id[i]['title']}, <{by_id[i]['url']}>" for i, n in self.numbers.items()) + "\n"
+        return (
+            "\n\n"
+            + "\n".join(f"[^{n}]: {by_id[i]['title']}, <{by_id[i]['url']}>" for i, n in self.numbers.items())
+            + "\n"
+        )
 
 
-def _assemble(paragraphs: list[list[tuple[str, tuple[str, str, str] | None]]], citer: _Citer,
-              sources: list[dict]) -> Corpus:
+def _assemble(
+    paragraphs: list[list[tuple[str, tuple[str, str, str] | None]]], citer: _Citer, sources: list[dict]
+) -> Corpus:
     marked, stripped, foot, pan = [], [], [], []
     for para in paragraphs:
         m = s = f = p = ""
@@ -92,8 +150,9 @@ def _assemble(paragraphs: list[list[tuple[str, tuple[str, str, str] | None]]], c
         stripped.append(s)
         foot.append(f)
         pan.append(p)
-    return Corpus("".join(marked), "".join(stripped), "".join(foot) + citer.footnote_defs(), "".join(pan),
-                  sources, citer.count)
+    return Corpus(
+        "".join(marked), "".join(stripped), "".join(foot) + citer.footnote_defs(), "".join(pan), sources, citer.count
+    )
 
 
 def dense(size: int = 1_000_000, *, seed: int = 7, n_sources: int = 200) -> Corpus:
@@ -145,8 +204,11 @@ def spec(*, seed: int = 11, share: float = 0.6, n_sources: int = 60) -> Corpus:
             paragraphs.append([(line, None)])
             continue
         if fence is not None:
-            if stripped.startswith(fence) and stripped.strip() == stripped[: len(stripped.rstrip())].strip() \
-                    and set(stripped.strip()) == {fence[0]}:
+            if (
+                stripped.startswith(fence)
+                and stripped.strip() == stripped[: len(stripped.rstrip())].strip()
+                and set(stripped.strip()) == {fence[0]}
+            ):
                 fence = None
             paragraphs.append([(line, None)])
             continue
@@ -193,5 +255,7 @@ def many(root: Path, n: int = 1000, *, seed: int = 5) -> Path:
         c = dense(size, seed=seed * 100_000 + i, n_sources=40)
         sub = src / f"topic{i % 20:02}"
         sub.mkdir(exist_ok=True)
-        (sub / f"answer{i:04}.md").write_text(f"---\nsources: ../shared.sources.json\n---\n{c.marked}", encoding="utf-8")
+        (sub / f"answer{i:04}.md").write_text(
+            f"---\nsources: ../shared.sources.json\n---\n{c.marked}", encoding="utf-8"
+        )
     return src

@@ -30,15 +30,23 @@ def ref_extract(text: str, families: tuple[str, ...] = ("cite",)) -> list[dict]:
         locator = parts.pop() if _LOC.fullmatch(parts[-1]) else None
         if not parts or not all(_ID.fullmatch(p) for p in parts):
             continue
-        found.append({"raw": m.group(0), "family": m.group("family"), "source_ids": parts,
-                      "locator": locator, "start": m.start(), "end": m.end()})
+        found.append(
+            {
+                "raw": m.group(0),
+                "family": m.group("family"),
+                "source_ids": parts,
+                "locator": locator,
+                "start": m.start(),
+                "end": m.end(),
+            }
+        )
     return found
 
 
 def ref_strip(text: str, citations: list[dict]) -> str:
     out = text
     for c in sorted(citations, key=lambda c: c["start"], reverse=True):
-        out = out[: c["start"]] + out[c["end"]:]
+        out = out[: c["start"]] + out[c["end"] :]
     return out
 
 

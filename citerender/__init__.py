@@ -69,10 +69,10 @@ _LAZY = {
 }
 
 __all__ = [
+    "DEFAULT_FORMAT",
     "Citation",
     "CitationFormat",
     "CiterenderError",
-    "DEFAULT_FORMAT",
     "Diagnostic",
     "LineRange",
     "Mark",

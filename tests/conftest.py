@@ -20,16 +20,26 @@ if str(ROOT) not in sys.path:  # the bench package holds the guide's helper, res
 settings.register_profile("dev", max_examples=150, deadline=None)
 settings.register_profile("ci", max_examples=300, deadline=None, print_blob=True)
 settings.register_profile(
-    "deep", max_examples=100_000, deadline=None, print_blob=True,
+    "deep",
+    max_examples=100_000,
+    deadline=None,
+    print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # Fixture files write marker characters in the guide's own notation, short or long.
 _PLACEHOLDERS = {
-    "{CITATION_START}": "\ue200", "{CITATION_DELIMITER}": "\ue202", "{CITATION_STOP}": "\ue201",
-    "{S}": "\ue200", "{D}": "\ue202", "{E}": "\ue201", "{HS}": "\ue203", "{HE}": "\ue204",
-    "{U205}": "\ue205", "{U206}": "\ue206",
+    "{CITATION_START}": "\ue200",
+    "{CITATION_DELIMITER}": "\ue202",
+    "{CITATION_STOP}": "\ue201",
+    "{S}": "\ue200",
+    "{D}": "\ue202",
+    "{E}": "\ue201",
+    "{HS}": "\ue203",
+    "{HE}": "\ue204",
+    "{U205}": "\ue205",
+    "{U206}": "\ue206",
 }
 _PH_RE = re.compile("|".join(re.escape(k) for k in _PLACEHOLDERS))
 
@@ -41,13 +51,17 @@ def expand(text: str) -> str:
 
 RESERVED_OR_ESCAPE = re.compile(
     r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|%EE%88%8[0-6]"
-    r"|&#[xX]0*[eE]20[0-6](?![0-9a-fA-F])|&#0*(?:5785[6-9]|5786[0-2])(?!\d)", re.I)
+    r"|&#[xX]0*[eE]20[0-6](?![0-9a-fA-F])|&#0*(?:5785[6-9]|5786[0-2])(?!\d)",
+    re.I,
+)
 
 
 def assert_no_marker(output: str, what: str = "output") -> None:
     """No reserved character and no literal escape of one may reach rendered output."""
     m = RESERVED_OR_ESCAPE.search(output)
-    assert m is None, f"raw marker {m.group(0)!r} leaked into {what} at {m.start()}: {output[max(0, m.start() - 60): m.start() + 60]!r}"
+    assert m is None, (
+        f"raw marker {m.group(0)!r} leaked into {what} at {m.start()}: {output[max(0, m.start() - 60) : m.start() + 60]!r}"
+    )
 
 
 def example_pairs() -> list[tuple[Path, Path]]:

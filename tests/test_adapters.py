@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import FIXTURES, assert_no_marker
 
 from citerender import CiterenderError, check, extract_citations, render
 from citerender.providers import adapt, collect_events, detect_provider, load_response
-from conftest import FIXTURES, assert_no_marker
 
 P = FIXTURES / "providers"
 
@@ -26,14 +26,19 @@ def test_openai_responses_web_and_file_search() -> None:
     assert _ids(a.text) == [("turn0search0",), ("turn0search1",), ("turn0file0",), ("turn0file0",)]
     assert "utm_source" not in a.text and "](https://" not in a.text  # the link spans became markers
     s0 = a.registry["turn0search0"]
-    assert (s0.title, s0.url) == ("7 stories of optimism this week", "https://conservationoptimism.org/7-stories-of-optimism/")
+    assert (s0.title, s0.url) == (
+        "7 stories of optimism this week",
+        "https://conservationoptimism.org/7-stories-of-optimism/",
+    )
     assert a.registry["turn0file0"].title == "employee-handbook.pdf"
     assert a.registry["turn0file0"].meta["file_id"] == "file-2dtbBZdjtDKS8eqWxqbgDi"
     assert "per week.\ue200cite\ue202turn0file0\ue201 Extra" in a.text
 
 
 def test_openai_responses_stream_events_fold_into_the_same_answer() -> None:
-    events = [json.loads(line) for line in (P / "openai-responses-stream.jsonl").read_text(encoding="utf-8").splitlines()]
+    events = [
+        json.loads(line) for line in (P / "openai-responses-stream.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert detect_provider(events) == "openai-responses"
     folded = collect_events(events, "openai-responses")
     streamed = adapt(folded, "openai-responses")
@@ -66,15 +71,21 @@ def test_anthropic_citations_and_stream() -> None:
 def test_assistants_file_citations() -> None:
     a = load_response(P / "openai-assistants.json")
     assert "【" not in a.text
-    assert [(c.source_ids, c.locator) for c in extract_citations(a.text)] == [(("turn0file0",), None), (("turn0file0",), "L1")]
+    assert [(c.source_ids, c.locator) for c in extract_citations(a.text)] == [
+        (("turn0file0",), None),
+        (("turn0file0",), "L1"),
+    ]
     assert a.registry["turn0file0"].meta["file_id"] == "file-handbook01"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in P.iterdir()))
 def test_cli_renders_saved_responses_directly(name: str, tmp_path: Path) -> None:
     out = tmp_path / "out.html"
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(P / name), "--standalone", "-o", str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", str(P / name), "--standalone", "-o", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     html = out.read_text(encoding="utf-8")
     assert_no_marker(html)
@@ -88,6 +99,9 @@ def test_unrecognised_responses_are_clear_errors(tmp_path: Path) -> None:
     assert r.returncode == 2 and "cannot tell which provider" in r.stderr and str(bad) in r.stderr
     with pytest.raises(CiterenderError, match="holds no text"):
         adapt({"object": "chat.completion", "choices": [{"message": {"content": ""}}]})
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(P / "anthropic.json"), "--from", "openai-chat"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", str(P / "anthropic.json"), "--from", "openai-chat"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "holds no text" in r.stderr

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, expand
 
 HB = EXAMPLES / "handbook"
@@ -89,8 +88,11 @@ def test_bad_file(tmp_path: Path, cmd: str, build, case) -> None:  # type: ignor
 
 def test_locator_beyond_lines_is_a_diagnostic_not_an_input_error(tmp_path: Path) -> None:
     answer = make(tmp_path, "a.md", expand("Claim.{S}cite{D}turn0file0{D}L90-L99{E}\n"))
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "check", answer, "--sources", GOOD_SOURCES],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "check", answer, "--sources", GOOD_SOURCES],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and "CR102" in r.stdout
 
 
@@ -103,8 +105,13 @@ def test_a_100_mb_answer_is_refused_with_a_clear_limit(tmp_path: Path) -> None:
         r = subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and "over the limit of 67,108,864" in r.stderr and str(big) in r.stderr
     assert not out.exists()
-    r = subprocess.run(f"head -c 70000000 /dev/zero | tr '\\0' a | {sys.executable} -m citerender.cli strip -",
-                       shell=True, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        f"head -c 70000000 /dev/zero | tr '\\0' a | {sys.executable} -m citerender.cli strip -",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2 and "<stdin>" in r.stderr and "over the limit" in r.stderr
 
 
@@ -114,9 +121,11 @@ def test_build_bad_inputs(tmp_path: Path) -> None:
     (src / "a.md").write_text("# A\n", encoding="utf-8")
     out_file = tmp_path / "file"
     out_file.write_text("x", encoding="utf-8")
-    for args, words in ((["build", str(tmp_path / "nope"), str(tmp_path / "o")], "source folder not found"),
-                        (["build", str(src), str(out_file)], "not a folder"),
-                        (["build", str(src), str(src)], "output folder is the source folder")):
+    for args, words in (
+        (["build", str(tmp_path / "nope"), str(tmp_path / "o")], "source folder not found"),
+        (["build", str(src), str(out_file)], "not a folder"),
+        (["build", str(src), str(src)], "output folder is the source folder"),
+    ):
         r = subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True)
         assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
@@ -129,6 +138,7 @@ def test_unwritable_output(tmp_path: Path) -> None:
         ro.mkdir()
         ro.chmod(0o500)
         target = str(ro / "x.html")
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", GOOD_ANSWER, "-o", target],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", GOOD_ANSWER, "-o", target], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr and target.rsplit("/", 1)[0] in r.stderr

@@ -12,15 +12,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 
 from citerender import load_sources, render
-from conftest import EXAMPLES
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("CITERENDER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +97,9 @@ def test_hovercard_opens_on_hover_and_focus(browser, pages) -> None:  # type: ig
 
 
 def test_hovercard_works_by_tap_on_a_narrow_screen(browser, pages) -> None:  # type: ignore[no-untyped-def]
-    context, page, _ = _open(browser, pages["hovercard-default"], viewport={"width": 375, "height": 700},
-                             has_touch=True, is_mobile=True)
+    context, page, _ = _open(
+        browser, pages["hovercard-default"], viewport={"width": 375, "height": 700}, has_touch=True, is_mobile=True
+    )
     page.locator("#cite-3 button").tap()
     card = page.locator("#cite-3-card")
     card.wait_for(state="visible")
@@ -103,13 +112,17 @@ def test_footnote_link_scrolls_to_entry_and_back(browser, pages) -> None:  # typ
     context, page, _ = _open(browser, pages["footnotes-default"], viewport={"width": 800, "height": 400})
     page.locator("#cite-4 a").first.click()
     assert page.evaluate("location.hash") == "#ref-1"
-    assert page.evaluate("(() => { const r = document.getElementById('ref-1').getBoundingClientRect();"
-                         " return r.top >= 0 && r.top < innerHeight; })()")
+    assert page.evaluate(
+        "(() => { const r = document.getElementById('ref-1').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < innerHeight; })()"
+    )
     back = page.locator('#ref-1 a[role="doc-backlink"][href="#cite-4"]')
     back.click()
     assert page.evaluate("location.hash") == "#cite-4"
-    assert page.evaluate("(() => { const r = document.getElementById('cite-4').getBoundingClientRect();"
-                         " return r.top >= 0 && r.top < innerHeight; })()")
+    assert page.evaluate(
+        "(() => { const r = document.getElementById('cite-4').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < innerHeight; })()"
+    )
     context.close()
 
 

@@ -8,17 +8,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES, assert_no_marker, expand
 
 from citerender.cli import main
-from conftest import EXAMPLES, assert_no_marker, expand
 
 HB = EXAMPLES / "handbook"
 PR = EXAMPLES / "problems"
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citerender.cli", *args], input=stdin.decode() if stdin else None,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "citerender.cli", *args],
+        input=stdin.decode() if stdin else None,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_check_clean_example_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,8 +54,17 @@ def test_strip_removes_every_form_from_stdin() -> None:
 
 def test_render_fragment_and_page(tmp_path: Path) -> None:
     out = tmp_path / "page.html"
-    r = run("render", str(HB / "answer.md"), "--sources", str(HB / "answer.sources.json"), "--standalone",
-            "--style", "hovercard", "-o", str(out))
+    r = run(
+        "render",
+        str(HB / "answer.md"),
+        "--sources",
+        str(HB / "answer.sources.json"),
+        "--standalone",
+        "--style",
+        "hovercard",
+        "-o",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     html = out.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "citerender-card" in html
@@ -61,8 +75,16 @@ def test_render_fragment_and_page(tmp_path: Path) -> None:
 
 def test_render_unknown_error_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "page.html"
-    r = run("render", str(PR / "answer.md"), "--sources", str(PR / "answer.sources.json"), "--unknown", "error",
-            "-o", str(out))
+    r = run(
+        "render",
+        str(PR / "answer.md"),
+        "--sources",
+        str(PR / "answer.sources.json"),
+        "--unknown",
+        "error",
+        "-o",
+        str(out),
+    )
     assert r.returncode == 1 and not out.exists()
     assert "unknown source id(s): 'block9'" in r.stderr
 
@@ -73,15 +95,18 @@ def test_render_reports_diagnostics_on_stderr() -> None:
     assert "CR101 [error]" in r.stderr and "CR101" not in r.stdout
 
 
-@pytest.mark.parametrize("args,message", [
-    (["check", "nope.md"], "nope.md: answer not found"),
-    (["check", "{HB}/answer.md", "--sources", "nope.json"], "nope.json: sources file not found"),
-    (["render", "{HB}/answer.md", "--theme", "nope"], "theme 'nope' not found"),
-    (["render", "{HB}/answer.md", "-o", "/nonexistent-dir/x.html"], "output directory does not exist"),
-    (["render", "{HB}"], "answer is a directory"),
-    (["check"], "the following arguments are required"),
-    (["render", "{HB}/answer.md", "--style", "bogus"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["check", "nope.md"], "nope.md: answer not found"),
+        (["check", "{HB}/answer.md", "--sources", "nope.json"], "nope.json: sources file not found"),
+        (["render", "{HB}/answer.md", "--theme", "nope"], "theme 'nope' not found"),
+        (["render", "{HB}/answer.md", "-o", "/nonexistent-dir/x.html"], "output directory does not exist"),
+        (["render", "{HB}"], "answer is a directory"),
+        (["check"], "the following arguments are required"),
+        (["render", "{HB}/answer.md", "--style", "bogus"], "invalid choice"),
+    ],
+)
 def test_usage_and_input_errors_exit_2(args: list[str], message: str) -> None:
     r = run(*[a.replace("{HB}", str(HB)) for a in args])
     assert r.returncode == 2, r.stderr
@@ -131,7 +156,14 @@ def test_check_report_text_and_json() -> None:
 
 
 def test_worked_example_checks_clean_and_renders(tmp_path: Path) -> None:
-    r = run("render", str(W / "answer.md"), "--sources", str(W / "answer.sources.json"), "--standalone",
-            "-o", str(tmp_path / "w.html"))
+    r = run(
+        "render",
+        str(W / "answer.md"),
+        "--sources",
+        str(W / "answer.sources.json"),
+        "--standalone",
+        "-o",
+        str(tmp_path / "w.html"),
+    )
     assert r.returncode == 0 and r.stderr == ""
     assert_no_marker((tmp_path / "w.html").read_text(encoding="utf-8"))

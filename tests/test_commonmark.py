@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import DATA
 from markdown_it import MarkdownIt
 
 from citerender.plugin import citation_plugin
 from citerender.sources.model import registry_from_data
-from conftest import DATA
 
 SPEC = json.loads((DATA / "commonmark-spec.json").read_text(encoding="utf-8"))
 PLAIN = MarkdownIt("commonmark")
 REGISTRY = registry_from_data([{"id": "turn0file0", "title": "T", "url": "https://a.example/"}])
-PLUGGED = {style: MarkdownIt("commonmark").use(citation_plugin, registry=REGISTRY, style=style)
-           for style in ("footnotes", "superscript", "hovercard")}
+PLUGGED = {
+    style: MarkdownIt("commonmark").use(citation_plugin, registry=REGISTRY, style=style)
+    for style in ("footnotes", "superscript", "hovercard")
+}
 
 
 def test_spec_has_652_examples() -> None:

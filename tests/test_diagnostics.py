@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import FIXTURES, ROOT, expand
 from markdown_it.utils import read_fixture_file
 
 from citerender import check, load_sources
 from citerender.diagnostics import CODES, Diagnostic, Severity, has_errors, markdown_table
-from conftest import FIXTURES, ROOT, expand
 
 CASES = read_fixture_file(FIXTURES / "diagnostics.md")
 REGISTRY = load_sources(FIXTURES / "diagnostics.sources.json")

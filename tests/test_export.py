@@ -10,16 +10,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import assert_no_marker, example_pairs, expand
 
 from citerender import CiterenderError, load_sources
-from citerender.rendering.exports.json import SCHEMA_PATH, to_json, to_json_data
-from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.csl import to_csl_json
+from citerender.rendering.exports.json import SCHEMA_PATH, to_json, to_json_data
 from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.pdf import to_pdf
 from citerender.rendering.exports.text import to_text
 from citerender.sources.model import registry_from_data
-from conftest import assert_no_marker, example_pairs, expand
 
 PAIRS = example_pairs()
 PANDOC = shutil.which("pandoc") or "/usr/bin/pandoc"
@@ -69,9 +69,13 @@ def test_markdown_export_reads_back_in_pandoc(answer: Path, sources: Path, tmp_p
         label, _, content = line.partition("]: ")
         defs[label[2:]] = content
     import re
+
     order = re.findall(r"\[\^(\d+)\](?!:)", body)
-    ast = json.loads(subprocess.run([PANDOC, "-f", "markdown", "-t", "json"], input=md, capture_output=True,
-                                    text=True, check=True).stdout)
+    ast = json.loads(
+        subprocess.run(
+            [PANDOC, "-f", "markdown", "-t", "json"], input=md, capture_output=True, text=True, check=True
+        ).stdout
+    )
     notes = _notes(ast)
     expected = [re.sub(r"[<>\\]", "", defs[n]) for n in order]
     assert notes == expected
@@ -88,8 +92,10 @@ def test_markdown_export_keeps_text_and_escapes_metadata() -> None:
 def test_text_export() -> None:
     reg = registry_from_data([{"id": "a", "title": "Alpha", "url": "https://a.example/", "lines": ["x", "y"]}])
     p = parse_answer(expand("# Title\n\n- one.{S}cite{D}a{D}L2{E}\n- two\n\nSee [docs](https://d.example)."), reg)
-    assert to_text(p) == ("Title\n=====\n\n- one.[1]\n- two\n\nSee docs <https://d.example>.\n\n"
-                          "References\n[1] Alpha. https://a.example/. Line 2.\n")
+    assert to_text(p) == (
+        "Title\n=====\n\n- one.[1]\n- two\n\nSee docs <https://d.example>.\n\n"
+        "References\n[1] Alpha. https://a.example/. Line 2.\n"
+    )
 
 
 @pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
@@ -102,7 +108,7 @@ def test_json_export_validates_and_offsets_hold(answer: Path, sources: Path) -> 
     for c in data["citations"]:
         first = c["markers"][0]
         assert c["input"]["start"] == first["start"] and c["input"]["end"] == c["markers"][-1]["end"]
-        assert text[first["start"]:first["end"]].strip()
+        assert text[first["start"] : first["end"]].strip()
 
 
 def test_json_offsets_in_utf16_and_crlf() -> None:
@@ -111,8 +117,8 @@ def test_json_offsets_in_utf16_and_crlf() -> None:
     data = to_json_data(parse_answer(text, reg))
     jsonschema.validate(data, SCHEMA)
     c1, c2 = data["citations"]
-    assert text[c1["input"]["start"]:c1["input"]["end"]] == expand("{S}cite{D}a{E}")
-    assert text[c2["input"]["start"]:c2["input"]["end"]] == expand("{S}cite{D}b{E}")
+    assert text[c1["input"]["start"] : c1["input"]["end"]] == expand("{S}cite{D}a{E}")
+    assert text[c2["input"]["start"] : c2["input"]["end"]] == expand("{S}cite{D}b{E}")
     assert c1["input"]["start_utf16"] == c1["input"]["start"] + 1
     assert c2["input"]["start_utf16"] == c2["input"]["start"] + 3
     clean = data["text"]
@@ -129,8 +135,13 @@ def test_csl_json_works_with_pandoc_citeproc(tmp_path: Path) -> None:
     items = json.loads(csl.read_text(encoding="utf-8"))
     assert [i["id"] for i in items] == [r.source.id for r in p.references]
     doc = "Claim [@" + items[0]["id"] + "].\n"
-    out = subprocess.run([PANDOC, "--citeproc", "--bibliography", str(csl), "-t", "plain"], input=doc,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [PANDOC, "--citeproc", "--bibliography", str(csl), "-t", "plain"],
+        input=doc,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     flat = out.replace("\n", " ").lower()
     assert items[0]["title"].split(":")[0].lower() in flat and items[0]["URL"].lower() in flat
 
@@ -155,10 +166,26 @@ def test_cli_to_formats(tmp_path: Path) -> None:
     answer, sources = PAIRS[0]
     for fmt in ("markdown", "text", "json", "csl-json"):
         out = tmp_path / f"out.{fmt}"
-        r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(answer), "-s", str(sources),
-                            "--to", fmt, "-o", str(out)], capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "citerender.cli",
+                "render",
+                str(answer),
+                "-s",
+                str(sources),
+                "--to",
+                fmt,
+                "-o",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 0, r.stderr
         assert_no_marker(out.read_text(encoding="utf-8"))
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "pdf"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "pdf"], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "needs an output file" in r.stderr

@@ -14,36 +14,103 @@ from html.parser import HTMLParser
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import assert_no_marker
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citerender import CiterenderError, check, render, strip_citations
-from citerender.rendering.exports.parsed import parse_answer
+from citerender.plugin.rules import MAX_MARKERS
 from citerender.rendering.exports.csl import to_csl_json
 from citerender.rendering.exports.json import to_json
 from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
-from citerender.plugin.rules import MAX_MARKERS
 from citerender.sources.model import Registry, Source
-from conftest import assert_no_marker
 
 S, D, E = "\ue200", "\ue202", "\ue201"
 STYLES = ("footnotes", "superscript", "hovercard")
 THEMES = ("default", "report", "minimal")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
-PIECES = [S, D, E, "\ue203", "\ue204", "\ue205", "\ue206", "cite", "filecite", "entity", "navlist", "a1", "b2",
-          "turn0file0", "L1", "L2-L3", "L3-L1", "L99", "【", "】", "†", "|", "\\ue200", "&#xE200;",
-          "*", "**", "_", "`", "```", "~~~", "\n", "\n\n", "\r\n", "\x00", "> ", "- ", "1. ", "# ", "| a | b |\n|---|---|\n",
-          "[", "](", ")", "<", ">", "&", "\"", "'", "<b>", "</b>", "<script>", "{{7*7}}", " ", "x", "é", "😀", "\t"]
+PIECES = [
+    S,
+    D,
+    E,
+    "\ue203",
+    "\ue204",
+    "\ue205",
+    "\ue206",
+    "cite",
+    "filecite",
+    "entity",
+    "navlist",
+    "a1",
+    "b2",
+    "turn0file0",
+    "L1",
+    "L2-L3",
+    "L3-L1",
+    "L99",
+    "【",
+    "】",
+    "†",
+    "|",
+    "\\ue200",
+    "&#xE200;",
+    "*",
+    "**",
+    "_",
+    "`",
+    "```",
+    "~~~",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\x00",
+    "> ",
+    "- ",
+    "1. ",
+    "# ",
+    "| a | b |\n|---|---|\n",
+    "[",
+    "](",
+    ")",
+    "<",
+    ">",
+    "&",
+    '"',
+    "'",
+    "<b>",
+    "</b>",
+    "<script>",
+    "{{7*7}}",
+    " ",
+    "x",
+    "é",
+    "😀",
+    "\t",
+]
 answers = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
     st.text(max_size=120),
     st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=5)), max_size=40).map("".join),
 )
 titles = st.one_of(st.none(), st.text(max_size=30), st.sampled_from(["<script>x</script>", "\"'><", S + "cite" + E]))
-urls = st.one_of(st.none(), st.sampled_from(["https://a.example/x", "javascript:alert(1)", "data:text/html,x", "/rel",
-                                             " JaVa\tScRiPt:x", "https://b.example/#frag", "http://[::1", "//x"]))
+urls = st.one_of(
+    st.none(),
+    st.sampled_from(
+        [
+            "https://a.example/x",
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "/rel",
+            " JaVa\tScRiPt:x",
+            "https://b.example/#frag",
+            "http://[::1",
+            "//x",
+        ]
+    ),
+)
 
 
 @st.composite
@@ -51,8 +118,15 @@ def registries(draw):  # type: ignore[no-untyped-def]
     out = []
     for sid in draw(st.lists(st.sampled_from(["a1", "b2", "turn0file0", "x"]), unique=True, max_size=4)):
         lines = draw(st.one_of(st.none(), st.lists(st.text(max_size=20), max_size=4).map(tuple)))
-        out.append(Source(sid, title=draw(titles), url=draw(urls), lines=lines,
-                          text=None if lines is not None else draw(st.one_of(st.none(), st.text(max_size=20)))))
+        out.append(
+            Source(
+                sid,
+                title=draw(titles),
+                url=draw(urls),
+                lines=lines,
+                text=None if lines is not None else draw(st.one_of(st.none(), st.text(max_size=20))),
+            )
+        )
     return Registry(out)
 
 
@@ -84,8 +158,10 @@ class _Balance(HTMLParser):
 def _shape(html: str, parser: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     soup = BeautifulSoup(html, parser)
     root = soup.body or soup
-    return [(el.name, tuple(sorted((k, " ".join(v) if isinstance(v, list) else v) for k, v in el.attrs.items())))
-            for el in root.find_all(True)]
+    return [
+        (el.name, tuple(sorted((k, " ".join(v) if isinstance(v, list) else v) for k, v in el.attrs.items())))
+        for el in root.find_all(True)
+    ]
 
 
 def assert_well_formed(html: str) -> None:
@@ -147,14 +223,27 @@ _RUN = 0
 
 def test_every_style_and_theme_on_a_hostile_sample() -> None:
     reg = Registry([Source("a1", title="<b>A</b>", url="javascript:x", lines=("l1", "l2")), Source("b2")])
-    text = ("# T" + S + "cite" + D + "a1" + E + "\n\n> - *x" + S + "cite" + D + "a1" + D + "L2" + E + "* `c" + S + "`\n"
-            "\n| a | b" + S + "cite" + D + "b2" + E + " |\n|---|---|\n| 【6†L1】 | citeturn0file0 |\n\n" + E + D + "a1\r\n\x00")
+    text = (
+        "# T" + S + "cite" + D + "a1" + E + "\n\n> - *x" + S + "cite" + D + "a1" + D + "L2" + E + "* `c" + S + "`\n"
+        "\n| a | b"
+        + S
+        + "cite"
+        + D
+        + "b2"
+        + E
+        + " |\n|---|---|\n| 【6†L1】 | citeturn0file0 |\n\n"
+        + E
+        + D
+        + "a1\r\n\x00"
+    )
     _pipeline(text, reg, COMBOS)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(st.sampled_from(["> ", "- ", "  ", "1. ", "* "]), min_size=1, max_size=60).map("".join),
-       st.sampled_from([f"{S}cite{D}a1{E}", f"{S}cite{D}a1", "citeturn0file0", f"x{E}y"]))
+@given(
+    st.lists(st.sampled_from(["> ", "- ", "  ", "1. ", "* "]), min_size=1, max_size=60).map("".join),
+    st.sampled_from([f"{S}cite{D}a1{E}", f"{S}cite{D}a1", "citeturn0file0", f"x{E}y"]),
+)
 def test_deep_nesting_around_markers(prefix: str, marker: str) -> None:
     reg = Registry([Source("a1", title="A"), Source("turn0file0", title="T")])
     _pipeline(f"{prefix}claim.{marker}\n{prefix}more {marker}\n", reg, [("hovercard", "default")])
@@ -193,9 +282,18 @@ def _calls(fn) -> int:  # type: ignore[no-untyped-def]
     return count
 
 
-@pytest.mark.parametrize("unit", [f"Claim.{S}cite{D}a1{D}L1{E} ", f"{S}cite{D}a1 broken ", "x【6†L1】 ",
-                                  "w citeturn0file0 ", f"> {S}cite{D}a1{E}\n", f"- {S}cite{D}zz{E}\n",
-                                  f"`{S}cite{D}a1{E}` "])
+@pytest.mark.parametrize(
+    "unit",
+    [
+        f"Claim.{S}cite{D}a1{D}L1{E} ",
+        f"{S}cite{D}a1 broken ",
+        "x【6†L1】 ",
+        "w citeturn0file0 ",
+        f"> {S}cite{D}a1{E}\n",
+        f"- {S}cite{D}zz{E}\n",
+        f"`{S}cite{D}a1{E}` ",
+    ],
+)
 def test_no_quadratic_path(unit: str) -> None:
     reg = Registry([Source("a1", title="A", lines=("l",)), Source("turn0file0")])
     small = _calls(lambda: render(unit * 300, reg, style="hovercard"))

@@ -8,15 +8,19 @@ import sys
 from pathlib import Path
 
 from bs4 import BeautifulSoup
-
-from citerender.publish.web import citations, install_filter, render_answer, stylesheet
 from conftest import EXAMPLES, assert_no_marker, expand, load_example_module
 
-SOURCES = [{"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["alpha", "beta"]},
-           {"id": "s2", "title": "Source two", "url": "https://two.example/"}]
-PAGE_ONE = ("---\ntitle: One\nsources:\n  - id: s1\n    title: Source one\n    url: https://one.example/\n"
-            "    lines: [alpha, beta]\n---\n# Page one{S}cite{D}s1{E}\n\nA claim.{S}cite{D}s1{D}L2{E}\n\n"
-            "```python\nx = 1  {S}cite{D}s1{E}\n```\n")
+from citerender.publish.web import citations, install_filter, render_answer, stylesheet
+
+SOURCES = [
+    {"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["alpha", "beta"]},
+    {"id": "s2", "title": "Source two", "url": "https://two.example/"},
+]
+PAGE_ONE = (
+    "---\ntitle: One\nsources:\n  - id: s1\n    title: Source one\n    url: https://one.example/\n"
+    "    lines: [alpha, beta]\n---\n# Page one{S}cite{D}s1{E}\n\nA claim.{S}cite{D}s1{D}L2{E}\n\n"
+    "```python\nx = 1  {S}cite{D}s1{E}\n```\n"
+)
 PAGE_TWO = "# Page two\n\nAnother claim.{S}cite{D}s2{E} And a third.{S}cite{D}s1{E}{S}cite{D}s2{E}\n"
 
 
@@ -33,9 +37,11 @@ def test_mkdocs_material_site(tmp_path: Path) -> None:
     _site(tmp_path)
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: Cited\ntheme:\n  name: material\nplugins:\n  - search\n  - citerender:\n      style: hovercard\n",
-        encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q"], cwd=tmp_path,
-                       capture_output=True, text=True)
+        encoding="utf-8",
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     site = tmp_path / "site"
     one = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
@@ -45,7 +51,7 @@ def test_mkdocs_material_site(tmp_path: Path) -> None:
     assert two.select_one("article .citerender-bibliography #ref-2 .citerender-ref-title").get_text() == "Source one"
     assert one.find("pre").get_text().strip() == "x = 1"
     for doc in (one, two):
-        links = [l["href"] for l in doc.find_all("link", rel="stylesheet") if "citerender" in l["href"]]
+        links = [ln["href"] for ln in doc.find_all("link", rel="stylesheet") if "citerender" in ln["href"]]
         assert len(links) == 1
         assert "CITERENDER" not in str(doc).upper().replace("CITERENDER-", "").replace("CITERENDER.CSS", "")
     assert (site / "assets" / "citerender.css").is_file()
@@ -60,11 +66,16 @@ def test_sphinx_myst_build(tmp_path: Path) -> None:
     (tmp_path / "docs" / "conf.py").write_text(
         'project = "cited"\nextensions = ["myst_parser", "citerender.sphinx"]\n'
         'myst_enable_extensions = []\nsource_suffix = {".md": "markdown"}\n'
-        'exclude_patterns = ["_build"]\nciterender_style = "footnotes"\n', encoding="utf-8")
+        'exclude_patterns = ["_build"]\nciterender_style = "footnotes"\n',
+        encoding="utf-8",
+    )
     (tmp_path / "docs" / "index.md").write_text(expand(PAGE_ONE) + "\n```{toctree}\ntwo\n```\n", encoding="utf-8")
     out = tmp_path / "html"
-    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-W", "-q", str(tmp_path / "docs"), str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "-q", str(tmp_path / "docs"), str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     two = BeautifulSoup((out / "two.html").read_text(encoding="utf-8"), "html.parser")
     cites = two.select("sup.citerender-cite")

@@ -6,16 +6,16 @@ import json
 import re
 
 import pytest
+from conftest import DATA, FIXTURES, assert_no_marker, expand
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
+from bench.reference_helper import DELIM, START, STOP, ref_bodies, ref_extract, ref_strip
 from citerender.syntax.format import CitationFormat
 from citerender.syntax.guide import extract_citations, strip_citations
 from citerender.syntax.scanner import Scanner, scan
 from citerender.syntax.types import LineRange, MarkKind, parse_locator
-from conftest import DATA, FIXTURES, assert_no_marker, expand
-from bench.reference_helper import DELIM, START, STOP, ref_bodies, ref_extract, ref_strip
 
 S, D, E = START, DELIM, STOP
 
@@ -44,17 +44,44 @@ def test_dialect_fixtures(line: int, title: str, text: str, expected: str) -> No
     assert described == want_marks.strip("\n"), f"{title} (line {line})"
     assert strip_citations(text) == want_strip
     for mk in marks:
-        assert text[mk.start:mk.end] == mk.raw
+        assert text[mk.start : mk.end] == mk.raw
     assert_no_marker(strip_citations(text), title)
 
 
 # --------------------------------------------------------------------------- the guide's helper
 
-PIECES = [S, D, E, "cite", "filecite", "navlist", "turn0file0", "turn1news2", "block5", "L8", "L8-L13",
-          "L13-L8", " ", "  ", "\n", "x", "a b", ".", "-", "_", "L8–L13", "é", "【", "】", "|", "\\ue200"]
+PIECES = [
+    S,
+    D,
+    E,
+    "cite",
+    "filecite",
+    "navlist",
+    "turn0file0",
+    "turn1news2",
+    "block5",
+    "L8",
+    "L8-L13",
+    "L13-L8",
+    " ",
+    "  ",
+    "\n",
+    "x",
+    "a b",
+    ".",
+    "-",
+    "_",
+    "L8–L13",
+    "é",
+    "【",
+    "】",
+    "|",
+    "\\ue200",
+]
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
-families = st.lists(st.sampled_from(["cite", "filecite", "navlist", "", "c"]), min_size=0, max_size=3,
-                    unique=True).map(tuple)
+families = st.lists(st.sampled_from(["cite", "filecite", "navlist", "", "c"]), min_size=0, max_size=3, unique=True).map(
+    tuple
+)
 
 
 def helper_is_correct(text: str, fams: tuple[str, ...]) -> bool:
@@ -82,7 +109,7 @@ def test_extract_matches_the_helper(text: str, fams: tuple[str, ...]) -> None:
 @given(texts, families)
 def test_extract_never_crashes_and_offsets_hold(text: str, fams: tuple[str, ...]) -> None:
     for c in extract_citations(text, families=fams):
-        assert text[c.start:c.end] == c.raw
+        assert text[c.start : c.end] == c.raw
         assert c.family in fams
 
 
@@ -98,19 +125,23 @@ valid_marker = st.builds(
     st.lists(st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True), min_size=1, max_size=3),
     st.sampled_from([None, "L1", "L8-L13"]),
 )
-broken_marker = st.sampled_from([f"{S}cite{D}turn0file0 oops ", f"{S}cite{D}", f"{S}cite{D}a b c", f"{S}{S}",
-                                 f"{S}cite{D}x\n\ny"])
+broken_marker = st.sampled_from(
+    [f"{S}cite{D}turn0file0 oops ", f"{S}cite{D}", f"{S}cite{D}a b c", f"{S}{S}", f"{S}cite{D}x\n\ny"]
+)
 junk = st.text(alphabet=st.characters(blacklist_characters=S + D + E), max_size=20)
 
 
-@given(st.lists(st.tuples(junk, broken_marker), max_size=4), st.lists(st.tuples(junk, valid_marker), min_size=1, max_size=5))
+@given(
+    st.lists(st.tuples(junk, broken_marker), max_size=4),
+    st.lists(st.tuples(junk, valid_marker), min_size=1, max_size=5),
+)
 def test_broken_markers_never_swallow_later_ones(broken, valid) -> None:  # type: ignore[no-untyped-def]
     prefix = "".join(j + b for j, b in broken)
     tail = "".join(j + v for j, v in valid)
     text = prefix + tail
     found = [c.raw for c in extract_citations(text)]
-    assert found[-len(valid):] == [v for _, v in valid]
-    assert [m.raw for m in scan(text) if m.kind is MarkKind.CITATION][-len(valid):] == [v for _, v in valid]
+    assert found[-len(valid) :] == [v for _, v in valid]
+    assert [m.raw for m in scan(text) if m.kind is MarkKind.CITATION][-len(valid) :] == [v for _, v in valid]
 
 
 def test_helper_swallows_but_we_do_not() -> None:
@@ -146,7 +177,10 @@ def test_format_rejects_ambiguous_settings() -> None:
 # --------------------------------------------------------------------------- scan, everything
 
 
-any_text = st.text(alphabet=st.sampled_from(list(S + D + E + "\ue203\ue204\ue205\ue206【】†|:[]\"\\ue20 citeturn0file1L-8entity")), max_size=80)
+any_text = st.text(
+    alphabet=st.sampled_from(list(S + D + E + '\ue203\ue204\ue205\ue206【】†|:[]"\\ue20 citeturn0file1L-8entity')),
+    max_size=80,
+)
 
 
 @given(any_text)
@@ -155,7 +189,7 @@ def test_scan_marks_are_ordered_exact_and_strip_leaks_nothing(text: str) -> None
     pos = 0
     for mk in marks:
         assert mk.start >= pos and mk.end > mk.start
-        assert text[mk.start:mk.end] == mk.raw
+        assert text[mk.start : mk.end] == mk.raw
         pos = mk.end
     out = strip_citations(text)
     assert not re.search(r"[\ue200-\ue206]", out)
@@ -179,8 +213,10 @@ class CountingStr(str):
         return r
 
 
-@pytest.mark.parametrize("unit", [f"{S}cite{D}turn0file0 no stop ", f"{S}cite{D}a{E}", f"{D}x ", f"{S}{S}{E}",
-                                  "【6†L9-L11】", "citeturn0file0 "])
+@pytest.mark.parametrize(
+    "unit",
+    [f"{S}cite{D}turn0file0 no stop ", f"{S}cite{D}a{E}", f"{D}x ", f"{S}{S}{E}", "【6†L9-L11】", "citeturn0file0 "],
+)
 def test_scan_work_grows_linearly(unit: str) -> None:
     """Characters examined by the scanner's searches stay proportional to the input."""
     costs = []

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import EXAMPLES, TESTS, assert_no_marker, example_pairs, expand
 
 from citerender import load_sources, render
-from citerender.rendering.html import UnknownSourceError
 from citerender.plugin.styles import collapse_runs
-from citerender.sources.model import registry_from_data
+from citerender.rendering.html import UnknownSourceError
 from citerender.rendering.themes import builtin_themes, load_theme
-from conftest import EXAMPLES, TESTS, assert_no_marker, example_pairs, expand
+from citerender.sources.model import registry_from_data
 
 STYLES = ("footnotes", "superscript", "hovercard")
 THEMES = ("default", "report", "minimal")
@@ -22,14 +23,21 @@ PAIRS = example_pairs()
 GOLDEN = TESTS / "golden"
 UPDATE = bool(os.environ.get("CITERENDER_UPDATE_GOLDEN"))
 
-REG = registry_from_data([
-    {"id": "a", "title": "Alpha", "url": "https://alpha.example/doc", "updated": "2026-03-01",
-     "lines": ["first line of alpha", "second line", "third line", "fourth"]},
-    {"id": "b", "title": "Beta", "url": "https://www.beta.example/x#sec"},
-    {"id": "c", "title": "Gamma", "url": "https://gamma.example/"},
-    {"id": "d", "url": "https://delta.example/only-url"},
-    {"id": "e"},
-])
+REG = registry_from_data(
+    [
+        {
+            "id": "a",
+            "title": "Alpha",
+            "url": "https://alpha.example/doc",
+            "updated": "2026-03-01",
+            "lines": ["first line of alpha", "second line", "third line", "fourth"],
+        },
+        {"id": "b", "title": "Beta", "url": "https://www.beta.example/x#sec"},
+        {"id": "c", "title": "Gamma", "url": "https://gamma.example/"},
+        {"id": "d", "url": "https://delta.example/only-url"},
+        {"id": "e"},
+    ]
+)
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -52,7 +60,7 @@ def _check_structure(html: str, style: str) -> None:
         for n in re.findall(r"\d+", cite.find(["button"]).get_text() if cite.find("button") else cite.get_text()):
             if int(n) not in seen:
                 seen.append(int(n))
-    runs_ok = all(b > a for a, b in zip(seen, seen[1:]))
+    runs_ok = all(b > a for a, b in itertools.pairwise(seen))
     assert runs_ok, f"numbers appear in order of first citation: {seen}"
     # back-links round-trip: every place an entry links back to cites that entry
     for li in doc.select("li.citerender-ref"):
@@ -80,8 +88,13 @@ def test_examples_render_well_formed(answer: Path, sources: Path, style: str) ->
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
 def test_golden(answer: Path, sources: Path, style: str, theme: str) -> None:
-    r = render(answer.read_text(encoding="utf-8"), load_sources(sources), style=style, theme=theme,
-               standalone=theme != "default")
+    r = render(
+        answer.read_text(encoding="utf-8"),
+        load_sources(sources),
+        style=style,
+        theme=theme,
+        standalone=theme != "default",
+    )
     html = r.html
     if theme != "default":  # the page's inline CSS is checked once per theme, below
         assert f"<style>{r.css}</style>" in html
@@ -147,8 +160,12 @@ def test_sources_without_title_or_url_render_sensibly() -> None:
 
 
 def test_shared_url_merges_entries() -> None:
-    reg = registry_from_data([{"id": "x1", "title": "X", "url": "https://x.example/"},
-                              {"id": "x2", "title": "X mirror", "url": "https://x.example/"}])
+    reg = registry_from_data(
+        [
+            {"id": "x1", "title": "X", "url": "https://x.example/"},
+            {"id": "x2", "title": "X mirror", "url": "https://x.example/"},
+        ]
+    )
     r = render(expand("A.{S}cite{D}x1{E} B.{S}cite{D}x2{E}"), reg)
     doc = soup(r.html)
     assert len(doc.select("li.citerender-ref")) == 1
@@ -192,11 +209,18 @@ def test_citation_inside_link_text_does_not_nest_links() -> None:
 
 
 def test_hostile_metadata_is_escaped_and_urls_filtered() -> None:
-    reg = registry_from_data([
-        {"id": "x", "title": '<script>alert(1)</script>"', "url": "javascript:alert(1)", "lines": ["<img src=x onerror=alert(1)>"]},
-        {"id": "y", "title": "ok", "url": " JaVa\tScRiPt:alert(1)"},
-        {"id": "z", "title": "{{7*7}}", "url": "data:text/html,<b>x</b>"},
-    ])
+    reg = registry_from_data(
+        [
+            {
+                "id": "x",
+                "title": '<script>alert(1)</script>"',
+                "url": "javascript:alert(1)",
+                "lines": ["<img src=x onerror=alert(1)>"],
+            },
+            {"id": "y", "title": "ok", "url": " JaVa\tScRiPt:alert(1)"},
+            {"id": "z", "title": "{{7*7}}", "url": "data:text/html,<b>x</b>"},
+        ]
+    )
     text = expand("<b>bold</b> A.{S}cite{D}x{D}L1{E} B.{S}cite{D}y{E} C.{S}cite{D}z{E}")
     for style in STYLES:
         html = render(text, reg, style=style, standalone=True).html
@@ -234,7 +258,8 @@ def test_themes_are_found_and_overridable(tmp_path: Path) -> None:
     custom.mkdir()
     (custom / "bibliography.html.j2").write_text(
         '<aside class="my-refs">{% for e in entries %}<p id="{{ e.anchor }}">{{ e.number }}. {{ e.title }}</p>{% endfor %}</aside>',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (custom / "theme.toml").write_text('base = "report"\n', encoding="utf-8")
     theme = load_theme(custom)
     r = render(expand("A.{S}cite{D}a{E}"), REG, theme=theme, standalone=True)

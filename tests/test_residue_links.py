@@ -15,25 +15,52 @@ import subprocess
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import assert_no_marker
 from markdown_it import MarkdownIt
 
 from citerender import render
-from citerender.rendering.exports.parsed import parse_answer
+from citerender.publish.stream import StreamRenderer
+from citerender.publish.web import citations, render_answer
 from citerender.rendering.exports.json import to_json
 from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
 from citerender.sources.model import registry_from_data
-from citerender.publish.stream import StreamRenderer
 from citerender.sources.urls import safe_url
-from citerender.publish.web import citations, render_answer
-from conftest import assert_no_marker
 
-RESIDUES = ["\ue200", "%EE%88%80", "%ee%88%86", "\\ue200", "\\\\ue200", "\\u{E200}", "&#xE200;", "&#x0E200;",
-            "&#X0e200;", "&#xE200", "&#57856;", "&#057856;", "\ue202", "\ue201"]
-SPLICES = ["java{R}script:alert(document.domain)", "{R}javascript:alert(1)", "javascript{R}:alert(1)",
-           "vb{R}script:msgbox(1)", "da{R}ta:text/html,<script>alert(1)</script>"]
-FORMS = ["[click]({U})", "[click][x]\n\n[x]: {U}", "<{U}>", "![i]({U})", '[click]({U} "t")',
-         "- item [click]({U})", "> quoted [click]({U})", "| a |\n|---|\n| [click]({U}) |"]
+RESIDUES = [
+    "\ue200",
+    "%EE%88%80",
+    "%ee%88%86",
+    "\\ue200",
+    "\\\\ue200",
+    "\\u{E200}",
+    "&#xE200;",
+    "&#x0E200;",
+    "&#X0e200;",
+    "&#xE200",
+    "&#57856;",
+    "&#057856;",
+    "\ue202",
+    "\ue201",
+]
+SPLICES = [
+    "java{R}script:alert(document.domain)",
+    "{R}javascript:alert(1)",
+    "javascript{R}:alert(1)",
+    "vb{R}script:msgbox(1)",
+    "da{R}ta:text/html,<script>alert(1)</script>",
+]
+FORMS = [
+    "[click]({U})",
+    "[click][x]\n\n[x]: {U}",
+    "<{U}>",
+    "![i]({U})",
+    '[click]({U} "t")',
+    "- item [click]({U})",
+    "> quoted [click]({U})",
+    "| a |\n|---|\n| [click]({U}) |",
+]
 EXACT = "[click](java%EE%88%80script:alert(document.domain))"
 DANGEROUS = re.compile(r"^\s*(javascript|vbscript|data|livescript|java:)", re.I)
 
@@ -89,8 +116,10 @@ def test_streamed_html_any_split(size: int) -> None:
 
 
 def test_source_urls_with_residue_are_not_links() -> None:
-    data = [{"id": f"s{i}", "title": f"Source {i}", "url": splice.replace("{R}", r)}
-            for i, (r, splice) in enumerate((r, s) for r in RESIDUES for s in SPLICES)]
+    data = [
+        {"id": f"s{i}", "title": f"Source {i}", "url": splice.replace("{R}", r)}
+        for i, (r, splice) in enumerate((r, s) for r in RESIDUES for s in SPLICES)
+    ]
     reg = registry_from_data(data)
     answer = " ".join(f"Claim {i}.\ue200cite\ue202s{i}\ue201" for i in range(len(data)))
     for style in ("footnotes", "superscript", "hovercard"):
@@ -139,8 +168,9 @@ def test_json_export_text_has_no_unsafe_link() -> None:
 
 
 def test_pandoc_reads_the_markdown_export_without_a_script_link() -> None:
-    doc = "\n\n".join(CASES[:: max(1, len(CASES) // 120)] + ["[click](javascript:alert(1))"])
+    doc = "\n\n".join([*CASES[:: max(1, len(CASES) // 120)], "[click](javascript:alert(1))"])
     out = to_markdown(parse_answer(doc))
-    html = subprocess.run(["pandoc", "-f", "markdown", "-t", "html"], input=out, capture_output=True,
-                          text=True, check=True).stdout
+    html = subprocess.run(
+        ["pandoc", "-f", "markdown", "-t", "html"], input=out, capture_output=True, text=True, check=True
+    ).stdout
     _assert_html_has_no_live_url(html, "pandoc")

@@ -12,26 +12,34 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-
-from citerender import CiterenderError
-from citerender.publish.manifest import MANIFEST
-from citerender.publish.site import build_site
-from citerender.publish.answers import load_answer, split_front_matter
 from conftest import assert_no_marker, expand
 
-SOURCES = [{"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["a", "b", "c"]},
-           {"id": "s2", "title": "Source two", "url": "https://two.example/"}]
+from citerender import CiterenderError
+from citerender.publish.answers import load_answer, split_front_matter
+from citerender.publish.manifest import MANIFEST
+from citerender.publish.site import build_site
+
+SOURCES = [
+    {"id": "s1", "title": "Source one", "url": "https://one.example/", "lines": ["a", "b", "c"]},
+    {"id": "s2", "title": "Source two", "url": "https://two.example/"},
+]
 
 
 def make_tree(root: Path) -> Path:
     src = root / "src"
     (src / "sub" / "deeper").mkdir(parents=True)
-    (src / "inline.md").write_text(expand(
-        "---\ntitle: Inline sources\nsources:\n  - id: s1\n    title: Source one\n    url: https://one.example/\n"
-        "    lines: [a, b]\n---\n# Ignored heading\n\nClaim.{S}cite{D}s1{D}L2{E}\n"), encoding="utf-8")
+    (src / "inline.md").write_text(
+        expand(
+            "---\ntitle: Inline sources\nsources:\n  - id: s1\n    title: Source one\n    url: https://one.example/\n"
+            "    lines: [a, b]\n---\n# Ignored heading\n\nClaim.{S}cite{D}s1{D}L2{E}\n"
+        ),
+        encoding="utf-8",
+    )
     (src / "shared.json").write_text(json.dumps(SOURCES), encoding="utf-8")
-    (src / "sub" / "path.md").write_text(expand(
-        "---\nsources: ../shared.json\n---\n# By path\n\nOne.{S}cite{D}s1{E} Two.{S}cite{D}s2{E}\n"), encoding="utf-8")
+    (src / "sub" / "path.md").write_text(
+        expand("---\nsources: ../shared.json\n---\n# By path\n\nOne.{S}cite{D}s1{E} Two.{S}cite{D}s2{E}\n"),
+        encoding="utf-8",
+    )
     (src / "sub" / "deeper" / "side.md").write_text(expand("# Sidecar\n\nThree.{S}cite{D}s2{E}\n"), encoding="utf-8")
     (src / "sub" / "deeper" / "side.sources.json").write_text(json.dumps({"sources": SOURCES}), encoding="utf-8")
     return src
@@ -42,8 +50,14 @@ def test_build_mirrors_the_tree_with_an_index(tmp_path: Path) -> None:
     res = build_site(src, out)
     assert res.written == 3 and res.skipped == 0 and res.errors == 0
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert files == [MANIFEST, "assets/citerender.css", "index.html", "inline.html", "sub/deeper/side.html",
-                     "sub/path.html"]
+    assert files == [
+        MANIFEST,
+        "assets/citerender.css",
+        "index.html",
+        "inline.html",
+        "sub/deeper/side.html",
+        "sub/path.html",
+    ]
     index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
     links = {a.get_text(): a["href"] for a in index.select("ul a")}
     assert links == {"Inline sources": "inline.html", "By path": "sub/path.html", "Sidecar": "sub/deeper/side.html"}
@@ -110,8 +124,9 @@ def test_parallel_build_gives_the_same_pages(tmp_path: Path) -> None:
 def test_bad_front_matter_is_reported_and_others_still_build(tmp_path: Path) -> None:
     src, out = make_tree(tmp_path), tmp_path / "out"
     (src / "broken.md").write_text("---\ntitle: [unclosed\n---\nBody\n", encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "build", str(src), str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "build", str(src), str(out)], capture_output=True, text=True
+    )
     assert r.returncode == 2
     assert f"broken.md: error: {src / 'broken.md'}:" in r.stderr and "invalid YAML front matter" in r.stderr
     assert (out / "inline.html").exists() and not (out / "broken.html").exists()
@@ -131,15 +146,19 @@ def test_interrupted_build_keeps_good_pages_and_a_rerun_completes(tmp_path: Path
     (src / "s.sources.json").write_text(json.dumps(SOURCES), encoding="utf-8")
     body = "\n\n".join(f"Paragraph {i} says a thing.{{S}}cite{{D}}s1{{E}}" for i in range(200))
     for i in range(120):
-        (src / f"a{i:03}.md").write_text(expand(f"---\nsources: s.sources.json\n---\n# V1 {i}\n\n{body}\n"),
-                                         encoding="utf-8")
+        (src / f"a{i:03}.md").write_text(
+            expand(f"---\nsources: s.sources.json\n---\n# V1 {i}\n\n{body}\n"), encoding="utf-8"
+        )
     out = tmp_path / "out"
     build_site(src, out)
     for i in range(120):
         p = src / f"a{i:03}.md"
         p.write_text(p.read_text(encoding="utf-8").replace("# V1", "# V2"), encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "citerender.cli", "build", str(src), str(out), "--jobs", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citerender.cli", "build", str(src), str(out), "--jobs", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 60
     while time.time() < deadline:  # kill once some, not all, pages are rewritten
         done = sum("V2" in (out / f"a{i:03}.html").read_text(encoding="utf-8")[:2000] for i in range(120))

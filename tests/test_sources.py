@@ -5,16 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from citerender import CiterenderError, load_sources
-from citerender.syntax.types import LineRange
-from citerender.sources.model import Registry, Source, registry_from_data
-from citerender.sources.context import parse_blocks, parse_tool_output
 from conftest import expand
 
+from citerender import CiterenderError, load_sources
+from citerender.sources.context import parse_blocks, parse_tool_output
+from citerender.sources.model import Registry, Source, registry_from_data
+from citerender.syntax.types import LineRange
+
 ENTRIES = [
-    {"id": "turn0file0", "title": "Employee Handbook", "url": "https://company.example/handbook",
-     "updated": "2026-03-01", "lines": ["a", "b", "c"], "meta": {"team": "HR"}},
+    {
+        "id": "turn0file0",
+        "title": "Employee Handbook",
+        "url": "https://company.example/handbook",
+        "updated": "2026-03-01",
+        "lines": ["a", "b", "c"],
+        "meta": {"team": "HR"},
+    },
     {"id": "block2", "text": "Syllabus"},
 ]
 
@@ -30,7 +36,8 @@ def test_formats_give_equal_registries(tmp_path: Path) -> None:
     (tmp_path / "s.toml").write_text(
         '[[sources]]\nid = "turn0file0"\ntitle = "Employee Handbook"\nurl = "https://company.example/handbook"\n'
         'updated = 2026-03-01\nlines = ["a", "b", "c"]\nmeta = { team = "HR" }\n\n[[sources]]\nid = "block2"\ntext = "Syllabus"\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     regs = [load_sources(tmp_path / n) for n in ("s.json", "list.json", "s.yaml", "s.toml")]
     assert all(r == regs[0] for r in regs)
     reg = regs[0]
@@ -64,9 +71,11 @@ def test_tool_output_as_the_guide_shows_it(tmp_path: Path) -> None:
     assert list(reg) == ["file0", "turn0file1"]
     hb = reg["file0"]
     assert (hb.title, hb.url, hb.updated) == ("Employee Handbook", "https://company.example/handbook", "2026-03-01")
-    assert hb.lines == ("Employees may work remotely up to three days per week.",
-                        "Additional remote days require manager approval.",
-                        "Exceptions may apply for approved accommodations.")
+    assert hb.lines == (
+        "Employees may work remotely up to three days per week.",
+        "Additional remote days require manager approval.",
+        "Exceptions may apply for approved accommodations.",
+    )
     assert reg["turn0file1"].text.startswith("The service agreement") and reg["turn0file1"].lines is None
     path = tmp_path / "tool.txt"
     path.write_text(text, encoding="utf-8")

@@ -6,27 +6,57 @@ import asyncio
 import re
 
 import pytest
+from conftest import EXAMPLES, example_pairs, expand
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citerender.sources.model import registry_from_data
 from citerender.publish.stream import StreamRenderer, astream
-from conftest import EXAMPLES, example_pairs, expand
+from citerender.sources.model import registry_from_data
 
-LEAK = re.compile(r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|&#[xX][eE]20[0-6];|&#5785[6-9];|&#5786[0-2];", re.I)
-REG = registry_from_data([{"id": "a", "title": "A", "url": "https://a.example/", "lines": ["x", "y"]},
-                          {"id": "b", "title": "B"}, {"id": "turn0file0", "title": "F"}])
-PIECES = ["{S}cite{D}a{E}", "{S}cite{D}b{D}L2{E}", "{S}cite{D}a", "{D}a ", "citeturn0file0 ", "【cite|a|b】", "【6†L1】",
-          "\\ue200cite\\ue202b\\ue201", "&#xE200;cite&#xE202;a&#xE201;", "entity[\"p\",\"Ada\"] ", "{HS}w{HE}",
-          "`code {S}cite{D}a{E}` ", "\n```\nfenced {S}cite{D}b{E}\n```\n", "\n\n", "\n", "- item ", "> quote ",
-          "text ", "word. ", "😀", "é", "\r\n", "  ", "1. one\n", "    indented\n"]
+LEAK = re.compile(
+    r"[\ue200-\ue206]|\\{1,2}[uU](?:0000)?\{?[eE]20[0-6]|&#[xX][eE]20[0-6];|&#5785[6-9];|&#5786[0-2];", re.I
+)
+REG = registry_from_data(
+    [
+        {"id": "a", "title": "A", "url": "https://a.example/", "lines": ["x", "y"]},
+        {"id": "b", "title": "B"},
+        {"id": "turn0file0", "title": "F"},
+    ]
+)
+PIECES = [
+    "{S}cite{D}a{E}",
+    "{S}cite{D}b{D}L2{E}",
+    "{S}cite{D}a",
+    "{D}a ",
+    "citeturn0file0 ",
+    "【cite|a|b】",
+    "【6†L1】",
+    "\\ue200cite\\ue202b\\ue201",
+    "&#xE200;cite&#xE202;a&#xE201;",
+    'entity["p","Ada"] ',
+    "{HS}w{HE}",
+    "`code {S}cite{D}a{E}` ",
+    "\n```\nfenced {S}cite{D}b{E}\n```\n",
+    "\n\n",
+    "\n",
+    "- item ",
+    "> quote ",
+    "text ",
+    "word. ",
+    "😀",
+    "é",
+    "\r\n",
+    "  ",
+    "1. one\n",
+    "    indented\n",
+]
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map(lambda xs: expand("".join(xs)))
 
 
 def run(text: str | bytes, cuts: list[int], output: str) -> tuple[str, list[str]]:
     sr = StreamRenderer(REG, output=output)
     parts, pos = [], 0
-    for c in sorted(set(cuts)) + [len(text)]:
+    for c in [*sorted(set(cuts)), len(text)]:
         if c > pos:
             parts.append(sr.feed(text[pos:c]))
             pos = c
@@ -59,7 +89,7 @@ def test_numbers_never_change_and_bibliography_grows() -> None:
     assert first == "One.[^1] Two." and [r.source.id for r in sr.bibliography] == ["b"]
     second = sr.feed(expand("{S}cite{D}a{E}{S}cite{D}b{E}"))
     assert second == "[^2][^1]" and [r.source.id for r in sr.bibliography] == ["b", "a"]
-    assert sr.bibliography_html().count("citerender-ref\"") == 2
+    assert sr.bibliography_html().count('citerender-ref"') == 2
 
 
 def test_partial_marker_is_held_then_released() -> None:
@@ -84,7 +114,7 @@ def test_html_blocks_appear_when_complete() -> None:
 def test_utf8_split_inside_a_character() -> None:
     data = expand("é😀{S}cite{D}a{E}").encode("utf-8")
     sr = StreamRenderer(REG)
-    out = "".join(sr.feed(data[i:i + 1]) for i in range(len(data))) + sr.close()
+    out = "".join(sr.feed(data[i : i + 1]) for i in range(len(data))) + sr.close()
     assert out == "é😀[^1]"
 
 
@@ -110,6 +140,6 @@ def test_examples_stream_in_20_character_chunks(answer, sources) -> None:  # typ
         one = StreamRenderer(reg, output=output)
         whole = one.feed(text) + one.close()
         sr = StreamRenderer(reg, output=output)
-        got = "".join(sr.feed(text[i:i + 20]) for i in range(0, len(text), 20)) + sr.close()
+        got = "".join(sr.feed(text[i : i + 20]) for i in range(0, len(text), 20)) + sr.close()
         assert got == whole and LEAK.search(got) is None
     assert EXAMPLES.exists()

@@ -6,7 +6,6 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-
 from conftest import EXAMPLES, load_example_module
 
 pytestmark = pytest.mark.browser
@@ -37,7 +36,6 @@ new MutationObserver(() => {
 
 def test_stream_never_shows_a_marker(server: str) -> None:
     from playwright.sync_api import sync_playwright
-
     from test_browser import ARGS, CHROMIUM
 
     with sync_playwright() as p:

@@ -7,28 +7,71 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, assert_no_marker
 
 from citerender import CiterenderError, render
 from citerender.publish.site import build_site
-from citerender.sources.model import registry_from_data
 from citerender.rendering.themes import load_theme
-from conftest import FIXTURES, assert_no_marker
+from citerender.sources.model import registry_from_data
 
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [p for p in (FIXTURES / "xss-payloads.txt").read_text(encoding="utf-8").split("\n") if p]
 STYLES = ("footnotes", "superscript", "hovercard")
 THEMES = ("default", "report", "minimal")
-ALLOWED_TAGS = {"main", "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "em", "strong", "code", "pre", "a",
-                "sup", "span", "button", "section", "blockquote", "table", "thead", "tbody", "tr", "th", "td", "br",
-                "hr", "time", "s", "img", "nav"}
+ALLOWED_TAGS = {
+    "main",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "ul",
+    "ol",
+    "li",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "a",
+    "sup",
+    "span",
+    "button",
+    "section",
+    "blockquote",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "br",
+    "hr",
+    "time",
+    "s",
+    "img",
+    "nav",
+}
 HEAD_TAGS = ["meta", "meta", "meta", "meta", "meta", "title", "style"]
 S, D, E = "\ue200", "\ue202", "\ue201"
 
 
 def _registry():  # type: ignore[no-untyped-def]
-    return registry_from_data([{"id": f"p{i}", "title": p, "url": p, "updated": "2026-03-01",
-                                "lines": [p, "a safe line"], "meta": {"note": p}} for i, p in enumerate(PAYLOADS)])
+    return registry_from_data(
+        [
+            {
+                "id": f"p{i}",
+                "title": p,
+                "url": p,
+                "updated": "2026-03-01",
+                "lines": [p, "a safe line"],
+                "meta": {"note": p},
+            }
+            for i, p in enumerate(PAYLOADS)
+        ]
+    )
 
 
 def _answer() -> str:
@@ -41,7 +84,6 @@ def _answer() -> str:
 @pytest.fixture(scope="module")
 def browser():  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
-
     from test_browser import ARGS, CHROMIUM
 
     with sync_playwright() as p:
@@ -115,12 +157,14 @@ def test_front_matter_and_build_pages(browser, tmp_path: Path) -> None:  # type:
 
     src = tmp_path / "src"
     src.mkdir()
-    (src / "a.sources.json").write_text(json.dumps([{"id": "s", "title": PAYLOADS[8], "url": PAYLOADS[22]}]),
-                                        encoding="utf-8")
+    (src / "a.sources.json").write_text(
+        json.dumps([{"id": "s", "title": PAYLOADS[8], "url": PAYLOADS[22]}]), encoding="utf-8"
+    )
     for i, p in enumerate(PAYLOADS[:30]):
         title = json.dumps(p)  # a YAML double-quoted scalar
-        (src / f"a{i:02}.md").write_text(f"---\ntitle: {title}\nsources: a.sources.json\n---\n{p}{S}cite{D}s{E}\n",
-                                         encoding="utf-8")
+        (src / f"a{i:02}.md").write_text(
+            f"---\ntitle: {title}\nsources: a.sources.json\n---\n{p}{S}cite{D}s{E}\n", encoding="utf-8"
+        )
     out = tmp_path / "out"
     build_site(src, out)
     for page in [out / "index.html", *sorted(out.glob("a0*.html"))[:5]]:

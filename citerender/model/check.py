@@ -14,8 +14,9 @@ from ..sources.model import Registry
 __all__ = ["check"]
 
 
-def check(text: str, registry: Registry | None = None, options: RenderOptions | None = None,
-          **kwargs: Any) -> list[Diagnostic]:
+def check(
+    text: str, registry: Registry | None = None, options: RenderOptions | None = None, **kwargs: Any
+) -> list[Diagnostic]:
     """Validity (ids, locators, syntax, dialects) and placement diagnostics, sorted by place.
 
     Placement is judged on markdown-it-py's tokens, so a marker in a code span or emphasis is

@@ -7,7 +7,7 @@ leaves implicit: forbidden forms, placement rules, and what to do without a supp
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
@@ -66,92 +66,133 @@ def citation_instructions(
     """
     if not id_kind.isalpha():
         raise CiterenderError(f"id_kind must be letters only, not {id_kind!r}")
-    s, d, e = _chars(fmt, markers)
-    fam = fmt.families[0]
-    if pattern == "tool":
-        rid = rf"turn\d+{id_kind}\d+"
-        ex0, ex1 = f"turn0{id_kind}0", f"turn2{id_kind}1"
-        parts = [
-            "## Citations",
-            "",
-            f'Results are returned by "{tool_name}". Each message from `{tool_name}` is called a "source" and '
-            f"identified by its reference ID, which is the first occurrence of `{rid}` (for example, `{ex0}` or "
-            f"`{ex1}`). In this example, the string `{ex0}` would be the source reference ID.",
-            "",
-            f"Citations are references to `{tool_name}` sources. Citations may be used to refer to either a single "
-            "source or multiple sources.",
-            "",
-            "A citation to a single source must be written as:",
-            f"{s}{fam}{d}{rid}{e}",
-        ]
-        if locators:
-            parts += ["", "If line-level citations are supported, a citation to a specific line range must be written as:",
-                      rf"{s}{fam}{d}{rid}{d}L\d+-L\d+{e}"]
-        parts += [
-            "",
-            "Citations to multiple sources must be written by emitting multiple citation markers, one for each "
-            "supporting source.",
-            "",
-            f"You must NOT write reference IDs like `{ex0}` verbatim in the response text without putting them "
-            f"between {s}...{e}.",
-            "",
-            "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
-            "multiple supported clauses.",
-            "- Citations must be placed after punctuation.",
-            "- Cite only retrieved sources that directly support the cited text.",
-            "- Never invent source IDs, line ranges, or block locators that were not returned by the tool."
-            if locators else "- Never invent source IDs that were not returned by the tool.",
-            "- If multiple retrieved sources materially support a proposition, cite all of them.",
-            "- If the retrieved sources disagree, cite the conflicting sources and describe the disagreement accurately.",
-        ]
-        sample = f"{s}{fam}{d}{ex0}{d}L8-L13{e}" if locators else f"{s}{fam}{d}{ex0}{e}"
-        unsupported = "If no retrieved source supports a statement"
-    elif pattern == "injected":
-        parts = [
-            "## Citations",
-            "",
-            "Supporting context is provided directly in the prompt as citable units. Each citable unit is identified "
-            'by the value of its `id` attribute in the first occurrence of a tag such as `<BLOCK id="block5"> ... '
-            "</BLOCK>`. In this example, `block5` would be the source reference ID.",
-            "",
-            "Because this pattern does not invoke tools, there is no tool turn counter to increment. That means you do "
-            "not need to use a `turn#` prefix for the citation marker. You can keep IDs in a `turn0block5` style if "
-            "that matches the rest of your system, or use plain IDs like `block5` as shown here. The key requirement "
-            "is that the citation marker matches the injected context ID exactly and consistently.",
-            "",
-            "Citations are references to these provided citable units. Citations may be used to refer to either a "
-            "single source or multiple sources.",
-            "",
-            "A citation to a single source must be written as:",
-            f"{s}{fam}{d}<block_id>{e}",
-            "",
-            "For example:",
-            f"{s}{fam}{d}block5{e}",
-        ]
-        if locators:
-            parts += ["", "When a block numbers its lines ([L1], [L2], …), a citation to a specific line range must "
-                      "be written as:", rf"{s}{fam}{d}<block_id>{d}L\d+-L\d+{e}"]
-        parts += [
-            "",
-            "Citations to multiple sources must be written by emitting multiple citation markers, one for each "
-            "supporting block.",
-            "",
-            f"You must NOT write block IDs verbatim in the response text without putting them between {s}...{e}.",
-            "",
-            "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
-            "multiple supported clauses.",
-            "- Citations must be placed after punctuation.",
-            "- Cite only blocks that appear in the provided context.",
-            "- Never invent new block IDs." + (" Never invent line ranges a block does not number." if locators else ""),
-            "- Never cite outside knowledge or outside authorities.",
-            "- If multiple blocks materially support a proposition, cite all of them.",
-            "- If the provided blocks conflict, cite the conflicting blocks and describe the conflict accurately.",
-        ]
-        sample = f"{s}{fam}{d}block5{e}"
-        unsupported = "If no provided block supports a statement"
-    else:
+    if pattern not in ("tool", "injected"):
         raise CiterenderError(f"pattern must be 'tool' or 'injected', not {pattern!r}")
+    m = _Marks(*_chars(fmt, markers), fmt.families[0])
+    if pattern == "tool":
+        parts, sample, unsupported = _tool_section(m, locators, tool_name, id_kind)
+    else:
+        parts, sample, unsupported = _injected_section(m, locators)
+    parts += _common_rules(unsupported)
+    if example:
+        lead = (
+            "The on-call handoff process is documented in the weekly support sync notes."
+            if pattern == "tool"
+            else "The Court held that the District Court lacked personal jurisdiction over the petitioner."
+        )
+        parts += ["", "Example output:", "", f"{lead} {sample}"]
+    if extra:
+        parts += ["", EXTRA_CONSIDERATIONS]
+    return "\n".join(parts) + "\n"
+
+
+class _Marks(NamedTuple):
+    """The marker characters as the prompt writes them, and the citation family."""
+
+    s: str
+    d: str
+    e: str
+    fam: str
+
+
+def _tool_section(m: _Marks, locators: bool, tool_name: str, id_kind: str) -> tuple[list[str], str, str]:
+    """The guide's wording for sources returned by a tool; the sample marker; the no-support lead."""
+    s, d, e, fam = m
+    rid = rf"turn\d+{id_kind}\d+"
+    ex0, ex1 = f"turn0{id_kind}0", f"turn2{id_kind}1"
+    parts = [
+        "## Citations",
+        "",
+        f'Results are returned by "{tool_name}". Each message from `{tool_name}` is called a "source" and '
+        f"identified by its reference ID, which is the first occurrence of `{rid}` (for example, `{ex0}` or "
+        f"`{ex1}`). In this example, the string `{ex0}` would be the source reference ID.",
+        "",
+        f"Citations are references to `{tool_name}` sources. Citations may be used to refer to either a single "
+        "source or multiple sources.",
+        "",
+        "A citation to a single source must be written as:",
+        f"{s}{fam}{d}{rid}{e}",
+    ]
+    if locators:
+        parts += [
+            "",
+            "If line-level citations are supported, a citation to a specific line range must be written as:",
+            rf"{s}{fam}{d}{rid}{d}L\d+-L\d+{e}",
+        ]
     parts += [
+        "",
+        "Citations to multiple sources must be written by emitting multiple citation markers, one for each "
+        "supporting source.",
+        "",
+        f"You must NOT write reference IDs like `{ex0}` verbatim in the response text without putting them "
+        f"between {s}...{e}.",
+        "",
+        "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
+        "multiple supported clauses.",
+        "- Citations must be placed after punctuation.",
+        "- Cite only retrieved sources that directly support the cited text.",
+        "- Never invent source IDs, line ranges, or block locators that were not returned by the tool."
+        if locators
+        else "- Never invent source IDs that were not returned by the tool.",
+        "- If multiple retrieved sources materially support a proposition, cite all of them.",
+        "- If the retrieved sources disagree, cite the conflicting sources and describe the disagreement accurately.",
+    ]
+    sample = f"{s}{fam}{d}{ex0}{d}L8-L13{e}" if locators else f"{s}{fam}{d}{ex0}{e}"
+    return parts, sample, "If no retrieved source supports a statement"
+
+
+def _injected_section(m: _Marks, locators: bool) -> tuple[list[str], str, str]:
+    """The guide's wording for ``<BLOCK>`` context injected in the prompt."""
+    s, d, e, fam = m
+    parts = [
+        "## Citations",
+        "",
+        "Supporting context is provided directly in the prompt as citable units. Each citable unit is identified "
+        'by the value of its `id` attribute in the first occurrence of a tag such as `<BLOCK id="block5"> ... '
+        "</BLOCK>`. In this example, `block5` would be the source reference ID.",
+        "",
+        "Because this pattern does not invoke tools, there is no tool turn counter to increment. That means you do "
+        "not need to use a `turn#` prefix for the citation marker. You can keep IDs in a `turn0block5` style if "
+        "that matches the rest of your system, or use plain IDs like `block5` as shown here. The key requirement "
+        "is that the citation marker matches the injected context ID exactly and consistently.",
+        "",
+        "Citations are references to these provided citable units. Citations may be used to refer to either a "
+        "single source or multiple sources.",
+        "",
+        "A citation to a single source must be written as:",
+        f"{s}{fam}{d}<block_id>{e}",
+        "",
+        "For example:",
+        f"{s}{fam}{d}block5{e}",
+    ]
+    if locators:
+        parts += [
+            "",
+            "When a block numbers its lines ([L1], [L2], …), a citation to a specific line range must be written as:",
+            rf"{s}{fam}{d}<block_id>{d}L\d+-L\d+{e}",
+        ]
+    parts += [
+        "",
+        "Citations to multiple sources must be written by emitting multiple citation markers, one for each "
+        "supporting block.",
+        "",
+        f"You must NOT write block IDs verbatim in the response text without putting them between {s}...{e}.",
+        "",
+        "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
+        "multiple supported clauses.",
+        "- Citations must be placed after punctuation.",
+        "- Cite only blocks that appear in the provided context.",
+        "- Never invent new block IDs." + (" Never invent line ranges a block does not number." if locators else ""),
+        "- Never cite outside knowledge or outside authorities.",
+        "- If multiple blocks materially support a proposition, cite all of them.",
+        "- If the provided blocks conflict, cite the conflicting blocks and describe the conflict accurately.",
+    ]
+    return parts, f"{s}{fam}{d}block5{e}", "If no provided block supports a statement"
+
+
+def _common_rules(unsupported: str) -> list[str]:
+    """The points the guide says instructions must state and its recommended text leaves implicit."""
+    return [
         "- Citations must not be placed inside markdown bold, italics, or code fences, as they will not display "
         "correctly. Instead, place the citations outside the markdown block. Citations outside code fences may not "
         "be placed on the same line as the end of the code fence.",
@@ -162,11 +203,3 @@ def citation_instructions(
         f"- {unsupported}, do not attach a citation to it; say that the sources do not cover it rather than "
         "guessing. Statements that need no support (greetings, transitions, your own reasoning) take no citation.",
     ]
-    if example:
-        lead = ("The on-call handoff process is documented in the weekly support sync notes."
-                if pattern == "tool" else
-                "The Court held that the District Court lacked personal jurisdiction over the petitioner.")
-        parts += ["", "Example output:", "", f"{lead} {sample}"]
-    if extra:
-        parts += ["", EXTRA_CONSIDERATIONS]
-    return "\n".join(parts) + "\n"

@@ -23,7 +23,9 @@ _PH = "\x00"  # stands for a citation while sentences are split
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]]*(?:\s*\x00)*(?=\s|$)|(?:\x00)+(?=\s*$)")
 _FACT = re.compile(
     r"\d|\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"percent|per cent|million|billion|thousand|hundred|dozen|twice|half|majority|minority)\b", re.I)
+    r"percent|per cent|million|billion|thousand|hundred|dozen|twice|half|majority|minority)\b",
+    re.I,
+)
 
 
 @dataclass
@@ -61,8 +63,12 @@ class QualityReport:
 
     def to_dict(self) -> dict[str, object]:
         d = asdict(self)
-        d.update(paragraph_share=round(self.paragraph_share, 4), sentence_share=round(self.sentence_share, 4),
-                 top_domain=self.top_domain, top_domain_share=round(self.top_domain_share, 4))
+        d.update(
+            paragraph_share=round(self.paragraph_share, 4),
+            sentence_share=round(self.sentence_share, 4),
+            top_domain=self.top_domain,
+            top_domain_share=round(self.top_domain_share, 4),
+        )
         return d
 
     def to_json(self) -> str:
@@ -72,15 +78,15 @@ class QualityReport:
         lines = [
             f"paragraphs cited: {self.cited_paragraphs}/{self.paragraphs} ({self.paragraph_share:.0%})",
             f"sentences cited:  {self.cited_sentences}/{self.sentences} ({self.sentence_share:.0%})",
-            f"sources cited:    {self.sources_cited}/{self.sources_available}" if self.sources_available
+            f"sources cited:    {self.sources_cited}/{self.sources_available}"
+            if self.sources_available
             else f"sources cited:    {self.sources_cited}",
             f"domains cited:    {len(self.domains)}"
             + (f" (most cited: {self.top_domain}, {self.top_domain_share:.0%} of citations)" if self.domains else ""),
             f"citing places in the last fifth of the paragraphs: {self.tail_share:.0%}"
             + (" — bunched at the end" if self.bunched_at_end else ""),
         ]
-        for u in self.uncited_factual:
-            lines.append(f"uncited factual paragraph at line {u['line']}: {u['text']}")
+        lines.extend(f"uncited factual paragraph at line {u['line']}: {u['text']}" for u in self.uncited_factual)
         return "\n".join(lines)
 
 
@@ -130,13 +136,18 @@ def quality_report(text: str, registry: Registry | None = None) -> QualityReport
             rep.cited_sentences += _PH in rest
         if not cited and _FACT.search(flat):
             snippet = flat.replace(_PH, "")
-            rep.uncited_factual.append({"line": (tok.map[0] + 1) if tok.map else 1,
-                                        "text": snippet[:120] + ("…" if len(snippet) > 120 else "")})
+            rep.uncited_factual.append(
+                {
+                    "line": (tok.map[0] + 1) if tok.map else 1,
+                    "text": snippet[:120] + ("…" if len(snippet) > 120 else ""),
+                }
+            )
     rep.sources_cited = len(cited_ids)
     rep.domains = dict(domains.most_common())
     if places and rep.paragraphs:
         tail = [p for p in places if (p + 1) / rep.paragraphs > 0.8]
         rep.tail_share = len(tail) / len(places)
         rep.bunched_at_end = any(d.code == "CR305" for d in st.diagnostics) or (
-            len(places) >= 3 and rep.tail_share >= 0.8 and rep.paragraphs >= 3)
+            len(places) >= 3 and rep.tail_share >= 0.8 and rep.paragraphs >= 3
+        )
     return rep

@@ -58,12 +58,16 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     if len(backlinks) == 1:
         b = backlinks[0]
         lines = f' <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
-        return Markup(f'<span class="citerender-backlinks"><a href="#{escape(b.anchor)}" role="doc-backlink" '
-                      f'aria-label="Back to the text citing source {number}">{arrow}</a>{lines}</span>')
+        return Markup(
+            f'<span class="citerender-backlinks"><a href="#{escape(b.anchor)}" role="doc-backlink" '
+            f'aria-label="Back to the text citing source {number}">{arrow}</a>{lines}</span>'
+        )
     parts = [f'<span class="citerender-backlinks"><span aria-hidden="true">{arrow}</span>']
     for b in backlinks:
-        parts.append(f' <a href="#{escape(b.anchor)}" role="doc-backlink" '
-                     f'aria-label="Back to citation {b.letter} of source {number}">{b.letter}</a>')
+        parts.append(
+            f' <a href="#{escape(b.anchor)}" role="doc-backlink" '
+            f'aria-label="Back to citation {b.letter} of source {number}">{b.letter}</a>'
+        )
         if b.lines:
             parts.append(f' <span class="citerender-ref-lines">({escape(b.lines)})</span>')
     parts.append("</span>")
@@ -84,35 +88,42 @@ def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:
                 continue
             seen.add((place.anchor, lines))
             backlinks.append(Backlink(place.anchor, _letters(len(backlinks)), lines))
-        entries.append(Entry(
-            number=ref.number,
-            anchor=ref.anchor,
-            title=s.title or s.domain or s.url or s.id,
-            has_title=bool(s.title),
-            url=url,
-            url_text=s.url if s.url and url is None else None,
-            domain=s.domain if url else None,
-            updated=s.updated,
-            id=s.id,
-            known=ref.known,
-            merged=[m.title or m.id for m in ref.merged],
-            backlinks=backlinks,
-            backlinks_html=backlinks_html(ref.number, backlinks),
-        ))
+        entries.append(
+            Entry(
+                number=ref.number,
+                anchor=ref.anchor,
+                title=s.title or s.domain or s.url or s.id,
+                has_title=bool(s.title),
+                url=url,
+                url_text=s.url if s.url and url is None else None,
+                domain=s.domain if url else None,
+                updated=s.updated,
+                id=s.id,
+                known=ref.known,
+                merged=[m.title or m.id for m in ref.merged],
+                backlinks=backlinks,
+                backlinks_html=backlinks_html(ref.number, backlinks),
+            )
+        )
     return entries
 
 
 def render_bibliography(references: Sequence[Reference], style: str, heading: str = "Sources") -> str:
     """The bibliography section, the default theme's markup written in Python."""
     h = escape(heading)
-    out = [f'<section class="citerender-bibliography" role="doc-endnotes" aria-label="{h}">\n'
-           f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n']
+    out = [
+        f'<section class="citerender-bibliography" role="doc-endnotes" aria-label="{h}">\n'
+        f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n'
+    ]
     for e in bibliography_entries(references):
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
         out.append(f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n')
         title = escape(e.title)
-        out.append(f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>' if e.url
-                   else f'<span class="citerender-ref-title">{title}</span>')
+        out.append(
+            f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
+            if e.url
+            else f'<span class="citerender-ref-title">{title}</span>'
+        )
         if e.domain:
             out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
         if e.url_text and e.has_title:

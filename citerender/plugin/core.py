@@ -137,8 +137,9 @@ class InlinePass:
         """Copy-paste forms, and marker characters markdown-it kept as text (after a backslash)."""
         content = tok.content
         if "mark" in tok.meta or not (
-                (self.copy_paste and ("cite" in content or "entity[" in content))
-                or self.opts.trigger_class.search(content) is not None):
+            (self.copy_paste and ("cite" in content or "entity[" in content))
+            or self.opts.trigger_class.search(content) is not None
+        ):
             return None
         marks = scan(content, fmt=self.opts.fmt)
         return split_text(tok, marks) if marks else None
@@ -195,8 +196,14 @@ class InlinePass:
         out = self.out
         prev = out[-1] if out else None
         gap = False
-        if prev is not None and prev.type == "text" and not prev.content.strip() and len(out) > 1 \
-                and out[-2].type == "citation" and "\n" not in prev.content:
+        if (
+            prev is not None
+            and prev.type == "text"
+            and not prev.content.strip()
+            and len(out) > 1
+            and out[-2].type == "citation"
+            and "\n" not in prev.content
+        ):
             gap, prev = True, out[-2]
         if prev is None or prev.type != "citation" or prev.meta.get("in_link") != in_link:
             return None
@@ -212,14 +219,16 @@ class InlinePass:
             if kind is not None:
                 self.depth[kind] += tok.nesting
         if t == "code_inline":
-            tok.content = scrub_inline(tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt,
-                                       "CR302", self.code_cursor)
+            tok.content = scrub_inline(
+                tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, "CR302", self.code_cursor
+            )
             visible = bool(tok.content.strip())
             self.line_has_text = self.line_has_text or visible
             self.has_text = self.has_text or visible
         elif t == "html_inline":
-            tok.content = scrub_inline(tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt,
-                                       "CR311", self.code_cursor)
+            tok.content = scrub_inline(
+                tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, "CR311", self.code_cursor
+            )
         elif t in ("link_open", "image"):
             self._attributes(tok)
         else:
@@ -232,8 +241,11 @@ class InlinePass:
             if isinstance(val, str):
                 clean = scrub_attr(val, self.opts.fmt)
                 if clean != val:
-                    self.st.report("CR311", f"marker removed from a link {name}",
-                                   self.loc.offset(self.block, self.content, None, ""))
+                    self.st.report(
+                        "CR311",
+                        f"marker removed from a link {name}",
+                        self.loc.offset(self.block, self.content, None, ""),
+                    )
                     if name == "title":
                         tok.attrs[name] = clean
                     else:  # validate_link refuses these; never turn a cleaned URL into a link

@@ -29,8 +29,7 @@ class Locator:
         (``header``: in a fence's info string, on its first line)."""
         return self.span(block, content, pos, raw, header=header)[0]
 
-    def span(self, block: Token, content: str, pos: int | None, raw: str, *,
-             header: bool = False) -> tuple[int, int]:
+    def span(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> tuple[int, int]:
         """Start and end in ``st.original`` of ``raw`` at ``pos`` of ``block``'s content.
 
         A content line is its source line with a prefix (indentation, ``>``, list markers)

@@ -68,7 +68,9 @@ def drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
     for tok in tokens:
         if tok.type == "citation" and not tok.meta.get("uses"):
             if st.spans is not None:
-                st.spans.extend((a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"], strict=False))
+                st.spans.extend(
+                    (a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"], strict=False)
+                )
             continue
         if tok.type == "citation_dropped":
             continue

@@ -60,5 +60,9 @@ class PluginOptions:
     def needs_attention(self, text: str) -> bool:
         """Could ``text`` hold anything the core rule handles? (Plain searches: a regex with
         alternatives would test every position and cost more than the whole check.)"""
-        return (self.trigger_class.search(text) is not None or "cite" in text or "entity[" in text
-                or ("%" in text and "%EE%88%8" in text.upper()))
+        return (
+            self.trigger_class.search(text) is not None
+            or "cite" in text
+            or "entity[" in text
+            or ("%" in text and "%EE%88%8" in text.upper())
+        )

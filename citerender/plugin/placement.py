@@ -7,6 +7,7 @@ import re
 from markdown_it.token import Token
 
 from ..sources.model import Registry
+from ..syntax.patterns import TURN_ID
 from .locate import Locator, where
 from .state import CitationState
 
@@ -20,10 +21,9 @@ __all__ = [
     "verbatim_ids",
 ]
 
-_TURN_ID_RE = r"turn\d+[a-z]+\d+"
 # A word that could be a source id written verbatim: letters, then a digit somewhere.
 _ID_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*(?![\w-])")
-_TURN_ID = re.compile(_TURN_ID_RE + r"\Z")
+_TURN_ID = re.compile(TURN_ID + r"\Z")
 _DIGIT = re.compile(r"[0-9]")
 
 
@@ -31,8 +31,11 @@ def verbatim_ids(text: str, registry: Registry | None) -> list[re.Match[str]]:
     """Words in ``text`` that are source ids: ``turnNkindN`` or a registry id with a digit."""
     if _DIGIT.search(text) is None or _ID_WORD.search(text) is None:  # the common case: none
         return []
-    return [m for m in _ID_WORD.finditer(text)
-            if _TURN_ID.match(m.group(0)) or (registry is not None and m.group(0) in registry)]
+    return [
+        m
+        for m in _ID_WORD.finditer(text)
+        if _TURN_ID.match(m.group(0)) or (registry is not None and m.group(0) in registry)
+    ]
 
 
 def check_grouped_at_end(blocks: list[tuple[Token, bool, bool]], st: CitationState) -> None:
@@ -68,8 +71,9 @@ def check_before_punctuation(st: CitationState, citation: Token, following: str)
         st.report("CR303", "citation placed before punctuation", where(citation))
 
 
-def check_citation_only_lines(st: CitationState, cites: list[Token], cite_only_lines: list[Token], *,
-                              has_text: bool) -> None:
+def check_citation_only_lines(
+    st: CitationState, cites: list[Token], cite_only_lines: list[Token], *, has_text: bool
+) -> None:
     """CR306: a paragraph, or a line of one, that holds nothing but citations."""
     if not cites:
         return

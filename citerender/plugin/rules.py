@@ -66,9 +66,15 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
         return False
     if mk.kind is not MarkKind.DROPPED and _IN_DESTINATION.search(src, max(0, state.pos - 400), state.pos):
         # the would-be link is refused (validate_link): its URL stays text, the marker goes
-        mk = Mark(MarkKind.DROPPED, mk.start, mk.end, mk.raw,
-                  notes=(("CR311", f"marker {printable(mk.raw)} removed from a link destination; "
-                                   "the link is shown as text"),))
+        mk = Mark(
+            MarkKind.DROPPED,
+            mk.start,
+            mk.end,
+            mk.raw,
+            notes=(
+                ("CR311", f"marker {printable(mk.raw)} removed from a link destination; the link is shown as text"),
+            ),
+        )
     if not silent:
         st.marks += 1
         if st.marks > MAX_MARKERS:

@@ -22,8 +22,9 @@ _PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
 
-def scrub_block(text: str, st: CitationState, loc: Locator, block: Token, code: str, opts: PluginOptions,
-           *, header: bool = False) -> str:
+def scrub_block(
+    text: str, st: CitationState, loc: Locator, block: Token, code: str, opts: PluginOptions, *, header: bool = False
+) -> str:
     """Remove every mark from code or raw HTML, keeping what it means as text."""
     if not opts.needs_attention(text):
         return text
@@ -43,8 +44,16 @@ def scrub_block(text: str, st: CitationState, loc: Locator, block: Token, code: 
     return apply_marks(text, marks)
 
 
-def scrub_inline(text: str, st: CitationState, loc: Locator, block: Token, content: str,
-                  fmt: CitationFormat, code: str, cursor: list[int]) -> str:
+def scrub_inline(
+    text: str,
+    st: CitationState,
+    loc: Locator,
+    block: Token,
+    content: str,
+    fmt: CitationFormat,
+    code: str,
+    cursor: list[int],
+) -> str:
     marks = scan(text, fmt=fmt)
     if not marks:
         return text

@@ -77,20 +77,23 @@ def _make_number_link(use: RefUse, style: str) -> str:
         if url is not None:
             frag = text_fragment([t for _, t in use.source.cited_lines(use.lines)]) if use.lines_valid else None
             href = with_fragment(url, frag)
-            return (f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
-                    f'aria-label="{escape(_title(ref))} (opens in a new tab)">{n}</a>')
+            return (
+                f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
+                f'aria-label="{escape(_title(ref))} (opens in a new tab)">{n}</a>'
+            )
     return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(_accessible(ref))}">{n}</a>'
 
 
-def citation_label(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, *,
-                   style: str = "footnotes") -> str:
+def citation_label(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, *, style: str = "footnotes"
+) -> str:
     """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
     meta = tokens[idx].meta
     by = _uses_by_number(meta["uses"])
     linked = not meta.get("in_link") and style != "hovercard"
     cache = citation_state(env).link_cache
     if len(by) == 1:
-        (n, use), = by.items()
+        ((n, use),) = by.items()
         return "[" + (_number_link(use, style, cache) if linked else str(n)) + "]"
     parts = []
     for lo, hi in collapse_runs(list(by)):
@@ -124,8 +127,11 @@ def _card_item(use: RefUse) -> str:
     s = ref.source
     url = safe_url(s.url)
     title = escape(_title(ref))
-    head = (f'<a class="citerender-card-title" href="{escape(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
-            if url else f'<span class="citerender-card-title">{title}</span>')
+    head = (
+        f'<a class="citerender-card-title" href="{escape(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
+        if url
+        else f'<span class="citerender-card-title">{title}</span>'
+    )
     meta_bits = [escape(b) for b in (s.domain, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
@@ -139,8 +145,10 @@ def _card_item(use: RefUse) -> str:
             for n, t in lines
         )
         body = f'<span class="citerender-card-lines" role="group" aria-label="{escape(use.lines.label() if use.lines else "")}">{rows}</span>'
-    return (f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
-            f'{head}{meta}{body}</span>')
+    return (
+        f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
+        f"{head}{meta}{body}</span>"
+    )
 
 
 def _hovercard(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
@@ -181,6 +189,7 @@ def _highlight_close(self: Any, tokens: Sequence[Token], idx: int, options: Any,
 def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     """Register the chosen style's rules on ``md``."""
     style = opts.style
+
     def label(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         return citation_label(self, tokens, idx, options, env, style=style)
 

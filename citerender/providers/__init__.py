@@ -52,8 +52,9 @@ def detect_provider(data: Any) -> str:
         return "openai-assistants"
     if data.get("type") == "message" and isinstance(data.get("content"), list):
         return "anthropic"
-    raise CiterenderError("cannot tell which provider produced this response",
-                          hint=f"pass --from with one of {', '.join(PROVIDERS)}")
+    raise CiterenderError(
+        "cannot tell which provider produced this response", hint=f"pass --from with one of {', '.join(PROVIDERS)}"
+    )
 
 
 def collect_events(events: Sequence[Mapping[str, Any]], provider: str) -> dict[str, Any]:
@@ -65,8 +66,13 @@ def collect_events(events: Sequence[Mapping[str, Any]], provider: str) -> dict[s
     raise CiterenderError(f"{provider} has no streaming format here", hint="save the final response instead")
 
 
-def adapt(data: Any, provider: str | None = None, *, documents: Sequence[Mapping[str, Any]] = (),
-          fmt: CitationFormat = DEFAULT_FORMAT) -> Adapted:
+def adapt(
+    data: Any,
+    provider: str | None = None,
+    *,
+    documents: Sequence[Mapping[str, Any]] = (),
+    fmt: CitationFormat = DEFAULT_FORMAT,
+) -> Adapted:
     """Turn a provider response (or its streaming events) into an answer with markers and a registry.
 
     :param documents: for Anthropic, the documents sent with the request (titles and URLs).

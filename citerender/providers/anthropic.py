@@ -27,11 +27,18 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
             elif kind in ("char_location", "page_location", "content_block_location"):
                 idx = c.get("document_index", 0)
                 doc = documents[idx] if isinstance(idx, int) and idx < len(documents) else {}
-                sid = b.source(f"doc:{idx}", "file", title=c.get("document_title") or doc.get("title"),
-                               url=doc.get("url"), meta={"document_index": idx})
-                where = {"page_location": f"pages {c.get('start_page_number')}–{c.get('end_page_number')}",
-                         "content_block_location": f"blocks {c.get('start_block_index')}–{c.get('end_block_index')}",
-                         "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}"}[kind]
+                sid = b.source(
+                    f"doc:{idx}",
+                    "file",
+                    title=c.get("document_title") or doc.get("title"),
+                    url=doc.get("url"),
+                    meta={"document_index": idx},
+                )
+                where = {
+                    "page_location": f"pages {c.get('start_page_number')}–{c.get('end_page_number')}",
+                    "content_block_location": f"blocks {c.get('start_block_index')}–{c.get('end_block_index')}",
+                    "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}",
+                }[kind]
                 b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
             else:
                 continue
@@ -47,15 +54,15 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
         if pending:
             lead = re.match(r"[.,;:!?)\]]*", text).group(0)  # type: ignore[union-attr]
             pieces.append(lead + pending)
-            text = text[len(lead):]
+            text = text[len(lead) :]
             pending = ""
         stripped = text.rstrip()
         pieces.append(stripped)
         pending = "".join(markers)
         if not pending:
-            pieces.append(text[len(stripped):])
+            pieces.append(text[len(stripped) :])
         else:
-            pending += text[len(stripped):]
+            pending += text[len(stripped) :]
     pieces.append(pending)
     return ["".join(pieces)]
 

@@ -89,7 +89,9 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
         start, end = int(cit.get("start_index", 0)), int(cit.get("end_index", 0))
         if not url or not 0 <= start <= end <= len(text):
             continue
-        clean_url = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
+        clean_url = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip(
+            "?&"
+        )
         sid = b.source(f"url:{clean_url}", "search", title=title, url=clean_url)
         span = text[start:end]
         if _LINK_SPAN.match(span):

@@ -24,8 +24,9 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
             edits = url_citations(text, anns, b)
             for a in anns:
                 if a.get("type") == "file_citation":
-                    sid = b.source(f"file:{a.get('file_id')}", "file", title=a.get("filename"),
-                                   meta={"file_id": a.get("file_id")})
+                    sid = b.source(
+                        f"file:{a.get('file_id')}", "file", title=a.get("filename"), meta={"file_id": a.get("file_id")}
+                    )
                     at = min(max(int(a.get("index", len(text))), 0), len(text))
                     edits.append((at, at, b.marker(sid)))
             parts.append(insert_edits(text, edits))
@@ -52,8 +53,12 @@ def assistants(resp: Mapping[str, Any], b: Builder) -> list[str]:
         for a in t.get("annotations", []) or []:
             if a.get("type") == "file_citation":
                 fc = a.get("file_citation") or {}
-                sid = b.source(f"file:{fc.get('file_id')}", "file", title=fc.get("file_name") or fc.get("filename"),
-                               meta={"file_id": fc.get("file_id")})
+                sid = b.source(
+                    f"file:{fc.get('file_id')}",
+                    "file",
+                    title=fc.get("file_name") or fc.get("filename"),
+                    meta={"file_id": fc.get("file_id")},
+                )
                 quote = fc.get("quote")
                 loc = b.add_line(sid, quote) if quote else None
                 edits.append((int(a.get("start_index", 0)), int(a.get("end_index", 0)), b.marker(sid, loc)))

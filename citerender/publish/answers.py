@@ -13,8 +13,16 @@ from ..errors import CiterenderError
 from ..sources.files import load_sources, read_text_file
 from ..sources.model import Registry, registry_from_data
 
-__all__ = ["SIDE_SUFFIXES", "Answer", "find_answers", "load_answer", "registry_for", "sidecar_for",
-           "sources_file", "split_front_matter"]
+__all__ = [
+    "SIDE_SUFFIXES",
+    "Answer",
+    "find_answers",
+    "load_answer",
+    "registry_for",
+    "sidecar_for",
+    "sources_file",
+    "split_front_matter",
+]
 
 SIDE_SUFFIXES = (".sources.json", ".sources.yaml", ".sources.yml", ".sources.toml", ".sources.txt")
 
@@ -50,8 +58,11 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         meta = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        raise CiterenderError(f"invalid YAML front matter: {getattr(e, 'problem', e)}", path=path,
-                              line=mark.line + 2 if mark is not None else 1) from None
+        raise CiterenderError(
+            f"invalid YAML front matter: {getattr(e, 'problem', e)}",
+            path=path,
+            line=mark.line + 2 if mark is not None else 1,
+        ) from None
     if not isinstance(meta, dict):
         raise CiterenderError("front matter must be a mapping of keys", path=path, line=2)
     body_start = end + 4

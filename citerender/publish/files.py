@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 from ..errors import CiterenderError
@@ -13,8 +15,8 @@ __all__ = ["write_atomic"]
 def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = False) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically; failures become :class:`CiterenderError`.
 
-    The temporary file is ``.NAME.PID.tmp`` next to the target, so a site build can recognise and
-    remove the leftovers of a run that was killed.
+    The temporary file is ``.NAME.XXXXXXXX.tmp`` next to the target, created exclusively, so a site
+    build can recognise and remove the leftovers of a run that was killed.
     """
     p = Path(path)
     if p.is_dir():
@@ -26,23 +28,24 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
             raise CiterenderError(f"cannot create the output folder: {e.strerror or e}", path=str(p.parent)) from None
     elif not p.parent.is_dir():
         raise CiterenderError("output directory does not exist", path=str(p.parent))
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:  # created exclusively (O_EXCL, mode 0600): a planted symlink is never followed
+        fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as e:
+        raise CiterenderError(f"cannot write the output: {e.strerror or e}", path=str(p.parent)) from None
+    tmp = Path(name)
     try:
-        with open(tmp, "wb") as f:
+        with os.fdopen(fd, "wb") as f:
             f.write(payload)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, p)
+        tmp.chmod(0o644)
+        tmp.replace(p)
     except OSError as e:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise CiterenderError(f"cannot write the output: {e.strerror or e}", path=str(p.parent)) from None
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise

@@ -17,8 +17,15 @@ from typing import Any
 from ..errors import CiterenderError
 from .files import write_atomic
 
-__all__ = ["MANIFEST", "hash_bytes", "hash_file", "load_manifest", "remove_stale_temporaries", "save_manifest",
-           "unchanged"]
+__all__ = [
+    "MANIFEST",
+    "hash_bytes",
+    "hash_file",
+    "load_manifest",
+    "remove_stale_temporaries",
+    "save_manifest",
+    "unchanged",
+]
 
 MANIFEST = ".citerender-manifest.json"
 
@@ -28,8 +35,9 @@ def load_manifest(out_dir: Path) -> dict[str, Any] | None:
     path = out_dir / MANIFEST
     if not path.exists():
         return None
-    bad = CiterenderError("the build manifest is unreadable", path=str(path),
-                          hint="remove the output folder and build again")
+    bad = CiterenderError(
+        "the build manifest is unreadable", path=str(path), hint="remove the output folder and build again"
+    )
     try:
         files = json.loads(path.read_text(encoding="utf-8")).get("files", {})
     except (OSError, ValueError, AttributeError, RecursionError):
@@ -38,9 +46,11 @@ def load_manifest(out_dir: Path) -> dict[str, Any] | None:
         raise bad
     for rel in files:
         if not is_inside(rel):
-            raise CiterenderError(f"the build manifest lists a path outside the output folder: {rel[:200]!r}",
-                                  path=str(path), hint="the manifest is corrupt or was edited; remove the output "
-                                  "folder and build again")
+            raise CiterenderError(
+                f"the build manifest lists a path outside the output folder: {rel[:200]!r}",
+                path=str(path),
+                hint="the manifest is corrupt or was edited; remove the output folder and build again",
+            )
     return files
 
 
@@ -75,8 +85,8 @@ def hash_file(path: Path) -> str | None:
 
 
 def remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
-    """Temporary files an interrupted build left next to pages it owns (``.NAME.PID.tmp``)."""
-    pattern = re.compile(r"\.(.+)\.\d+\.tmp\Z")
+    """Temporary files an interrupted build left next to pages it owns (``.NAME.XXXXXXXX.tmp``)."""
+    pattern = re.compile(r"\.(.+)\.[A-Za-z0-9_]+\.tmp\Z")
     for tmp in out_dir.rglob(".*.tmp"):
         m = pattern.match(tmp.name)
         if m is None:
@@ -87,6 +97,9 @@ def remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
 
 
 def save_manifest(path: Path, files: Mapping[str, Any]) -> None:
-    data = json.dumps({"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
-                      ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data = json.dumps(
+        {"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode("utf-8")
     write_atomic(path, data, make_parents=True)

@@ -47,8 +47,9 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         self.options = _DEFAULTS
 
     def on_config(self, config: Any) -> Any:
-        self.options = RenderOptions.build(style=self.config.style, theme=self.config.theme,
-                                           unknown=self.config.unknown)
+        self.options = RenderOptions.build(
+            style=self.config.style, theme=self.config.theme, unknown=self.config.unknown
+        )
         if CSS_PATH not in config["extra_css"]:
             config["extra_css"].append(CSS_PATH)
         return config
@@ -57,8 +58,9 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
 
         src = Path(page.file.abs_src_path)
         registry, _ = registry_for(page.meta or {}, src)
-        result = transform_for_host(markdown, registry, self.options, token=self.token, path=str(src),
-                                    heading=self.config.heading)
+        result = transform_for_host(
+            markdown, registry, self.options, token=self.token, path=str(src), heading=self.config.heading
+        )
         for line in result.diagnostics:
             from mkdocs.plugins import get_plugin_logger
 

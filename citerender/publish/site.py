@@ -103,8 +103,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         r = render(ans.body, ans.registry, replace(opts, standalone=False))
         title = ans.title or first_heading(ans.body) or src.stem
         res.title = title
-        page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"],
-                                 home_href=task["home_href"])
+        page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"])
         data = page.encode("utf-8")
         write_atomic(out, data, make_parents=True)
         res.output_hash = hash_bytes(data)
@@ -160,8 +159,11 @@ def build_site(
     owned = load_manifest(out_dir)
     if owned is None:
         if out_dir.exists() and any(out_dir.iterdir()):
-            raise CiterenderError("output folder is not empty and was not made by citerender build", path=str(out),
-                                  hint="choose an empty or new folder")
+            raise CiterenderError(
+                "output folder is not empty and was not made by citerender build",
+                path=str(out),
+                hint="choose an empty or new folder",
+            )
         owned = {}
     build = _Build(src_dir, out_dir, opts, owned, force)
     for p in find_answers(src_dir):
@@ -178,11 +180,17 @@ def build_site(
     bar.close()
     removed = build.remove_gone()
     build.results.sort(key=lambda r: r.rel)
-    build.write_asset("index.html", th.render_index([r for r in build.results if r.output_hash],
-                                                    css_href=ASSET_CSS).encode("utf-8"))
+    build.write_asset(
+        "index.html", th.render_index([r for r in build.results if r.output_hash], css_href=ASSET_CSS).encode("utf-8")
+    )
     build.finish()
-    return BuildResult(build.results, written=len(build.tasks), skipped=len(build.results) - build.rendered,
-                       removed=removed, seconds=time.perf_counter() - started)
+    return BuildResult(
+        build.results,
+        written=len(build.tasks),
+        skipped=len(build.results) - build.rendered,
+        removed=removed,
+        seconds=time.perf_counter() - started,
+    )
 
 
 def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
@@ -190,8 +198,9 @@ def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
     if not src_dir.is_dir():
         raise CiterenderError("source folder not found", path=str(src))
     if out_dir == src_dir:
-        raise CiterenderError("output folder is the source folder", path=str(out),
-                              hint="choose a separate output folder")
+        raise CiterenderError(
+            "output folder is the source folder", path=str(out), hint="choose a separate output folder"
+        )
     if out_dir.exists() and not out_dir.is_dir():
         raise CiterenderError("output path exists and is not a folder", path=str(out))
     return src_dir, out_dir
@@ -235,13 +244,19 @@ class _Build:
             return
         entry = self.owned.get(rel)
         if entry is None:
-            raise CiterenderError(f"{rel} exists in the output folder and was not written by citerender build",
-                                  path=str(target), hint="move it away or choose another output folder")
+            raise CiterenderError(
+                f"{rel} exists in the output folder and was not written by citerender build",
+                path=str(target),
+                hint="move it away or choose another output folder",
+            )
         if entry.get("pending"):
             return  # an interrupted build of ours was writing it
         if entry.get("output_hash") and hash_file(target) != entry["output_hash"] and not self.force:
-            raise CiterenderError(f"{rel} was changed after citerender build wrote it", path=str(target),
-                                  hint="move your changes away, or pass --force to overwrite")
+            raise CiterenderError(
+                f"{rel} was changed after citerender build wrote it",
+                path=str(target),
+                hint="move your changes away, or pass --force to overwrite",
+            )
 
     def _input_hash(self, p: Path) -> str:
         h = hashlib.sha256(self.key.encode())
@@ -269,23 +284,42 @@ class _Build:
             out_rel = "index.page.html"
         other = self._sources_of.get(out_rel)
         if other is not None:
-            raise CiterenderError(f"{other} and {rel} would both be written to {out_rel}",
-                                  path=str(p), hint="rename one of them")
+            raise CiterenderError(
+                f"{other} and {rel} would both be written to {out_rel}", path=str(p), hint="rename one of them"
+            )
         self._sources_of[out_rel] = rel
         input_hash = self._input_hash(p)
         self.planned.add(out_rel)
         entry = self.owned.get(out_rel)
         target = self.out_dir / out_rel
         if entry and entry.get("input_hash") == input_hash and entry.get("output_hash") and unchanged(target, entry):
-            self.results.append(PageResult(rel=rel, out=out_rel, title=entry.get("title", rel), input_hash=input_hash,
-                                           output_hash=entry["output_hash"], skipped=True,
-                                           errors=entry.get("errors", 0), warnings=entry.get("warnings", 0)))
+            self.results.append(
+                PageResult(
+                    rel=rel,
+                    out=out_rel,
+                    title=entry.get("title", rel),
+                    input_hash=input_hash,
+                    output_hash=entry["output_hash"],
+                    skipped=True,
+                    errors=entry.get("errors", 0),
+                    warnings=entry.get("warnings", 0),
+                )
+            )
             return
         self.may_write(out_rel)
         depth = out_rel.count("/")
-        self.tasks.append({"src": str(p), "out": str(target), "rel": rel, "out_rel": out_rel, "options": self.opts,
-                           "input_hash": input_hash, "css_href": "../" * depth + ASSET_CSS,
-                           "home_href": "../" * depth + "index.html"})
+        self.tasks.append(
+            {
+                "src": str(p),
+                "out": str(target),
+                "rel": rel,
+                "out_rel": out_rel,
+                "options": self.opts,
+                "input_hash": input_hash,
+                "css_href": "../" * depth + ASSET_CSS,
+                "home_href": "../" * depth + "index.html",
+            }
+        )
 
     def start(self) -> None:
         """Record ownership of every planned output before writing any of them."""
@@ -310,9 +344,16 @@ class _Build:
         self.rendered += 1
         if r.output_hash:
             st = (self.out_dir / r.out).stat()
-            self.journal[r.out] = {"input": r.rel, "input_hash": r.input_hash, "output_hash": r.output_hash,
-                                   "title": r.title, "errors": r.errors, "warnings": r.warnings,
-                                   "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+            self.journal[r.out] = {
+                "input": r.rel,
+                "input_hash": r.input_hash,
+                "output_hash": r.output_hash,
+                "title": r.title,
+                "errors": r.errors,
+                "warnings": r.warnings,
+                "size": st.st_size,
+                "mtime_ns": st.st_mtime_ns,
+            }
         if self.rendered % 50 == 0:
             save_manifest(self.out_dir / MANIFEST, self.journal)
 
@@ -333,9 +374,13 @@ class _Build:
 
     def finish(self) -> None:
         for r in self.results:
-            if r.output_hash is None and r.out in self.journal and self.journal[r.out].get("pending"):
-                if not (self.out_dir / r.out).exists():
-                    del self.journal[r.out]
+            if (
+                r.output_hash is None
+                and r.out in self.journal
+                and self.journal[r.out].get("pending")
+                and not (self.out_dir / r.out).exists()
+            ):
+                del self.journal[r.out]
         if self.journal != self.owned:
             save_manifest(self.out_dir / MANIFEST, self.journal)
 
@@ -350,5 +395,8 @@ def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> 
         if verbose:
             for line in p.lines:
                 print(f"  {line}", file=stream)
-    print(f"built {result.written} page(s), {result.skipped} unchanged, {len(result.removed)} removed "
-          f"in {result.seconds:.2f} s", file=stream)
+    print(
+        f"built {result.written} page(s), {result.skipped} unchanged, {len(result.removed)} removed "
+        f"in {result.seconds:.2f} s",
+        file=stream,
+    )

@@ -36,8 +36,8 @@ def _options(app: Any) -> RenderOptions:
     opts = getattr(app, "citerender_options", None)
     if opts is None:
         opts = app.citerender_options = RenderOptions.build(
-            style=app.config.citerender_style, theme=app.config.citerender_theme,
-            unknown=app.config.citerender_unknown)
+            style=app.config.citerender_style, theme=app.config.citerender_theme, unknown=app.config.citerender_unknown
+        )
     return opts
 
 
@@ -56,8 +56,9 @@ def on_source_read(app: Any, docname: str, source: list[str]) -> None:
     meta, body, _ = split_front_matter(text, str(path))
     front = text[: len(text) - len(body)]
     registry, _ = registry_for(meta, path)
-    result = transform_for_host(body, registry, _options(app), token="SPHINX", path=str(path),
-                                heading=app.config.citerender_heading)
+    result = transform_for_host(
+        body, registry, _options(app), token="SPHINX", path=str(path), heading=app.config.citerender_heading
+    )
     from sphinx.util import logging
 
     log = logging.getLogger(__name__)
@@ -109,8 +110,9 @@ def on_build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
 
-    write_atomic(Path(app.outdir) / "_static" / CSS_NAME, load_theme(app.config.citerender_theme).css,
-                 make_parents=True)
+    write_atomic(
+        Path(app.outdir) / "_static" / CSS_NAME, load_theme(app.config.citerender_theme).css, make_parents=True
+    )
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -34,16 +34,20 @@ from ..syntax.types import MAX_MARKER_BODY, MarkKind
 
 __all__ = ["StreamRenderer", "astream"]
 
-_ESCAPE_PREFIX = re.compile(r"(?:\\{1,2}(?:u(?:\{?[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
-                            # a numeric reference, complete or not: its ``;`` is optional and may follow
-                            r"|&(?:#(?:[xX]0*(?:[eE](?:2(?:0[0-6]?)?)?)?|0*(?:5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)?)\Z")
+_ESCAPE_PREFIX = re.compile(
+    r"(?:\\{1,2}(?:u(?:\{?[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
+    # a numeric reference, complete or not: its ``;`` is optional and may follow
+    r"|&(?:#(?:[xX]0*(?:[eE](?:2(?:0[0-6]?)?)?)?|0*(?:5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)?)\Z"
+)
 _OPEN_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]20[0-6]|0*(?:5785[6-9]|5786[0-2]))\Z")
 _WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\[\]\"':,]*\Z")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
 # with a prefix of filecite, cite or entity
-_COPY_TAIL = re.compile(r"(?:cite|entity\[)[A-Za-z0-9_\-\[\]\"':,]*\Z|"
-                        r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z")
+_COPY_TAIL = re.compile(
+    r"(?:cite|entity\[)[A-Za-z0-9_\-\[\]\"':,]*\Z|"
+    r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z"
+)
 _LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
@@ -259,8 +263,12 @@ class StreamRenderer:
                 self._ticks = 0
             else:
                 self._ticks += line.count("`") - self._line.count("`")
-        elif fence and fence.group(1)[0] == self._in_fence[0] and len(fence.group(1)) >= len(self._in_fence) \
-                and not line.strip()[len(fence.group(1)):].strip():
+        elif (
+            fence
+            and fence.group(1)[0] == self._in_fence[0]
+            and len(fence.group(1)) >= len(self._in_fence)
+            and not line.strip()[len(fence.group(1)) :].strip()
+        ):
             self._in_fence = None
 
     # ------------------------------------------------------------------ html blocks
@@ -276,8 +284,12 @@ class StreamRenderer:
         if self._blank_at is not None and self._cur.strip() and self._block_fence is None:
             # the next block has started: decide as soon as its first characters tell
             head = self._cur
-            decidable = head[:1] in (" ", "\t") or head[:1] not in "-*+0123456789" or len(head) > 11 \
+            decidable = (
+                head[:1] in (" ", "\t")
+                or head[:1] not in "-*+0123456789"
+                or len(head) > 11
                 or _LIST_ITEM.match(head) is not None
+            )
             if decidable and not self._continues(head):
                 out.append(self._render_block("".join(self._lines)))
                 self._lines = []
@@ -305,14 +317,19 @@ class StreamRenderer:
                 self._block_fence = m.group(1)
             elif blank and "".join(self._lines[:-1]).strip() and self._blank_at is None:
                 self._blank_at = len(self._lines) - 1
-        elif m and m.group(1)[0] == self._block_fence[0] and len(m.group(1)) >= len(self._block_fence) \
-                and not line.strip()[len(m.group(1)):].strip():
+        elif (
+            m
+            and m.group(1)[0] == self._block_fence[0]
+            and len(m.group(1)) >= len(self._block_fence)
+            and not line.strip()[len(m.group(1)) :].strip()
+        ):
             self._block_fence = None
 
     def _continues(self, line: str) -> bool:
         """Does a line after a blank line continue the block (indented, or the list goes on)?"""
         return line[:1] in (" ", "\t") or (
-            _LIST_ITEM.match(line) is not None and bool(self._lines) and _LIST_ITEM.match(self._lines[0]) is not None)
+            _LIST_ITEM.match(line) is not None and bool(self._lines) and _LIST_ITEM.match(self._lines[0]) is not None
+        )
 
     def _render_block(self, block: str) -> str:
         assert self._md is not None
@@ -322,8 +339,9 @@ class StreamRenderer:
         return html
 
 
-async def astream(chunks: AsyncIterable[str | bytes], registry: Registry | None = None, **options: object
-                  ) -> AsyncIterator[str]:
+async def astream(
+    chunks: AsyncIterable[str | bytes], registry: Registry | None = None, **options: object
+) -> AsyncIterator[str]:
     """Async variant: ``async for html in astream(source, registry, output="html"): …``."""
     sr = StreamRenderer(registry, **options)  # type: ignore[arg-type]
     async for chunk in chunks:

@@ -35,8 +35,9 @@ def _registry(sources: SourcesLike) -> Registry | None:
     return registry_from_data(sources)
 
 
-def render_answer(text: str, sources: SourcesLike = None, options: RenderOptions | None = None,
-                  **kwargs: Any) -> Markup:
+def render_answer(
+    text: str, sources: SourcesLike = None, options: RenderOptions | None = None, **kwargs: Any
+) -> Markup:
     """The answer as an HTML fragment, safe to insert in a page (link :func:`stylesheet`).
 
     ``options`` or keyword arguments as for :func:`citerender.render` (a fragment: ``standalone``

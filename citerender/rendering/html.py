@@ -33,8 +33,10 @@ class UnknownSourceError(CiterenderError):
 
     def __init__(self, ids: Sequence[str], diagnostics: list[Diagnostic]) -> None:
         uniq = list(dict.fromkeys(ids))
-        super().__init__(f"unknown source id(s): {', '.join(repr(i) for i in uniq)}",
-                         hint="add them to the sources or use --unknown drop")
+        super().__init__(
+            f"unknown source id(s): {', '.join(repr(i) for i in uniq)}",
+            hint="add them to the sources or use --unknown drop",
+        )
         self.ids = uniq
         self.diagnostics = diagnostics
 
@@ -96,8 +98,9 @@ def render(
     :param title: the page title with ``standalone`` (default: the answer's first heading).
     """
     if len(text) > MAX_ANSWER_CHARS:
-        raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}",
-                              hint="split the answer")
+        raise CiterenderError(
+            f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}", hint="split the answer"
+        )
     opts = RenderOptions.build(options, **kwargs)
     th = load_theme(opts.theme)
     md = make_markdown(opts)

@@ -81,13 +81,20 @@ class Theme:
         tpl = self.env.get_template("bibliography.html.j2")
         return str(tpl.render(entries=bibliography_entries(references), style=style, heading=heading))
 
-    def render_page(self, body: str, *, title: str, css: str, lang: str = "en", css_href: str | None = None,
-                    home_href: str | None = None) -> str:
+    def render_page(
+        self,
+        body: str,
+        *,
+        title: str,
+        css: str,
+        lang: str = "en",
+        css_href: str | None = None,
+        home_href: str | None = None,
+    ) -> str:
         """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds)."""
         tpl = self.env.get_template("page.html.j2")
         safe_css = css.replace("</", "<\\/")
-        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang, css_href=css_href,
-                              home_href=home_href))
+        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang, css_href=css_href, home_href=home_href))
 
     def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
         """The index page of a site build: every page with its title and problem counts."""
@@ -116,13 +123,19 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
                 raise CiterenderError(f"invalid theme.toml: {e}", path=str(meta)) from None
             if not (root / base / "style.css").is_file():
-                raise CiterenderError(f"base theme {base!r} does not exist", path=str(meta),
-                                      hint=f"use one of {', '.join(builtin_themes())}")
+                raise CiterenderError(
+                    f"base theme {base!r} does not exist",
+                    path=str(meta),
+                    hint=f"use one of {', '.join(builtin_themes())}",
+                )
         if base != "default":
             dirs.append(root / base)
     else:
-        raise CiterenderError(f"theme {str(name_or_path)!r} not found", path=str(name_or_path),
-                              hint=f"use one of {', '.join(builtin_themes())} or a folder")
+        raise CiterenderError(
+            f"theme {str(name_or_path)!r} not found",
+            path=str(name_or_path),
+            hint=f"use one of {', '.join(builtin_themes())} or a folder",
+        )
     if root / "default" not in dirs:
         dirs.append(root / "default")
     return Theme(name, tuple(dirs))

@@ -71,10 +71,14 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
     for n, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         if line.startswith("Citation Marker:"):
             finish()
-            sid = _marker_id(line[len("Citation Marker:"):].strip(), fmt)
+            sid = _marker_id(line[len("Citation Marker:") :].strip(), fmt)
             if sid is None:
-                raise CiterenderError("a 'Citation Marker:' line holds no readable marker", path=path,
-                                      line=n, hint="write Citation Marker: \\ue200cite\\ue202turn0file0\\ue201")
+                raise CiterenderError(
+                    "a 'Citation Marker:' line holds no readable marker",
+                    path=path,
+                    line=n,
+                    hint="write Citation Marker: \\ue200cite\\ue202turn0file0\\ue201",
+                )
             cur, cur_line, mode = {"id": sid, "_body": [], "_kind": "lines"}, n, "header"
             continue
         if cur is None:
@@ -102,8 +106,12 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
         elif not line.strip():
             continue
         else:
-            raise CiterenderError(f"expected an [L{len(cur['_body']) + 1}] line", path=path, line=n,
-                                  hint="number lines [L1], [L2], … in order")
+            raise CiterenderError(
+                f"expected an [L{len(cur['_body']) + 1}] line",
+                path=path,
+                line=n,
+                hint="number lines [L1], [L2], … in order",
+            )
     finish()
     return Registry(sources, path=path)
 
@@ -134,5 +142,5 @@ def parse_blocks(text: str, *, path: str | None = None, fmt: CitationFormat = DE
             entry["text"] = unescape_text(body)
         sources.append(source_from_mapping(entry, len(sources), path=path, line=line, fmt=fmt))
     if not sources:
-        raise CiterenderError("no <BLOCK id=\"…\"> … </BLOCK> element found", path=path, line=1)
+        raise CiterenderError('no <BLOCK id="…"> … </BLOCK> element found', path=path, line=1)
     return Registry(sources, path=path)

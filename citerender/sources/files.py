@@ -14,6 +14,7 @@ from .model import MAX_SOURCES_FILE_BYTES, Registry, registry_from_data
 
 __all__ = ["decode_text", "load_sources", "parse_data", "read_text_file"]
 
+
 def read_text_file(path: str | Path, *, limit: int = MAX_SOURCES_FILE_BYTES, what: str = "file") -> str:
     """Read a UTF-8 text file, turning every failure into a :class:`CiterenderError`."""
     p = Path(path)
@@ -37,14 +38,14 @@ def read_text_file(path: str | Path, *, limit: int = MAX_SOURCES_FILE_BYTES, wha
 def decode_text(data: bytes, name: str, what: str = "file") -> str:
     """Decode UTF-8 (a BOM is allowed), refusing binary data with a clear message."""
     if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise CiterenderError(f"{what} looks binary (it has NUL bytes)", path=name,
-                              hint="pass a UTF-8 text file")
+        raise CiterenderError(f"{what} looks binary (it has NUL bytes)", path=name, hint="pass a UTF-8 text file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise CiterenderError(f"{what} is not valid UTF-8 (byte {e.start})", path=name, line=line,
-                              hint="save it as UTF-8") from None
+        raise CiterenderError(
+            f"{what} is not valid UTF-8 (byte {e.start})", path=name, line=line, hint="save it as UTF-8"
+        ) from None
 
 
 def parse_data(raw: str, suffix: str, name: str) -> object:
@@ -62,8 +63,9 @@ def parse_data(raw: str, suffix: str, name: str) -> object:
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-            raise CiterenderError(f"invalid YAML: {problem}", path=name,
-                                  line=mark.line + 1 if mark is not None else None) from None
+            raise CiterenderError(
+                f"invalid YAML: {problem}", path=name, line=mark.line + 1 if mark is not None else None
+            ) from None
     if suffix == ".toml":
         import tomllib
 
@@ -73,8 +75,11 @@ def parse_data(raw: str, suffix: str, name: str) -> object:
             m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
             msg = re.sub(r"\s*\(at line.*\)", "", str(e))
             raise CiterenderError(f"invalid TOML: {msg}", path=name, line=int(m.group(1)) if m else None) from None
-    raise CiterenderError(f"unknown sources format {suffix!r}", path=name,
-                          hint="use .json, .yaml, .toml, or tool-output / <BLOCK> text in .txt")
+    raise CiterenderError(
+        f"unknown sources format {suffix!r}",
+        path=name,
+        hint="use .json, .yaml, .toml, or tool-output / <BLOCK> text in .txt",
+    )
 
 
 def load_sources(path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
@@ -91,5 +96,9 @@ def load_sources(path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT) -> R
         return parse_blocks(raw, path=name, fmt=fmt)
     if stripped.startswith(("{", "[")):
         return registry_from_data(parse_data(raw, ".json", name), path=name, raw=raw, fmt=fmt)
-    raise CiterenderError("cannot tell the sources format", path=name, line=1,
-                          hint="use .json/.yaml/.toml, or text starting with 'Citation Marker:' or '<BLOCK'")
+    raise CiterenderError(
+        "cannot tell the sources format",
+        path=name,
+        line=1,
+        hint="use .json/.yaml/.toml, or text starting with 'Citation Marker:' or '<BLOCK'",
+    )

@@ -40,7 +40,7 @@ class Source:
 
     def has_lines(self, rng: LineRange) -> bool:
         """Does this source have every line of ``rng``?"""
-        return self.lines is not None and 1 <= rng.low and rng.high <= len(self.lines)
+        return self.lines is not None and rng.low >= 1 and rng.high <= len(self.lines)
 
     def cited_lines(self, rng: LineRange | None) -> list[tuple[int, str]]:
         """The (number, text) pairs a locator covers; empty when it covers nothing."""
@@ -77,8 +77,7 @@ class Registry(Mapping[str, Source]):
         self._by_id: dict[str, Source] = {}
         for s in sources:
             if s.id in self._by_id:
-                raise CiterenderError(f"duplicate source id {s.id!r}", path=path,
-                                      hint="give every source a unique id")
+                raise CiterenderError(f"duplicate source id {s.id!r}", path=path, hint="give every source a unique id")
             self._by_id[s.id] = s
         if len(self._by_id) > MAX_SOURCES:
             raise CiterenderError(f"{len(self._by_id)} sources exceed the limit of {MAX_SOURCES}", path=path)
@@ -137,35 +136,50 @@ def _check_date(value: object, where: str, path: str | None, line: int | None) -
     if isinstance(value, date):
         return value.isoformat()
     if not isinstance(value, str):
-        raise CiterenderError(f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
-                              path=path, line=line, hint="write it as 2026-03-01")
+        raise CiterenderError(
+            f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
+            path=path,
+            line=line,
+            hint="write it as 2026-03-01",
+        )
     try:
         datetime.fromisoformat(value.strip())
     except ValueError:
         try:
             date.fromisoformat(value.strip())
         except ValueError:
-            raise CiterenderError(f"{where}: 'updated' is not an ISO date: {value[:40]!r}",
-                                  path=path, line=line, hint="write it as 2026-03-01") from None
+            raise CiterenderError(
+                f"{where}: 'updated' is not an ISO date: {value[:40]!r}",
+                path=path,
+                line=line,
+                hint="write it as 2026-03-01",
+            ) from None
     return value.strip()
 
 
-def source_from_mapping(item: object, index: int, *, path: str | None = None,
-                        line: int | None = None, fmt: CitationFormat = DEFAULT_FORMAT) -> Source:
+def source_from_mapping(
+    item: object, index: int, *, path: str | None = None, line: int | None = None, fmt: CitationFormat = DEFAULT_FORMAT
+) -> Source:
     """Validate one source entry from a data file."""
     where = f"source #{index + 1}"
     if not isinstance(item, Mapping):
-        raise CiterenderError(f"{where} must be an object with an 'id', not {type(item).__name__}",
-                              path=path, line=line)
+        raise CiterenderError(
+            f"{where} must be an object with an 'id', not {type(item).__name__}", path=path, line=line
+        )
     if "id" not in item:
-        raise CiterenderError(f"{where} has no 'id'", path=path, line=line,
-                              hint="add an id such as turn0file0 or block1")
+        raise CiterenderError(
+            f"{where} has no 'id'", path=path, line=line, hint="add an id such as turn0file0 or block1"
+        )
     sid = item["id"]
     if isinstance(sid, int) and not isinstance(sid, bool):
         sid = str(sid)
     if not isinstance(sid, str) or not fmt.id_re.match(sid):
-        raise CiterenderError(f"{where}: id {str(sid)[:60]!r} is not a valid id", path=path, line=line,
-                              hint="ids use only letters, digits, '_' and '-'")
+        raise CiterenderError(
+            f"{where}: id {str(sid)[:60]!r} is not a valid id",
+            path=path,
+            line=line,
+            hint="ids use only letters, digits, '_' and '-'",
+        )
     where = f"source {sid!r}"
     for key in ("title", "url"):
         if item.get(key) is not None and not isinstance(item[key], str):
@@ -176,8 +190,12 @@ def source_from_mapping(item: object, index: int, *, path: str | None = None,
         if isinstance(lines, str):
             lines = lines.splitlines()
         if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
-            raise CiterenderError(f"{where}: 'lines' must be a list of strings", path=path, line=line,
-                                  hint="line N of the list is cited as LN")
+            raise CiterenderError(
+                f"{where}: 'lines' must be a list of strings",
+                path=path,
+                line=line,
+                hint="line N of the list is cited as LN",
+            )
         if text is not None:
             raise CiterenderError(f"{where}: give either 'lines' or 'text', not both", path=path, line=line)
     if text is not None and not isinstance(text, str):
@@ -202,13 +220,18 @@ def _line_of(raw: str, needle: str) -> int | None:
     return None if i < 0 else raw.count("\n", 0, i) + 1
 
 
-def registry_from_data(data: object, *, path: str | None = None, raw: str = "",
-                       fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
+def registry_from_data(
+    data: object, *, path: str | None = None, raw: str = "", fmt: CitationFormat = DEFAULT_FORMAT
+) -> Registry:
     """Build a registry from parsed JSON/YAML/TOML data: a list or ``{"sources": [...]}``."""
     items = data.get("sources") if isinstance(data, Mapping) else data
     if not isinstance(items, list):
-        raise CiterenderError("expected a list of sources or an object with a 'sources' list",
-                              path=path, line=1, hint='write {"sources": [{"id": "turn0file0", …}]}')
+        raise CiterenderError(
+            "expected a list of sources or an object with a 'sources' list",
+            path=path,
+            line=1,
+            hint='write {"sources": [{"id": "turn0file0", …}]}',
+        )
     out: list[Source] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
@@ -216,8 +239,12 @@ def registry_from_data(data: object, *, path: str | None = None, raw: str = "",
         line = _line_of(raw, f"{sid}") if isinstance(sid, str) and raw else None
         src = source_from_mapping(item, i, path=path, line=line, fmt=fmt)
         if src.id in seen:
-            raise CiterenderError(f"duplicate source id {src.id!r} (sources #{seen[src.id] + 1} and #{i + 1})",
-                                  path=path, line=line, hint="give every source a unique id")
+            raise CiterenderError(
+                f"duplicate source id {src.id!r} (sources #{seen[src.id] + 1} and #{i + 1})",
+                path=path,
+                line=line,
+                hint="give every source a unique id",
+            )
         seen[src.id] = i
         out.append(src)
     return Registry(out, path=path)

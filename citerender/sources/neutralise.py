@@ -41,8 +41,10 @@ def escape_text(text: str) -> str:
     """Neutralise a piece of source text (one line or a block body)."""
     text = escape_reserved(text)
     text = _BLOCK_TAG.sub(lambda m: "<\\" + m.group(1) + m.group(2), text)
-    return "\n".join(_STRUCT_LINE.sub(lambda m: "\\" + m.group(1) + m.group(2), line, count=1)
-                     if _STRUCT_LINE.match(line) else line for line in text.split("\n"))
+    return "\n".join(
+        _STRUCT_LINE.sub(lambda m: "\\" + m.group(1) + m.group(2), line, count=1) if _STRUCT_LINE.match(line) else line
+        for line in text.split("\n")
+    )
 
 
 def unescape_line(line: str) -> str:

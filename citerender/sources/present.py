@@ -37,8 +37,9 @@ def _one_line(value: str, what: str, sid: str) -> str:
 def _check_lines(s: Source) -> None:
     for n, line in enumerate(s.lines or (), 1):
         if "\n" in line or "\r" in line:
-            raise CiterenderError(f"source {s.id!r}: line {n} contains a line break",
-                                  hint="split it into several lines")
+            raise CiterenderError(
+                f"source {s.id!r}: line {n} contains a line break", hint="split it into several lines"
+            )
 
 
 def present_tool(registry: Registry, *, fmt: CitationFormat = DEFAULT_FORMAT, family: str | None = None) -> str:
@@ -83,8 +84,9 @@ def present_blocks(registry: Registry) -> str:
     return "\n\n".join(out) + "\n"
 
 
-def present(registry: Registry, form: Literal["tool", "blocks"] = "tool", *,
-            fmt: CitationFormat = DEFAULT_FORMAT) -> str:
+def present(
+    registry: Registry, form: Literal["tool", "blocks"] = "tool", *, fmt: CitationFormat = DEFAULT_FORMAT
+) -> str:
     """Model-facing text for ``registry`` in the chosen form."""
     if form == "tool":
         return present_tool(registry, fmt=fmt)

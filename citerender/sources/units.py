@@ -26,7 +26,7 @@ from ..sources.files import read_text_file
 from ..sources.model import Registry, Source
 from ..syntax.headings import first_heading
 
-__all__ = ["Document", "UNITS", "load_document", "make_units"]
+__all__ = ["UNITS", "Document", "load_document", "make_units"]
 
 Unit = Literal["document", "block", "line"]
 IdStyle = Literal["turn", "block", "content"]
@@ -50,10 +50,39 @@ class Document:
 
 # --------------------------------------------------------------------------- reading files
 
-_DROP_TAGS = ("script", "style", "nav", "header", "footer", "aside", "noscript", "template", "form", "svg",
-              "iframe", "button", "select")
-_KEEP_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "blockquote", "td", "th", "dt", "dd",
-              "figcaption", "caption")
+_DROP_TAGS = (
+    "script",
+    "style",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "noscript",
+    "template",
+    "form",
+    "svg",
+    "iframe",
+    "button",
+    "select",
+)
+_KEEP_TAGS = (
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "li",
+    "pre",
+    "blockquote",
+    "td",
+    "th",
+    "dt",
+    "dd",
+    "figcaption",
+    "caption",
+)
 
 
 def html_to_lines(html: str) -> tuple[str | None, list[str]]:
@@ -99,8 +128,7 @@ def load_document(path: str | Path, **metadata: Any) -> Document:
             m = re.match(r"\s*([^\n]{1,80})\n[ \t]*\n", text)
             title = m.group(1).strip() if m and not m.group(1).rstrip().endswith(".") else None
     else:
-        raise CiterenderError(f"unsupported document type {suffix!r}", path=str(p),
-                              hint="use .md, .txt or .html files")
+        raise CiterenderError(f"unsupported document type {suffix!r}", path=str(p), hint="use .md, .txt or .html files")
     meta = dict(metadata.pop("meta", {}) or {})
     meta.setdefault("file", p.name)
     return Document(text=text, title=metadata.pop("title", None) or title or p.stem, meta=meta, **metadata)
@@ -219,7 +247,8 @@ def make_units(
         title = _SPACES.sub(" ", doc.title).strip() if doc.title else None
         if unit == "block":
             bodies: Sequence[tuple[str | None, tuple[str, ...] | None]] = [
-                (b, None) for b in blocks_of(doc.text, block_chars)]
+                (b, None) for b in blocks_of(doc.text, block_chars)
+            ]
         elif unit == "line":
             bodies = [(None, tuple(lines_of(doc.text, width)))]
         else:
@@ -236,6 +265,7 @@ def make_units(
             meta = dict(doc.meta)
             if len(bodies) > 1:
                 meta["part"] = k + 1
-            sources.append(Source(id=sid, title=title, url=doc.url, updated=doc.updated,
-                                  lines=lines, text=text, meta=meta))
+            sources.append(
+                Source(id=sid, title=title, url=doc.url, updated=doc.updated, lines=lines, text=text, meta=meta)
+            )
     return Registry(sources)

@@ -39,9 +39,11 @@ def safe_url(url: str | None) -> str | None:
 
 
 def _judge(url: str) -> str | None:
-    cleaned = _STRIPPED.sub("", url).lstrip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
-                                           "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
-                                           "\x1d\x1e\x1f\x20")
+    cleaned = _STRIPPED.sub("", url).lstrip(
+        "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
+        "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
+        "\x1d\x1e\x1f\x20"
+    )
     if not cleaned or "\\" in cleaned or any(ord(c) < 0x20 or ord(c) == 0x7F for c in cleaned):
         return None
     m = _SCHEME.match(cleaned)

@@ -14,6 +14,7 @@ from .types import Citation, LineRange, parse_locator
 
 __all__ = ["extract_citations", "strip_citations"]
 
+
 @lru_cache(maxsize=64)
 def _token_re(fmt: CitationFormat, families: tuple[str, ...]) -> re.Pattern[str]:
     s, d, e = (re.escape(c) for c in (fmt.start, fmt.delimiter, fmt.stop))

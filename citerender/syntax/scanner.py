@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import replace
 
 from ..syntax.format import DEFAULT_FORMAT, WIDGET_FAMILIES, CitationFormat
 from .escapes import OffsetMap, normalize_escapes, printable
+from .patterns import CURLY, DAGGER_RE, ECHO_RE, NAV_FAMILIES, TURN_ID, entity_name, entity_name_from, patterns
 from .types import MAX_MARKER_BODY, Citation, LineRange, Mark, MarkKind, parse_locator
 
 __all__ = ["Scanner", "apply_marks", "remap", "scan"]
+
 
 def apply_marks(text: str, marks: Iterable[Mark]) -> str:
     """Replace each mark by the text it stands for (nothing, for citations)."""
@@ -34,50 +35,6 @@ def apply_marks(text: str, marks: Iterable[Mark]) -> str:
 
 # --------------------------------------------------------------------------- the scanner
 
-_TURN_ID = r"turn\d+[a-z]+\d+"
-_NAV_FAMILIES = frozenset({"navlist", "filenavlist"})
-_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u201e": '"'})
-
-
-@dataclass(frozen=True)
-class _Patterns:
-    trigger: re.Pattern[str]
-    trigger_chars: re.Pattern[str]
-    canonical: re.Pattern[str]
-    unterminated: re.Pattern[str]
-    bare: re.Pattern[str]
-    copy_paste: re.Pattern[str]
-    bracket_family: re.Pattern[str]
-
-
-@lru_cache(maxsize=32)
-def _patterns(fmt: CitationFormat) -> _Patterns:
-    d = re.escape(fmt.delimiter)
-    chars = re.escape(fmt.marker_chars + "\u3010")
-    fams = "|".join(re.escape(f) for f in sorted(fmt.families, key=len, reverse=True))
-    ident = rf"(?:{_TURN_ID}|{fmt.id_pattern})"
-    return _Patterns(
-        trigger=re.compile(
-            rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"
-        ),
-        trigger_chars=re.compile(rf"[{chars}]"),
-        canonical=re.compile(
-            rf"{re.escape(fmt.start)}({fams}){d}([^{re.escape(fmt.start + fmt.stop)}\n]{{0,{MAX_MARKER_BODY}}})"
-            rf"{re.escape(fmt.stop)}"
-        ),
-        unterminated=re.compile(
-            rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"
-        ),
-        bare=re.compile(rf"{d}({ident}(?:{d}{ident})*)(?:{d}(L\d+(?:[-\u2013]L\d+)?))?"),
-        copy_paste=re.compile(rf"({fams})((?:{_TURN_ID})+)(L\d+(?:[-\u2013]L\d+)?)?"),
-        bracket_family=re.compile(r"\u3010([A-Za-z_]+)\|([^\u3011\n]{0,%d})\u3011" % MAX_MARKER_BODY),
-    )
-
-
-_DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3011\n]{1,300})\u3011")
-_ECHO_RE = re.compile(rf"\u3010({_TURN_ID})\u3011")
-_QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
-
 
 class Scanner:
     """Scans escape-normalised text; ``at(i)`` reads the mark starting at a trigger position.
@@ -89,7 +46,7 @@ class Scanner:
     def __init__(self, text: str, fmt: CitationFormat) -> None:
         self.text = text
         self.fmt = fmt
-        self.p = _patterns(fmt)
+        self.p = patterns(fmt)
         self._next: dict[str, tuple[int, int]] = {}
 
     def _find(self, ch: str, pos: int) -> int:
@@ -109,7 +66,7 @@ class Scanner:
         marks: list[Mark] = []
         pos = start
         # Copy-paste forms need the slow pattern with alternatives; most texts have none.
-        copy_paste = "turn" in text and any(f in text for f in self.fmt.families) or "entity[" in text
+        copy_paste = ("turn" in text and any(f in text for f in self.fmt.families)) or "entity[" in text
         search = (self.p.trigger if copy_paste else self.p.trigger_chars).search
         while True:
             m = search(text, pos, end)
@@ -140,7 +97,10 @@ class Scanner:
             return self._bracket(i, end)
         if ch in fmt.marker_chars:
             return Mark(
-                MarkKind.DROPPED, i, i + 1, ch,
+                MarkKind.DROPPED,
+                i,
+                i + 1,
+                ch,
                 notes=(("CR109", f"stray marker character U+{ord(ch):04X} removed"),),
             )
         return self._copy_paste(i, end)
@@ -168,8 +128,14 @@ class Scanner:
         if m is not None:
             family = m.group(1)
             if family == "" or family in self.fmt.families:
-                mk = self._interpret(i, m.end(), family, m.group(2).split(self.fmt.delimiter),
-                                     self.fmt.delimiter, (("CR107", "unterminated marker recovered"),))
+                mk = self._interpret(
+                    i,
+                    m.end(),
+                    family,
+                    m.group(2).split(self.fmt.delimiter),
+                    self.fmt.delimiter,
+                    (("CR107", "unterminated marker recovered"),),
+                )
                 if mk.kind is MarkKind.CITATION:
                     return mk
         # Drop the opening character, the family word and its delimiter; the rest stays text.
@@ -192,14 +158,20 @@ class Scanner:
         fam = family.strip()
         fmt = self.fmt
         if fam == "" and payload:
-            return self._citation(start, end, fmt.families[0], payload, "family-less",
-                                  notes + (("CR204", "marker without a family read as a citation"),))
+            return self._citation(
+                start,
+                end,
+                fmt.families[0],
+                payload,
+                "family-less",
+                (*notes, ("CR204", "marker without a family read as a citation")),
+            )
         if fam in fmt.families:
             return self._citation(start, end, fam, payload, "canonical", notes)
         raw = self.text[start:end]
         if fam == "entity":
             return self._entity(start, end, sep.join(payload), notes)
-        if fam in _NAV_FAMILIES:
+        if fam in NAV_FAMILIES:
             return self._navlist(start, end, fam, payload, notes)
         if fam == "url" and len(payload) >= 2:
             mk = self._citation(start, end, fmt.families[0], payload[1:], "url", notes)
@@ -209,10 +181,10 @@ class Scanner:
             return mk
         if fam in WIDGET_FAMILIES or re.fullmatch(r"[A-Za-z_]+", fam):
             what = "widget" if fam in WIDGET_FAMILIES else "unknown"
-            return Mark(MarkKind.DROPPED, start, end, raw,
-                        notes=notes + (("CR105", f"{what} family {fam!r} removed"),))
-        return Mark(MarkKind.DROPPED, start, end, raw,
-                    notes=notes + (("CR106", "marker without a readable family removed"),))
+            return Mark(MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR105", f"{what} family {fam!r} removed")))
+        return Mark(
+            MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR106", "marker without a readable family removed"))
+        )
 
     def _citation(
         self,
@@ -226,7 +198,7 @@ class Scanner:
         raw = self.text[start:end]
         parts = [p for p in map(str.strip, payload) if p]
         if not parts:
-            return Mark(MarkKind.DROPPED, start, end, raw, notes=notes + (("CR104", "empty marker removed"),))
+            return Mark(MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR104", "empty marker removed")))
         locator: str | None = None
         lines: LineRange | None = None
         if "L" in parts[-1]:
@@ -237,8 +209,9 @@ class Scanner:
                 if not canonical:
                     notes += (("CR108", f"locator {printable(last)} read as {locator}"),)
         if not parts:
-            return Mark(MarkKind.DROPPED, start, end, raw,
-                        notes=notes + (("CR104", "marker holds a locator but no source id"),))
+            return Mark(
+                MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR104", "marker holds a locator but no source id"))
+            )
         match = self.fmt.id_re.match
         valid = True
         for p in parts:
@@ -253,22 +226,39 @@ class Scanner:
                 parts = split
             else:
                 bad = next(p for p in parts if not id_re.match(p))
-                return Mark(MarkKind.DROPPED, start, end, raw,
-                            notes=notes + (("CR106", f"source id {printable(bad, 60)} is not a valid id"),))
+                return Mark(
+                    MarkKind.DROPPED,
+                    start,
+                    end,
+                    raw,
+                    notes=(*notes, ("CR106", f"source id {printable(bad, 60)} is not a valid id")),
+                )
         cit = Citation(raw, family, tuple(parts), locator, start, end, lines, dialect)
         return Mark(MarkKind.CITATION, start, end, raw, citation=cit, notes=notes)
 
     def _entity(self, start: int, end: int, payload: str, notes: tuple[tuple[str, str], ...]) -> Mark:
         raw = self.text[start:end]
-        name = _entity_name(payload)
+        name = entity_name(payload)
         if name is None:
-            return Mark(MarkKind.DROPPED, start, end, raw,
-                        notes=notes + (("CR106", "entity marker without a readable name removed"),))
-        return Mark(MarkKind.TEXT, start, end, raw, text=name,
-                    notes=notes + (("CR210", f"entity shown as {printable(name, 60)}"),))
+            return Mark(
+                MarkKind.DROPPED,
+                start,
+                end,
+                raw,
+                notes=(*notes, ("CR106", "entity marker without a readable name removed")),
+            )
+        return Mark(
+            MarkKind.TEXT,
+            start,
+            end,
+            raw,
+            text=name,
+            notes=(*notes, ("CR210", f"entity shown as {printable(name, 60)}")),
+        )
 
-    def _navlist(self, start: int, end: int, family: str, payload: list[str],
-                 notes: tuple[tuple[str, str], ...]) -> Mark:
+    def _navlist(
+        self, start: int, end: int, family: str, payload: list[str], notes: tuple[tuple[str, str], ...]
+    ) -> Mark:
         raw = self.text[start:end]
         title = payload[0].strip() if payload else ""
         items = [x.split("\ue205")[0].strip() for p in payload[1:] for x in p.split(",")]
@@ -277,29 +267,40 @@ class Scanner:
             items = [x.split("\ue205")[0].strip() for p in payload for x in p.split(",")]
         ids = tuple(x for x in items if x and (self.fmt.id_re.match(x) or re.fullmatch(r"\d+:\d+", x)))
         if not ids:
-            return Mark(MarkKind.DROPPED, start, end, raw,
-                        notes=notes + (("CR106", f"{family} marker without valid source ids removed"),))
+            return Mark(
+                MarkKind.DROPPED,
+                start,
+                end,
+                raw,
+                notes=(*notes, ("CR106", f"{family} marker without valid source ids removed")),
+            )
         cit = Citation(raw, family, ids, None, start, end, None, family, title or None)
-        return Mark(MarkKind.CITATION, start, end, raw, citation=cit,
-                    notes=notes + (("CR211", f"{family} with {len(ids)} source(s)"),))
+        return Mark(
+            MarkKind.CITATION,
+            start,
+            end,
+            raw,
+            citation=cit,
+            notes=(*notes, ("CR211", f"{family} with {len(ids)} source(s)")),
+        )
 
     # -- degraded forms
 
     def _bare(self, i: int, end: int) -> Mark:
         m = self.p.bare.match(self.text, i, end)
         if m is None:
-            return Mark(MarkKind.DROPPED, i, i + 1, self.text[i],
-                        notes=(("CR109", "stray delimiter U+E202 removed"),))
+            return Mark(MarkKind.DROPPED, i, i + 1, self.text[i], notes=(("CR109", "stray delimiter U+E202 removed"),))
         payload = m.group(1).split(self.fmt.delimiter) + ([m.group(2)] if m.group(2) else [])
-        return self._citation(i, m.end(), self.fmt.families[0], payload, "bare-anchor",
-                              (("CR205", "bare anchor read as a citation"),))
+        return self._citation(
+            i, m.end(), self.fmt.families[0], payload, "bare-anchor", (("CR205", "bare anchor read as a citation"),)
+        )
 
     def _bracket(self, i: int, end: int) -> Mark | None:
         text = self.text
         m = self.p.bracket_family.match(text, i, end)
         if m is not None:
             fam = m.group(1)
-            known = fam in self.fmt.families or fam in _NAV_FAMILIES or fam in WIDGET_FAMILIES
+            known = fam in self.fmt.families or fam in NAV_FAMILIES or fam in WIDGET_FAMILIES
             if known or fam in ("entity", "url"):
                 note = (("CR203", f"bracket-pipe {fam} marker"),)
                 if fam == "entity":
@@ -308,69 +309,75 @@ class Scanner:
                 if mk.citation is not None and mk.citation.dialect == "canonical":
                     mk = replace(mk, citation=replace(mk.citation, dialect="bracket-pipe"))
                 return mk
-        m = _DAGGER_RE.match(text, i, end)
+        m = DAGGER_RE.match(text, i, end)
         if m is not None:
             src, label = m.group(1), m.group(2).strip()
             lines, _ = parse_locator(label)
             raw = m.group(0)
             if lines is not None and ":" not in src:
                 cit = Citation(raw, "cite", (src,), str(lines), i, m.end(), lines, "gpt-oss")
-                return Mark(MarkKind.CITATION, i, m.end(), raw, citation=cit,
-                            notes=(("CR207", f"gpt-oss citation of source {src}"),))
+                return Mark(
+                    MarkKind.CITATION,
+                    i,
+                    m.end(),
+                    raw,
+                    citation=cit,
+                    notes=(("CR207", f"gpt-oss citation of source {src}"),),
+                )
             title = None if label.lower() == "source" else label.strip("()") or None
             cit = Citation(raw, "cite", (src,), None, i, m.end(), None, "assistants", title)
-            return Mark(MarkKind.CITATION, i, m.end(), raw, citation=cit,
-                        notes=(("CR208", f"Assistants-era citation of source {src}"),))
-        m = _ECHO_RE.match(text, i, end)
+            return Mark(
+                MarkKind.CITATION,
+                i,
+                m.end(),
+                raw,
+                citation=cit,
+                notes=(("CR208", f"Assistants-era citation of source {src}"),),
+            )
+        m = ECHO_RE.match(text, i, end)
         if m is not None:
             cit = Citation(m.group(0), "cite", (m.group(1),), None, i, m.end(), None, "echo")
-            return Mark(MarkKind.CITATION, i, m.end(), m.group(0), citation=cit,
-                        notes=(("CR209", f"reference echo {m.group(1)}"),))
+            return Mark(
+                MarkKind.CITATION,
+                i,
+                m.end(),
+                m.group(0),
+                citation=cit,
+                notes=(("CR209", f"reference echo {m.group(1)}"),),
+            )
         return None
 
     def _copy_paste(self, i: int, end: int) -> Mark | None:
         text = self.text
         if text.startswith("entity[", i):
             try:
-                value, stop = json.JSONDecoder().raw_decode(text[: min(end, i + 6 + MAX_MARKER_BODY)].translate(_CURLY), i + 6)
+                value, stop = json.JSONDecoder().raw_decode(
+                    text[: min(end, i + 6 + MAX_MARKER_BODY)].translate(CURLY), i + 6
+                )
             except ValueError:
                 return None
-            name = _entity_name_from(value)
+            name = entity_name_from(value)
             if name is None:
                 return None
-            return Mark(MarkKind.TEXT, i, stop, text[i:stop], text=name,
-                        notes=(("CR202", "entity without its marker characters"), ("CR210", f"entity shown as {printable(name, 60)}")))
+            return Mark(
+                MarkKind.TEXT,
+                i,
+                stop,
+                text[i:stop],
+                text=name,
+                notes=(
+                    ("CR202", "entity without its marker characters"),
+                    ("CR210", f"entity shown as {printable(name, 60)}"),
+                ),
+            )
         m = self.p.copy_paste.match(text, i, end)
         if m is None:
             return None
-        ids = re.findall(_TURN_ID, m.group(2))
+        ids = re.findall(TURN_ID, m.group(2))
         payload = ids + ([m.group(3)] if m.group(3) else [])
-        return self._citation(i, m.end(), m.group(1), payload, "copy-paste",
-                              (("CR202", "marker without its private-use characters"),))
-
-
-def _entity_name_from(value: object) -> str | None:
-    if isinstance(value, list) and value:
-        if len(value) >= 2 and isinstance(value[1], str) and value[1].strip():
-            return value[1].strip()
-        if isinstance(value[0], str) and value[0].strip():
-            return value[0].strip()
-    return None
-
-
-def _entity_name(payload: str) -> str | None:
-    payload = payload.translate(_CURLY).strip()
-    try:
-        name = _entity_name_from(json.loads(payload))
-    except ValueError:
-        name = None
-    if name is None:
-        quoted = _QUOTED_RE.findall(payload)
-        if len(quoted) >= 2:
-            name = quoted[1].strip() or None
-        elif quoted:
-            name = quoted[0].strip() or None
-    return name
+        return self._citation(
+            i, m.end(), m.group(1), payload, "copy-paste", (("CR202", "marker without its private-use characters"),)
+        )
 
 
 def scan(text: str, *, fmt: CitationFormat = DEFAULT_FORMAT) -> list[Mark]:
@@ -394,7 +401,7 @@ def remap(mk: Mark, omap: OffsetMap, original: str) -> Mark:
             return mk
         notes = mk.notes
     else:
-        notes = mk.notes + (("CR201", "marker written with literal escapes"),)
+        notes = (*mk.notes, ("CR201", "marker written with literal escapes"))
     raw = original[start:end]
     cit = mk.citation
     if cit is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 __all__ = ["MAX_MARKER_BODY", "Citation", "LineRange", "Mark", "MarkKind", "parse_locator"]
 
@@ -83,7 +83,7 @@ class Citation:
         }
 
 
-class MarkKind(str, Enum):
+class MarkKind(StrEnum):
     """What a found mark stands for."""
 
     CITATION = "citation"  # cite these sources (text, if any, is shown before it)

@@ -11,6 +11,7 @@ from .parsed import Parsed, finish, lines_label, source_label
 
 __all__ = ["to_csl_json"]
 
+
 def _date_parts(value: str | None) -> dict[str, Any] | None:
     if not value:
         return None
@@ -25,8 +26,7 @@ def to_csl_json(p: Parsed) -> str:
     items = []
     for ref in p.references:
         s = ref.source
-        item: dict[str, Any] = {"id": s.id, "type": "webpage" if s.url else "document",
-                                "title": source_label(s)}
+        item: dict[str, Any] = {"id": s.id, "type": "webpage" if s.url else "document", "title": source_label(s)}
         url = safe_url(s.url)
         if url:
             item["URL"] = url

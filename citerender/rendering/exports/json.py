@@ -34,26 +34,25 @@ def _input_offsets(raw: str) -> Callable[[int], int]:
     """Offsets in markdown-it's normalised text (CRLF as LF) back to the input as given."""
     if "\r\n" not in raw:
         return lambda x: x
-    crlf = []
-    removed = 0
-    for m in re.finditer("\r\n", raw):
-        crlf.append(m.start() - removed)
-        removed += 1
+    crlf = [m.start() - removed for removed, m in enumerate(re.finditer("\r\n", raw))]
     return lambda x: x + bisect_right(crlf, x - 1)
 
 
 def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
-    return [{
-        "number": r.number,
-        "id": r.source.id,
-        "title": r.source.title,
-        "url": safe_url(r.source.url),
-        "domain": r.source.domain,
-        "updated": r.source.updated,
-        "verified": r.known,
-        "also": [m.id for m in r.merged],
-        "lines": [p.lines.label() for p in r.places if p.lines is not None],
-    } for r in refs]
+    return [
+        {
+            "number": r.number,
+            "id": r.source.id,
+            "title": r.source.title,
+            "url": safe_url(r.source.url),
+            "domain": r.source.domain,
+            "updated": r.source.updated,
+            "verified": r.known,
+            "also": [m.id for m in r.merged],
+            "lines": [p.lines.label() for p in r.places if p.lines is not None],
+        }
+        for r in refs
+    ]
 
 
 def to_json_data(p: Parsed) -> dict[str, Any]:
@@ -71,21 +70,26 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
             continue
         start = to_input(g.meta["spans"][0][0])
         end = to_input(g.meta["spans"][-1][1])
-        sources = [{
-            "id": u.source.id,
-            "number": u.reference.number,
-            "locator": str(u.lines) if u.lines is not None else None,
-            "lines": [u.lines.low, u.lines.high] if u.lines is not None and u.lines_valid else None,
-            "verified": u.reference.known,
-        } for u in g.meta["uses"]]
-        citations.append({
-            "anchor": g.meta["anchor"],
-            "sources": sources,
-            "input": {"start": start, "end": end, "start_utf16": u_in(start), "end_utf16": u_in(end)},
-            "clean": {"offset": at, "offset_utf16": u_clean(at)},
-            "markers": [{"start": to_input(a), "end": to_input(b)} for a, b in g.meta["spans"]],
-            "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
-        })
+        sources = [
+            {
+                "id": u.source.id,
+                "number": u.reference.number,
+                "locator": str(u.lines) if u.lines is not None else None,
+                "lines": [u.lines.low, u.lines.high] if u.lines is not None and u.lines_valid else None,
+                "verified": u.reference.known,
+            }
+            for u in g.meta["uses"]
+        ]
+        citations.append(
+            {
+                "anchor": g.meta["anchor"],
+                "sources": sources,
+                "input": {"start": start, "end": end, "start_utf16": u_in(start), "end_utf16": u_in(end)},
+                "clean": {"offset": at, "offset_utf16": u_clean(at)},
+                "markers": [{"start": to_input(a), "end": to_input(b)} for a, b in g.meta["spans"]],
+                "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
+            }
+        )
     return {
         "version": 1,
         "text": clean,

@@ -52,8 +52,13 @@ def unsafe_link_lines(markdown: str) -> list[tuple[int, int]]:
         if tok.type != "inline" or not tok.children:
             continue
         for child in tok.children:
-            url = child.attrs.get("href") if child.type == "link_open" else \
-                child.attrs.get("src") if child.type == "image" else None
+            url = (
+                child.attrs.get("href")
+                if child.type == "link_open"
+                else child.attrs.get("src")
+                if child.type == "image"
+                else None
+            )
             if isinstance(url, str) and safe_url(url) is None:
                 where = tok.map or block_map
                 if where is not None:

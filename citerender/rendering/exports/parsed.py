@@ -51,8 +51,9 @@ def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
             yield from _walk(tok.children)
 
 
-def parse_answer(text: str, registry: Registry | None = None, options: RenderOptions | None = None,
-                 **kwargs: Any) -> Parsed:
+def parse_answer(
+    text: str, registry: Registry | None = None, options: RenderOptions | None = None, **kwargs: Any
+) -> Parsed:
     """Parse ``text`` and record where every mark sits in it (``options`` or keyword arguments
     as for :func:`citerender.render`; the style and theme do not change a parse)."""
     if len(text) > MAX_ANSWER_CHARS:
@@ -77,8 +78,9 @@ def group_numbers(group: Token) -> list[int]:
     return sorted({u.reference.number for u in group.meta["uses"]})
 
 
-def rewrite(p: Parsed, replace: Callable[[Token], str], *, tight: bool = False,
-            positions: dict[int, int] | None = None) -> str:
+def rewrite(
+    p: Parsed, replace: Callable[[Token], str], *, tight: bool = False, positions: dict[int, int] | None = None
+) -> str:
     """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
     what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result."""
     edits: list[tuple[int, int, str, Token | None]] = [(a, b, t, None) for a, b, t in p.state.spans or []]

@@ -8,6 +8,7 @@ from ...errors import CiterenderError
 
 __all__ = ["to_pdf"]
 
+
 def to_pdf(html: str) -> bytes:
     """A PDF of a standalone page, through WeasyPrint (``pip install 'citerender[pdf]'``).
 
@@ -16,16 +17,20 @@ def to_pdf(html: str) -> bytes:
     try:
         import weasyprint
     except ImportError:
-        raise CiterenderError("PDF export needs WeasyPrint, which is not installed",
-                              hint="pip install 'citerender[pdf]'") from None
+        raise CiterenderError(
+            "PDF export needs WeasyPrint, which is not installed", hint="pip install 'citerender[pdf]'"
+        ) from None
     except OSError as e:  # WeasyPrint installed without its system libraries (Pango)
-        raise CiterenderError(f"WeasyPrint cannot start: {e}",
-                              hint="install Pango (Debian: apt-get install libpango-1.0-0 libpangoft2-1.0-0)") from None
+        raise CiterenderError(
+            f"WeasyPrint cannot start: {e}",
+            hint="install Pango (Debian: apt-get install libpango-1.0-0 libpangoft2-1.0-0)",
+        ) from None
 
     fetcher_class = getattr(weasyprint, "URLFetcher", None)
     if fetcher_class is not None:  # WeasyPrint ≥ 70: a fetcher object limited to data: URLs
         fetcher: Any = fetcher_class(allowed_protocols=("data",))
     else:
+
         def fetcher(url: str, *args: Any, **kwargs: Any) -> Any:
             if url.startswith("data:"):
                 return weasyprint.default_url_fetcher(url, *args, **kwargs)

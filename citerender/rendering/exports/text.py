@@ -11,6 +11,7 @@ from .parsed import Parsed, finish, group_numbers, lines_label, source_label
 
 __all__ = ["to_text"]
 
+
 class _TextWriter:
     """Markdown tokens to plain text: what a person pastes into an e-mail."""
 

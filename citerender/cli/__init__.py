@@ -1,0 +1,31 @@
+"""The ``citerender`` command: check, strip and render answers, build sites, write prompts.
+
+Exit codes: 0 clean, 1 when a diagnostic has error severity, 2 on usage or input errors.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ..errors import CiterenderError
+from .parser import build_parser
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0) if e.code in (0, None) else 2
+    try:
+        return int(args.func(args))
+    except CiterenderError as e:
+        print(f"citerender: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,272 @@
+"""The subcommands: each reads its arguments, calls the library and says what happened.
+
+Exit codes: 0 clean, 1 when a diagnostic has error severity, 2 on usage or input errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import CiterenderError
+from ..publish.files import write_atomic
+
+if TYPE_CHECKING:
+    from ..options import RenderOptions
+
+__all__ = ["cmd_build", "cmd_check", "cmd_codes", "cmd_context", "cmd_prompt", "cmd_render", "cmd_strip", "cmd_units"]
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+
+def _read_answer(path: str) -> str:
+    from ..sources.files import decode_text, read_text_file
+
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
+        if len(data) > MAX_ANSWER_BYTES:
+            raise CiterenderError(
+                f"answer is over the limit of {MAX_ANSWER_BYTES:,} bytes", path="<stdin>", hint="split the answer"
+            )
+        text = decode_text(data, "<stdin>", "answer")
+    else:
+        text = read_text_file(path, limit=MAX_ANSWER_BYTES, what="answer")
+    if not text.strip():
+        raise CiterenderError(
+            "answer is empty", path="<stdin>" if path == "-" else path, hint="pass the model's answer text"
+        )
+    return text
+
+
+def _load(path: str | None):  # type: ignore[no-untyped-def]
+    if path is None:
+        return None
+    from ..sources.files import load_sources
+
+    return load_sources(path)
+
+
+def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ignore[no-untyped-def]
+    from ..diagnostics import to_json
+
+    if fmt == "json":
+        print(to_json(diags), file=stream)
+    else:
+        for d in diags:
+            print(d.format(name), file=stream)
+
+
+def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The answer and its registry: a Markdown answer with --sources, or a saved provider
+    response (``--from``, inferred for .json / .jsonl files) carrying both."""
+    provider = getattr(a, "from_", None)
+    if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
+        from ..providers import load_response
+
+        if a.sources:
+            raise CiterenderError("a provider response carries its own sources", path=a.sources, hint="drop --sources")
+        adapted = load_response(a.answer, provider)
+        return adapted.text, adapted.registry
+    return _read_answer(a.answer), _load(a.sources)
+
+
+def cmd_check(a: argparse.Namespace) -> int:
+    from ..diagnostics import has_errors
+    from ..model.check import check
+
+    text, registry = _answer_and_registry(a)
+    diags = check(text, registry)
+    name = "<stdin>" if a.answer == "-" else a.answer
+    report = None
+    if a.report:
+        from ..model.quality import quality_report
+
+        report = quality_report(text, registry)
+    if a.format == "json" and report is not None:
+        print(
+            json.dumps(
+                {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}, ensure_ascii=False, indent=2
+            )
+        )
+    else:
+        _print_diagnostics(diags, name, a.format, sys.stdout)
+        if report is not None:
+            print(report.format())
+    if a.format == "text" and diags:
+        errors = sum(d.severity.value == "error" for d in diags)
+        print(f"{len(diags)} diagnostic(s), {errors} error(s)", file=sys.stderr)
+    return 1 if has_errors(diags) else 0
+
+
+def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A registry file as it is, or documents (.md/.txt/.html) cut into units."""
+    from ..sources.files import load_sources
+    from ..sources.units import load_document, make_units
+
+    data_suffixes = (".json", ".yaml", ".yml", ".toml")
+    if len(paths) == 1 and Path(paths[0]).suffix.lower() in data_suffixes:
+        return load_sources(paths[0])
+    if len(paths) == 1 and Path(paths[0]).suffix.lower() == ".txt":
+        head = Path(paths[0]).read_text(encoding="utf-8", errors="replace")[:200].lstrip()
+        if head.startswith(("Citation Marker:", "<BLOCK")):
+            return load_sources(paths[0])
+    ids = a.ids or ("block" if getattr(a, "format", "tool") == "blocks" else "turn")
+    docs = [load_document(p) for p in paths]
+    return make_units(
+        docs,
+        unit=a.unit,
+        ids=ids,  # type: ignore[arg-type]
+        turn=a.turn,
+        block_chars=a.block_chars,
+        width=a.width,
+    )
+
+
+def cmd_context(a: argparse.Namespace) -> int:
+    from ..sources.present import present
+
+    sys.stdout.write(present(_registry_or_documents(a.sources, a), a.format))
+    return 0
+
+
+def cmd_units(a: argparse.Namespace) -> int:
+    registry = _registry_or_documents(a.documents, a)
+    data = {
+        "sources": [
+            {
+                k: v
+                for k, v in (
+                    ("id", s.id),
+                    ("title", s.title),
+                    ("url", s.url),
+                    ("updated", s.updated),
+                    ("lines", list(s.lines) if s.lines is not None else None),
+                    ("text", s.text),
+                    ("meta", dict(s.meta) or None),
+                )
+                if v is not None
+            }
+            for s in registry.values()
+        ]
+    }
+    out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if a.output:
+        write_atomic(a.output, out)
+        print(f"wrote {len(registry)} source(s) to {a.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
+def cmd_prompt(a: argparse.Namespace) -> int:
+    from ..model.prompts import citation_instructions
+
+    markers: Literal["real", "placeholders", "escapes"] = (
+        "placeholders" if a.placeholders else "escapes" if a.escapes else "real"
+    )
+    sys.stdout.write(
+        citation_instructions(
+            a.pattern,
+            locators=not a.no_locators,
+            tool_name=a.tool_name,
+            id_kind=a.id_kind,
+            markers=markers,
+            extra=a.extra,
+        )
+    )
+    return 0
+
+
+def cmd_strip(a: argparse.Namespace) -> int:
+    from ..syntax.guide import strip_citations
+
+    text = _read_answer(a.answer)
+    out = strip_citations(text)
+    if a.output:
+        write_atomic(a.output, out)
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
+def _options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
+    """The one options object of this command line."""
+    from ..options import RenderOptions
+
+    return RenderOptions.build(
+        style=a.style,
+        theme=a.theme,
+        unknown=a.unknown,
+        list_all=getattr(a, "all_sources", None),
+        html=getattr(a, "allow_html", None),
+        **extra,
+    )
+
+
+def cmd_render(a: argparse.Namespace) -> int:
+    from ..diagnostics import has_errors
+    from ..rendering.html import UnknownSourceError, render
+
+    text, registry = _answer_and_registry(a)
+    name = "<stdin>" if a.answer == "-" else a.answer
+    if a.to == "pdf" and not a.output:
+        raise CiterenderError("--to pdf needs an output file", hint="add -o answer.pdf")
+    if a.to in ("html", "pdf"):
+        try:
+            result = render(text, registry, _options(a, standalone=a.standalone or a.to == "pdf"))
+        except UnknownSourceError as e:
+            _print_diagnostics(e.diagnostics, name, "text", sys.stderr)
+            print(f"{name}: {e}", file=sys.stderr)
+            return 1
+        diags, out = result.diagnostics, result.html
+    else:
+        from ..rendering.exports.csl import to_csl_json
+        from ..rendering.exports.json import to_json
+        from ..rendering.exports.markdown import to_markdown
+        from ..rendering.exports.parsed import parse_answer
+        from ..rendering.exports.text import to_text
+
+        parsed = parse_answer(text, registry, _options(a), unknown="keep" if a.unknown == "error" else a.unknown)
+        diags = parsed.diagnostics
+        if a.unknown == "error" and parsed.state.unknown_ids:
+            _print_diagnostics(diags, name, "text", sys.stderr)
+            print(
+                f"{name}: unknown source id(s): {', '.join(map(repr, dict.fromkeys(parsed.state.unknown_ids)))}",
+                file=sys.stderr,
+            )
+            return 1
+        out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
+    _print_diagnostics(diags, name, "text", sys.stderr)
+    if a.to == "pdf":
+        from ..rendering.exports.pdf import to_pdf
+
+        write_atomic(a.output, to_pdf(out))
+    elif a.output:
+        write_atomic(a.output, out)
+    else:
+        sys.stdout.write(out)
+        if not out.endswith("\n"):
+            sys.stdout.write("\n")
+    return 1 if has_errors(diags) else 0
+
+
+def cmd_build(a: argparse.Namespace) -> int:
+    from ..publish.site import build_site, summarise
+
+    jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
+    result = build_site(a.src, a.out, _options(a), jobs=jobs, force=a.force)
+    summarise(result, sys.stderr, verbose=a.verbose)
+    if result.failed:
+        return 2
+    return 1 if result.errors else 0
+
+
+def cmd_codes(a: argparse.Namespace) -> int:
+    from ..diagnostics import markdown_table
+
+    print(markdown_table())
+    return 0

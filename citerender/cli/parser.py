@@ -1,0 +1,154 @@
+"""The argument parser: one small function per subcommand; render options come with the defaults
+of :class:`citerender.RenderOptions`, as at every other entry point."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..rendering.exports import FORMATS
+from .commands import cmd_build, cmd_check, cmd_codes, cmd_context, cmd_prompt, cmd_render, cmd_strip, cmd_units
+
+__all__ = ["build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="citerender", description="Turn LLM citation markers into real citations.")
+    p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
+    sub = p.add_subparsers(dest="command", required=True)
+    for add in (_add_check, _add_context, _add_units, _add_prompt, _add_strip, _add_render, _add_build):
+        add(sub)
+    sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)").set_defaults(func=cmd_codes)
+    return p
+
+
+def _add_from(q: argparse.ArgumentParser) -> None:
+    from ..providers import PROVIDERS
+
+    q.add_argument(
+        "--from",
+        dest="from_",
+        choices=PROVIDERS,
+        help="the answer is a saved provider response (inferred for .json/.jsonl files)",
+    )
+
+
+def _add_render_options(q: argparse.ArgumentParser) -> None:
+    """``--style``, ``--theme``, ``--unknown``: defaults from :class:`RenderOptions`, as everywhere."""
+    from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
+
+    d = RenderOptions()
+    q.add_argument("--style", choices=STYLES, default=d.style, help=f"citation style (default: {d.style})")
+    q.add_argument("--theme", default=str(d.theme), help="built-in theme name or a theme folder")
+    q.add_argument(
+        "--unknown", choices=UNKNOWN_POLICIES, default=d.unknown, help=f"ids the sources lack (default: {d.unknown})"
+    )
+
+
+def _add_unit_options(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--unit",
+        choices=("document", "block", "line"),
+        default="block",
+        help="granularity of the citable units cut from documents",
+    )
+    q.add_argument(
+        "--ids", choices=("turn", "block", "content"), help="id shape: turn{T}file{N}, block{N}, or content-derived"
+    )
+    q.add_argument("--turn", type=int, default=0, help="tool turn for turn ids")
+    q.add_argument("--block-chars", type=int, default=800, help="target size of block units")
+    q.add_argument("--width", type=int, default=100, help="wrap width of line units")
+
+
+def _add_check(sub: Any) -> None:
+    c = sub.add_parser("check", help="report problems with an answer's citations")
+    c.add_argument("answer", help="answer file (Markdown with markers), or - for stdin")
+    c.add_argument("--sources", "-s", help="sources file (JSON, YAML, TOML, tool output or <BLOCK> text)")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--report", action="store_true", help="add the answer quality report")
+    _add_from(c)
+    c.set_defaults(func=cmd_check)
+
+
+def _add_context(sub: Any) -> None:
+    x = sub.add_parser("context", help="print sources as the model should see them")
+    x.add_argument("sources", nargs="+", help="a registry file, or documents (.md, .txt, .html)")
+    x.add_argument("--format", choices=("tool", "blocks"), default="tool")
+    _add_unit_options(x)
+    x.set_defaults(func=cmd_context)
+
+
+def _add_units(sub: Any) -> None:
+    u = sub.add_parser("units", help="cut documents into citable units and write a registry")
+    u.add_argument("documents", nargs="+")
+    u.add_argument("-o", "--output")
+    _add_unit_options(u)
+    u.set_defaults(func=cmd_units, format="tool")
+
+
+def _add_prompt(sub: Any) -> None:
+    q = sub.add_parser("prompt", help="print the citation section of a system prompt")
+    q.add_argument("--pattern", choices=("tool", "injected"), default="tool")
+    q.add_argument("--no-locators", action="store_true", help="sources have no numbered lines")
+    q.add_argument("--tool-name", default="tool_1")
+    q.add_argument("--id-kind", default="file", help="kind in turn{T}<kind>{N} ids (tool pattern)")
+    group = q.add_mutually_exclusive_group()
+    group.add_argument("--placeholders", action="store_true", help="write {CITATION_START}-style placeholders")
+    group.add_argument("--escapes", action="store_true", help="write \\ue200-style escapes")
+    q.add_argument("--extra", action="store_true", help="add the extra considerations block")
+    q.set_defaults(func=cmd_prompt)
+
+
+def _add_strip(sub: Any) -> None:
+    s = sub.add_parser("strip", help="print the answer without any marker")
+    s.add_argument("answer")
+    s.add_argument("-o", "--output")
+    s.set_defaults(func=cmd_strip)
+
+
+def _add_render(sub: Any) -> None:
+    r = sub.add_parser("render", help="render an answer to HTML (or another format with --to)")
+    r.add_argument("answer")
+    r.add_argument("--sources", "-s", help="sources file; without one, ids are numbered but not checked")
+    _add_render_options(r)
+    r.add_argument("--standalone", action="store_true", help="a complete page, CSS inlined")
+    r.add_argument("--to", choices=FORMATS, default="html", help="output format (pdf needs the [pdf] extra)")
+    r.add_argument("--all-sources", action="store_true", help="list uncited sources too")
+    _add_from(r)
+    r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")
+    r.add_argument("-o", "--output")
+    r.set_defaults(func=cmd_render)
+
+
+def _add_build(sub: Any) -> None:
+    b = sub.add_parser("build", help="render every answer under a folder into a static site")
+    b.add_argument("src")
+    b.add_argument("out")
+    _add_render_options(b)
+    b.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    b.add_argument("--force", action="store_true", help="overwrite pages changed since the last build")
+    b.add_argument("--verbose", "-v", action="store_true", help="print every diagnostic")
+    b.set_defaults(func=cmd_build)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata costs ~30 ms at start-up)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"citerender {_version()}")
+        parser.exit()
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("citerender")
+    except PackageNotFoundError:
+        return "0+unknown"

@@ -1,0 +1,87 @@
+"""The regular expressions of the dialects, compiled once per format, and entity names."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .format import CitationFormat
+from .types import MAX_MARKER_BODY
+
+__all__ = [
+    "CURLY",
+    "DAGGER_RE",
+    "ECHO_RE",
+    "NAV_FAMILIES",
+    "TURN_ID",
+    "Patterns",
+    "entity_name",
+    "entity_name_from",
+    "patterns",
+]
+
+TURN_ID = r"turn\d+[a-z]+\d+"
+NAV_FAMILIES = frozenset({"navlist", "filenavlist"})
+CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u201e": '"'})
+
+
+@dataclass(frozen=True)
+class Patterns:
+    trigger: re.Pattern[str]
+    trigger_chars: re.Pattern[str]
+    canonical: re.Pattern[str]
+    unterminated: re.Pattern[str]
+    bare: re.Pattern[str]
+    copy_paste: re.Pattern[str]
+    bracket_family: re.Pattern[str]
+
+
+@lru_cache(maxsize=32)
+def patterns(fmt: CitationFormat) -> Patterns:
+    d = re.escape(fmt.delimiter)
+    chars = re.escape(fmt.marker_chars + "\u3010")
+    fams = "|".join(re.escape(f) for f in sorted(fmt.families, key=len, reverse=True))
+    ident = rf"(?:{TURN_ID}|{fmt.id_pattern})"
+    return Patterns(
+        trigger=re.compile(rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"),
+        trigger_chars=re.compile(rf"[{chars}]"),
+        canonical=re.compile(
+            rf"{re.escape(fmt.start)}({fams}){d}([^{re.escape(fmt.start + fmt.stop)}\n]{{0,{MAX_MARKER_BODY}}})"
+            rf"{re.escape(fmt.stop)}"
+        ),
+        unterminated=re.compile(rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"),
+        bare=re.compile(rf"{d}({ident}(?:{d}{ident})*)(?:{d}(L\d+(?:[-\u2013]L\d+)?))?"),
+        copy_paste=re.compile(rf"({fams})((?:{TURN_ID})+)(L\d+(?:[-\u2013]L\d+)?)?"),
+        bracket_family=re.compile(rf"\u3010([A-Za-z_]+)\|([^\u3011\n]{{0,{MAX_MARKER_BODY}}})\u3011"),
+    )
+
+
+DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3011\n]{1,300})\u3011")
+ECHO_RE = re.compile(rf"\u3010({TURN_ID})\u3011")
+QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def entity_name_from(value: object) -> str | None:
+    if isinstance(value, list) and value:
+        if len(value) >= 2 and isinstance(value[1], str) and value[1].strip():
+            return value[1].strip()
+        if isinstance(value[0], str) and value[0].strip():
+            return value[0].strip()
+    return None
+
+
+def entity_name(payload: str) -> str | None:
+    payload = payload.translate(CURLY).strip()
+    try:
+        name = entity_name_from(json.loads(payload))
+    except ValueError:
+        name = None
+    if name is None:
+        quoted = QUOTED_RE.findall(payload)
+        if len(quoted) >= 2:
+            name = quoted[1].strip() or None
+        elif quoted:
+            name = quoted[0].strip() or None
+    return name
