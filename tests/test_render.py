@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from conftest import EXAMPLES, TESTS, assert_no_marker, example_pairs, expand
+from markdown_it.utils import read_fixture_file
 
 from citerender import load_sources, render
 from citerender.plugin.styles import collapse_runs
@@ -84,22 +85,52 @@ def test_examples_render_well_formed(answer: Path, sources: Path, style: str) ->
     _check_structure(r.html, style)
 
 
+RENDER_FIXTURE = TESTS / "fixtures" / "render.md"
+RENDER_CASES = read_fixture_file(RENDER_FIXTURE)
+
+
+@pytest.mark.parametrize(("line", "title", "text", "expected"), RENDER_CASES, ids=[c[1] for c in RENDER_CASES])
+def test_render_fixture(line: int, title: str, text: str, expected: str) -> None:
+    """Rendering specified as markdown-it specifies itself: markers in, HTML out, per style."""
+    style = title.split(":", 1)[0]
+    html = render(expand(text), REG, style=style).html
+    if UPDATE:
+        _update_fixture(title, expected, html)
+        return
+    assert html.rstrip("\n") == expected.rstrip("\n"), f"{title} (fixture line {line})"
+
+
+def _update_fixture(title: str, old: str, new: str) -> None:
+    text = RENDER_FIXTURE.read_text(encoding="utf-8")
+    head = f"{title}\n.\n"
+    at = text.index(head)
+    start = text.index("\n.\n", at + len(head)) + 3
+    assert text[start : start + len(old)] == old
+    RENDER_FIXTURE.write_text(text[:start] + new.rstrip("\n") + "\n" + text[start + len(old) :], encoding="utf-8")
+
+
+# One whole page per theme (the handbook example with hover cards); the rest is in render.md.
 @pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("style", STYLES)
-@pytest.mark.parametrize("answer,sources", PAIRS, ids=[p[0].parent.name for p in PAIRS])
-def test_golden(answer: Path, sources: Path, style: str, theme: str) -> None:
+def test_golden_page(theme: str) -> None:
+    answer, sources = next((a, s) for a, s in PAIRS if a.parent.name == "handbook")
     r = render(
-        answer.read_text(encoding="utf-8"),
-        load_sources(sources),
-        style=style,
-        theme=theme,
-        standalone=theme != "default",
+        answer.read_text(encoding="utf-8"), load_sources(sources), style="hovercard", theme=theme, standalone=True
     )
-    html = r.html
-    if theme != "default":  # the page's inline CSS is checked once per theme, below
-        assert f"<style>{r.css}</style>" in html
-        html = html.replace(f"<style>{r.css}</style>", f"<style>/* {theme}.css */</style>")
-    _golden(f"{answer.parent.name}.{style}.{theme}.html", html)
+    assert f"<style>{r.css}</style>" in r.html  # the page's inline CSS is checked once per theme, below
+    _golden(f"handbook.{theme}.html", r.html.replace(f"<style>{r.css}</style>", f"<style>/* {theme}.css */</style>"))
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(("answer", "sources"), PAIRS, ids=[p[0].parent.name for p in PAIRS])
+def test_examples_render_cleanly(answer: Path, sources: Path, style: str) -> None:
+    """Every bundled example, every style: no marker left, ids unique, every citation numbered."""
+    html = render(answer.read_text(encoding="utf-8"), load_sources(sources), style=style).html
+    assert_no_marker(html, f"{answer.parent.name} {style}")
+    doc = soup(html)
+    ids = [el["id"] for el in doc.find_all(id=True)]
+    assert len(ids) == len(set(ids))
+    labels = doc.select(".citerender-hc-trigger" if style == "hovercard" else ".citerender-cite")
+    assert labels and all(re.fullmatch(r"\[[0-9, \u2013]+\]", c.get_text()) for c in labels)
 
 
 @pytest.mark.parametrize("theme", THEMES)
