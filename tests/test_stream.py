@@ -143,3 +143,11 @@ def test_examples_stream_in_20_character_chunks(answer, sources) -> None:  # typ
         got = "".join(sr.feed(text[i : i + 20]) for i in range(0, len(text), 20)) + sr.close()
         assert got == whole and LEAK.search(got) is None
     assert EXAMPLES.exists()
+
+
+def test_a_fence_line_split_across_chunks_does_not_hide_the_next_citation() -> None:
+    # found by the split property: backticks of a partial fence line were counted as a code span
+    text = "Text.\n`" + "``\nfenced\n```\nAfter.\ue200cite\ue202a\ue201"
+    whole = one_shot(text, "markdown")
+    assert whole.endswith("After.[^1]")
+    assert run(text, [7], "markdown")[0] == whole

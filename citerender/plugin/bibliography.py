@@ -92,7 +92,7 @@ def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:
             Entry(
                 number=ref.number,
                 anchor=ref.anchor,
-                title=s.title or s.domain or s.url or s.id,
+                title=s.label,
                 has_title=bool(s.title),
                 url=url,
                 url_text=s.url if s.url and url is None else None,

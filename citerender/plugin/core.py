@@ -14,7 +14,7 @@ from markdown_it.token import Token
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
 from .locate import Locator, report_mark, where
-from .numbering import drop_empty_groups, reference_for, resolve
+from .numbering import drop_empty_groups, report_uncited, resolve
 from .options import PluginOptions
 from .placement import (
     check_before_punctuation,
@@ -61,13 +61,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     if not st.whole_document:
         return
     check_grouped_at_end(blocks, st)
-    if registry is not None:
-        cited = {s.id for r in st.references for s in [r.source, *r.merged]}
-        for sid, source in registry.items():
-            if sid not in cited:
-                st.report("CR308", f"source {sid!r} is never cited", None)
-                if opts.list_all:
-                    reference_for(st, source, known=True)
+    report_uncited(st, list_all=opts.list_all)
     if opts.bibliography and st.references:
         tok = Token("citerender_bibliography", "", 0)
         tok.block = True

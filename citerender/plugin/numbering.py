@@ -10,7 +10,7 @@ from .locate import where
 from .options import PluginOptions
 from .state import CitationState, CitingPlace, Reference, RefUse
 
-__all__ = ["drop_empty_groups", "reference_for", "resolve"]
+__all__ = ["drop_empty_groups", "lookup", "reference_for", "report_uncited", "resolve"]
 
 
 def reference_for(st: CitationState, source: Source, *, known: bool) -> Reference:
@@ -31,6 +31,32 @@ def reference_for(st: CitationState, source: Source, *, known: bool) -> Referenc
     return ref
 
 
+def lookup(st: CitationState, sid: str, unknown: str, offset: int | None) -> tuple[Source | None, bool]:
+    """The source for ``sid`` and whether the registry knows it; an unknown id is reported (CR101)
+    and, under ``unknown="drop"``, gives None."""
+    registry = st.registry
+    if registry is None:
+        return Source(sid), True
+    source = registry.get(sid)
+    if source is not None:
+        return source, True
+    st.report("CR101", f"unknown source id {sid!r}", offset)
+    st.unknown_ids.append(sid)
+    return (None if unknown == "drop" else Source(sid)), False
+
+
+def report_uncited(st: CitationState, *, list_all: bool = False) -> None:
+    """CR308 for every registry source the answer never cites (listed anyway with ``list_all``)."""
+    if st.registry is None:
+        return
+    cited = {s.id for r in st.references for s in [r.source, *r.merged]}
+    for sid, source in st.registry.items():
+        if sid not in cited:
+            st.report("CR308", f"source {sid!r} is never cited", None)
+            if list_all:
+                reference_for(st, source, known=True)
+
+
 def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:
     """Resolve one mark's sources against the registry and number them."""
     cit = mk.citation
@@ -38,14 +64,9 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         return
     registry = st.registry
     for sid in cit.source_ids:
-        source = registry.get(sid) if registry is not None else Source(sid)
-        known = source is not None
+        source, known = lookup(st, sid, opts.unknown, where(tok) if registry is not None else None)
         if source is None:
-            st.report("CR101", f"unknown source id {sid!r}", where(tok))
-            st.unknown_ids.append(sid)
-            if opts.unknown == "drop":
-                continue
-            source = Source(sid)
+            continue
         lines = cit.lines
         valid = lines is not None
         if lines is not None:

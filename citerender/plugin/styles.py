@@ -51,7 +51,7 @@ def _uses_by_number(uses: list[RefUse]) -> dict[int, RefUse]:
 
 def _title(ref: Reference) -> str:
     s = ref.source
-    return s.title or s.domain or s.url or s.id
+    return s.label
 
 
 def _accessible(ref: Reference) -> str:

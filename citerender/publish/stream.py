@@ -24,9 +24,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
-from ..plugin.numbering import reference_for
+from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import CitationState, Reference
-from ..sources.model import Registry, Source
+from ..sources.model import Registry
 from ..syntax.escapes import normalize_escapes
 from ..syntax.residue import clean_html
 from ..syntax.scanner import scan
@@ -129,11 +129,7 @@ class StreamRenderer:
         tail = self._decoder.decode(b"", final=True)
         committed, self._pending = self._pending + tail, ""
         out = self._emit(committed, final=True)
-        if self.registry is not None:
-            cited = {s.id for r in self._state.references for s in [r.source, *r.merged]}
-            for sid in self.registry:
-                if sid not in cited:
-                    self._diagnostics.append(Diagnostic.make("CR308", f"source {sid!r} is never cited"))
+        report_uncited(self._state)
         return out
 
     @property
@@ -208,17 +204,9 @@ class StreamRenderer:
         st = self._state
         nums = []
         for sid in source_ids:
-            if self.registry is not None and sid not in self.registry:
-                st.report("CR101", f"unknown source id {sid!r}", None)
-                if self.unknown == "drop":
-                    continue
-                source = Source(sid)
-                known = False
-            else:
-                source = self.registry[sid] if self.registry is not None else Source(sid)
-                known = True
-            ref = st.by_id.get(sid) or reference_for(st, source, known=known)
-            nums.append(ref.number)
+            source, known = lookup(st, sid, self.unknown, None)
+            if source is not None:
+                nums.append((st.by_id.get(sid) or reference_for(st, source, known=known)).number)
         return sorted(set(nums))
 
     def _emit_markdown(self, text: str) -> str:
@@ -257,8 +245,9 @@ class StreamRenderer:
     def _end_line(self, line: str) -> None:
         fence = _FENCE.match(line)
         if self._in_fence is None:
-            if fence:
+            if fence:  # a fence starts a new block: backticks counted on its partial line go
                 self._in_fence = fence.group(1)
+                self._ticks = 0
             elif not line.strip():
                 self._ticks = 0
             else:
@@ -270,6 +259,7 @@ class StreamRenderer:
             and not line.strip()[len(fence.group(1)) :].strip()
         ):
             self._in_fence = None
+            self._ticks = 0
 
     # ------------------------------------------------------------------ html blocks
 

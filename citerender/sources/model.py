@@ -50,6 +50,11 @@ class Source:
         return [(n, self.lines[n - 1]) for n in range(rng.low, rng.high + 1)]
 
     @property
+    def label(self) -> str:
+        """What a reader sees for the source: its title, else its domain, URL or id."""
+        return self.title or self.domain or self.url or self.id
+
+    @property
     def domain(self) -> str | None:
         """Host of the URL without ``www.``, for display."""
         if not self.url:

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import re
 
+from ..syntax.format import RESERVED_RE
+
 __all__ = ["escape_reserved", "escape_text", "unescape_line", "unescape_text"]
 
 _STRUCT_LINE = re.compile(r"(\\*)(\[L\d+\]|\[Block\d+\]|Citation Marker:|(?:Title|URL|Updated):)", re.I)
 _BLOCK_TAG = re.compile(r"<(\\*)(/?BLOCK)", re.I)
 _ESCAPED_RESERVED = re.compile(r"(\\+)(u[eE]20[0-6])")
-_RESERVED = re.compile("[\ue200-\ue206]")
 
 
 def escape_reserved(text: str) -> str:
     text = _ESCAPED_RESERVED.sub(lambda m: "\\" + m.group(1) + m.group(2), text)
-    return _RESERVED.sub(lambda m: f"\\uE{ord(m.group(0)) - 0xE000:03X}", text)
+    return RESERVED_RE.sub(lambda m: f"\\uE{ord(m.group(0)) - 0xE000:03X}", text)
 
 
 def _unescape_reserved(text: str) -> str:

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import CiterenderError
-from ..sources.files import read_text_file
-from ..sources.model import Registry, Source
 from ..syntax.headings import first_heading
+from .files import read_text_file
+from .model import Registry, Source
 
 __all__ = ["UNITS", "Document", "load_document", "make_units"]
 

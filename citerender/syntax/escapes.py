@@ -7,7 +7,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ..syntax.format import RESERVED_CHARS
+from .format import RESERVED_CHARS
 
 __all__ = ["ESCAPE_RE", "OffsetMap", "contains_reserved", "normalize_escapes", "printable"]
 

@@ -19,6 +19,7 @@ HIGHLIGHT_STOP = "\ue204"
 ITEM_SEPARATOR = "\ue205"
 #: Every character of the reserved block; none of them may ever reach rendered output.
 RESERVED_CHARS = "".join(chr(c) for c in range(0xE200, 0xE207))
+RESERVED_RE = re.compile(f"[{RESERVED_CHARS}]")
 
 #: Families that display as a widget in ChatGPT and have no meaning on a page.
 WIDGET_FAMILIES = frozenset(

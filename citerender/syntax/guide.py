@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..syntax.format import DEFAULT_FORMAT, CitationFormat
+from .format import DEFAULT_FORMAT, CitationFormat
 from .scanner import apply_marks, scan
 from .types import Citation, LineRange, parse_locator
 

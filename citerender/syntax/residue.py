@@ -12,8 +12,8 @@ import html
 import re
 from urllib.parse import unquote
 
-from ..syntax.format import RESERVED_CHARS
 from .escapes import ESCAPE_RE
+from .format import RESERVED_CHARS
 
 __all__ = ["RESIDUE", "clean_html", "has_residue", "remove_residue", "url_has_residue"]
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..syntax.format import DEFAULT_FORMAT, WIDGET_FAMILIES, CitationFormat
 from .escapes import OffsetMap, normalize_escapes, printable
+from .format import DEFAULT_FORMAT, ITEM_SEPARATOR, WIDGET_FAMILIES, CitationFormat
 from .patterns import CURLY, DAGGER_RE, ECHO_RE, NAV_FAMILIES, TURN_ID, entity_name, entity_name_from, patterns
 from .types import MAX_MARKER_BODY, Citation, LineRange, Mark, MarkKind, parse_locator
 
@@ -261,10 +261,10 @@ class Scanner:
     ) -> Mark:
         raw = self.text[start:end]
         title = payload[0].strip() if payload else ""
-        items = [x.split("\ue205")[0].strip() for p in payload[1:] for x in p.split(",")]
+        items = [x.split(ITEM_SEPARATOR)[0].strip() for p in payload[1:] for x in p.split(",")]
         if family == "filenavlist":  # items only, no title: "4:0\ue205description|4:2\ue205…"
             title = ""
-            items = [x.split("\ue205")[0].strip() for p in payload for x in p.split(",")]
+            items = [x.split(ITEM_SEPARATOR)[0].strip() for p in payload for x in p.split(",")]
         ids = tuple(x for x in items if x and (self.fmt.id_re.match(x) or re.fullmatch(r"\d+:\d+", x)))
         if not ids:
             return Mark(

@@ -4,7 +4,6 @@ is not a marker stays as the model wrote it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -17,13 +16,12 @@ from ...options import RenderOptions
 from ...plugin.state import CitationState, Reference
 from ...sources.model import Registry, Source
 from ...syntax.escapes import contains_reserved
+from ...syntax.format import RESERVED_RE
 from ...syntax.residue import has_residue, remove_residue
 from ...syntax.scanner import apply_marks, scan
 from ..html import MAX_ANSWER_CHARS, make_markdown
 
 __all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]
-
-_RESERVED_CHARS = re.compile("[\ue200-\ue206]")
 
 
 @dataclass
@@ -108,12 +106,12 @@ def rewrite(
     out.append(src[pos:])
     result = "".join(out)
     if contains_reserved(result):  # marks no rule placed (link attributes, image alt): remove them
-        result = _RESERVED_CHARS.sub("", apply_marks(result, scan(result)))
+        result = RESERVED_RE.sub("", apply_marks(result, scan(result)))
     return result
 
 
 def source_label(s: Source) -> str:
-    return s.title or s.domain or s.url or s.id
+    return s.label
 
 
 def lines_label(ref: Reference) -> str | None:
