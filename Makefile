@@ -1,22 +1,31 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+:
-#   make demo   builds .venv and renders the bundled example to out/handbook.html
-#   make test   builds .venv (and installs Chromium, pandoc, Pango if missing) and runs every test
+#   make demo   builds .venv with the package alone and renders the bundled example to out/handbook.html
+#   make test   adds the test tool chain (and installs Chromium, pandoc, Pango if missing) and runs every test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: demo test test-lowest bench system-deps clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+
+# the package alone (what a user installs); the test tool chain only for make test
+$(BIN)/.installed-package: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(BIN)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $@
 
-demo: $(BIN)/.installed
+demo: $(BIN)/.installed-package
 	@mkdir -p out
 	$(BIN)/citerender render examples/handbook/answer.md --sources examples/handbook/answer.sources.json --standalone -o out/handbook.html
 	@echo "wrote out/handbook.html (open it in a browser)"
+	@echo "the command line is $(BIN)/citerender (or run '. $(VENV)/bin/activate', then 'citerender --help'), e.g.:"
+	@echo "  $(BIN)/citerender render ANSWER.md --sources SOURCES.json --style hovercard --standalone -o page.html"
 
 # System tools the tests run for real: Debian's Chromium (browser tests, never a downloaded
 # browser), pandoc (Markdown and CSL exports), Pango for WeasyPrint (PDF export).
@@ -31,7 +40,7 @@ system-deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-test: $(BIN)/.installed system-deps
+test: $(BIN)/.installed-test system-deps
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory test-lowest
 
@@ -47,7 +56,7 @@ test-lowest: $(LOW)/.installed
 	$(LOW)/bin/python -m pytest -p no:cacheprovider tests/test_markers.py tests/test_commonmark.py \
 	  tests/test_render.py tests/test_diagnostics.py tests/test_sources.py
 
-bench: $(BIN)/.installed
+bench: $(BIN)/.installed-test
 	$(BIN)/python -m bench
 
 clean:
