@@ -26,7 +26,7 @@ from .placement import (
     verbatim_ids,
 )
 from .scrub import scrub_attr, scrub_block, scrub_inline
-from .state import CitationState, citation_state
+from .state import BibliographyMeta, CitationState, citation_meta, citation_state
 
 __all__ = ["citation_core"]
 
@@ -65,7 +65,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     if opts.bibliography and st.references:
         tok = Token("citerender_bibliography", "", 0)
         tok.block = True
-        tok.meta = {"references": st.references}
+        tok.meta = BibliographyMeta(references=st.references)  # type: ignore[assignment]
         state.tokens.append(tok)
 
 
@@ -172,7 +172,7 @@ class InlinePass:
             resolve(prev, mk, st, self.opts)
             self.line_cites.append(prev)
             return
-        meta = tok.meta
+        meta = citation_meta(tok)
         meta["marks"] = [mk]
         meta["spans"] = [meta["span"]] if st.spans is not None else []
         meta["uses"] = []

@@ -9,12 +9,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..diagnostics import Diagnostic
 from ..sources.model import Registry, Source
 from ..syntax.escapes import OffsetMap
 from ..syntax.types import LineRange
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+    from ..syntax.types import Mark
 
 ENV_KEY = "citerender"
 
@@ -119,3 +124,38 @@ def citation_state(env: MutableMapping[str, Any], registry: Registry | None = No
         st = CitationState(registry=registry)
         env[ENV_KEY] = st
     return st
+
+
+class CitationEnv(TypedDict, total=False):
+    """The part of markdown-it's ``env`` the plugin owns: one key, one state object."""
+
+    citerender: CitationState
+
+
+class CitationMeta(TypedDict, total=False):
+    """``meta`` of a ``citation`` token (and, with ``mark`` and ``offset`` only, of the
+    ``citation_dropped`` and ``citation_highlight_*`` tokens), as mdit-py-plugins types its
+    footnote data. The core rule writes it; render rules only read it."""
+
+    mark: Mark  # the first mark of the group (None on text tokens split from copy-paste forms)
+    offset: int  # where the mark starts in the inline token's content
+    offset_abs: int  # where it starts in the original text, computed when a report needs it
+    locate: tuple[Any, Token, str]  # (Locator, block, content) to compute offset_abs lazily
+    span: tuple[int, int]  # (start, end) in the original text, when the exports ask for spans
+    marks: list[Mark]  # every mark of the group, in order
+    spans: list[tuple[int, int]]
+    uses: list[RefUse]  # each cited source with its reference number and locator
+    in_link: bool  # inside link text: numbers are shown without their own links
+    title: str | None  # a navlist's title
+    anchor: str  # the HTML id of the citing place (``cite-N``)
+
+
+class BibliographyMeta(TypedDict):
+    """``meta`` of the ``citerender_bibliography`` token."""
+
+    references: list[Reference]
+
+
+def citation_meta(tok: Token) -> CitationMeta:
+    """A citation token's ``meta``, typed."""
+    return tok.meta  # type: ignore[return-value]

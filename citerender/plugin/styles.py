@@ -16,7 +16,7 @@ from markdown_it.token import Token
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from .bibliography import render_bibliography
 from .options import PluginOptions
-from .state import Reference, RefUse, citation_state
+from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
 __all__ = ["add_render_rules", "collapse_runs"]
 
@@ -88,7 +88,7 @@ def citation_label(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, *, style: str = "footnotes"
 ) -> str:
     """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
-    meta = tokens[idx].meta
+    meta = citation_meta(tokens[idx])
     by = _uses_by_number(meta["uses"])
     linked = not meta.get("in_link") and style != "hovercard"
     cache = citation_state(env).link_cache
@@ -106,13 +106,13 @@ def citation_label(
     return "[" + ", ".join(parts) + "]"
 
 
-def _navlist_title(meta: dict[str, Any]) -> str:
+def _navlist_title(meta: CitationMeta) -> str:
     title = meta.get("title")
     return f'<span class="citerender-navlist-title">{escape(title)}</span> ' if title else ""
 
 
 def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
-    meta = tokens[idx].meta
+    meta = citation_meta(tokens[idx])
     label = self.rules["citation_label"](tokens, idx, options, env)
     unverified = any(not u.reference.known for u in meta["uses"])
     cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "")
@@ -152,7 +152,7 @@ def _card_item(use: RefUse) -> str:
 
 
 def _hovercard(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    meta = tokens[idx].meta
+    meta = citation_meta(tokens[idx])
     if meta.get("in_link"):
         return _plain(self, tokens, idx, options, env, "hovercard")
     anchor = meta["anchor"]

@@ -286,14 +286,14 @@ class StreamRenderer:
                 self._blank_at = None
         if final:
             if self._cur:
-                self._take_line(self._cur, out, last=True)
+                self._take_line(self._cur, out)
                 self._cur = ""
             if "".join(self._lines).strip():
                 out.append(self._render_block("".join(self._lines)))
             self._lines = []
         return "".join(out)
 
-    def _take_line(self, line: str, out: list[str], *, last: bool = False) -> None:
+    def _take_line(self, line: str, out: list[str]) -> None:
         blank = not line.strip()
         if self._blank_at is not None and not blank and self._block_fence is None:
             if not self._continues(line):

@@ -29,7 +29,7 @@ from .neutralise import escape_reserved, escape_text
 __all__ = ["present", "present_blocks", "present_tool"]
 
 
-def _one_line(value: str, what: str, sid: str) -> str:
+def _one_line(value: str) -> str:
     value = re.sub(r"\s+", " ", value).strip()
     return escape_reserved(value)
 
@@ -50,11 +50,11 @@ def present_tool(registry: Registry, *, fmt: CitationFormat = DEFAULT_FORMAT, fa
         _check_lines(s)
         section = [f"Citation Marker: {fmt.marker(s.id, family=family)}"]
         if s.title:
-            section.append(f"Title: {_one_line(s.title, 'title', s.id)}")
+            section.append(f"Title: {_one_line(s.title)}")
         if s.url:
-            section.append(f"URL: {_one_line(s.url, 'url', s.id)}")
+            section.append(f"URL: {_one_line(s.url)}")
         if s.updated:
-            section.append(f"Updated: {_one_line(s.updated, 'updated', s.id)}")
+            section.append(f"Updated: {_one_line(s.updated)}")
         section.append("")
         if s.lines is not None:
             section.extend(f"[L{n}] {escape_text(line)}" for n, line in enumerate(s.lines, 1))
@@ -75,7 +75,7 @@ def present_blocks(registry: Registry) -> str:
         for key in ("title", "url", "updated"):
             value = getattr(s, key)
             if value:
-                attrs.append(f'{key}="{html.escape(_one_line(value, key, s.id), quote=True)}"')
+                attrs.append(f'{key}="{html.escape(_one_line(value), quote=True)}"')
         if s.lines is not None:
             body = "\n".join(f"[L{n}] {escape_text(line)}" for n, line in enumerate(s.lines, 1))
         else:
