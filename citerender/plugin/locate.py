@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
+
 from markdown_it.token import Token
 
 from ..syntax.types import Mark
 from .state import CitationState
 
 __all__ = ["Locator", "report_mark", "where"]
+
+_NEWLINE = re.compile("\n")
 
 
 class Locator:
@@ -23,11 +28,20 @@ class Locator:
             i = src.find("\n", i + 1)
         self.starts = starts
         self._prefix: dict[tuple[int, int, bool], int] = {}
+        self._newlines: dict[str, list[int]] = {}
 
     def offset(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
         """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content
         (``header``: in a fence's info string, on its first line)."""
         return self.span(block, content, pos, raw, header=header)[0]
+
+    def _breaks(self, content: str) -> list[int]:
+        """Positions of the newlines of ``content``, found once per content (many marks in one
+        long paragraph would otherwise count newlines from its start again for each mark)."""
+        breaks = self._newlines.get(content)  # keyed by the string: its hash is computed once
+        if breaks is None:
+            breaks = self._newlines[content] = [m.start() for m in _NEWLINE.finditer(content)]
+        return breaks
 
     def span(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> tuple[int, int]:
         """Start and end in ``st.original`` of ``raw`` at ``pos`` of ``block``'s content.
@@ -38,8 +52,10 @@ class Locator:
         first = block.map[0] if block.map else 0
         if pos is None:
             pos = max(content.find(raw), 0)
-        line_start = content.rfind("\n", 0, pos) + 1
-        line = first + content.count("\n", 0, line_start)
+        breaks = self._breaks(content)
+        k_line = bisect_left(breaks, pos)  # newlines before pos: the content line of pos
+        line_start = breaks[k_line - 1] + 1 if k_line else 0
+        line = first + k_line
         if block.type == "fence" and not header:
             line += 1
         line = min(line, len(self.starts) - 1)

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
-from ..sources.files import load_sources, read_text_file
+from ..sources.files import load_sources, load_yaml, read_text_file
 from ..sources.model import Registry, registry_from_data
+from ..syntax.guide import strip_citations
+from ..syntax.residue import remove_residue
 
 __all__ = [
     "SIDE_SUFFIXES",
@@ -38,8 +40,11 @@ class Answer:
 
     @property
     def title(self) -> str | None:
+        """The front matter's title, as plain text: markers and residue removed, at most 200 characters."""
         t = self.meta.get("title")
-        return str(t) if t else None
+        if not isinstance(t, str | int | float) or isinstance(t, bool) or not str(t).strip():
+            return None
+        return remove_residue(strip_citations(str(t)[:10_000])).strip()[:200] or None
 
 
 def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
@@ -51,18 +56,7 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         end = text.find("\n---", end + 4)
     if end == -1:
         raise CiterenderError("front matter is not closed by a '---' line", path=path, line=1)
-    import yaml
-
-    raw = text[4:end]
-    try:
-        meta = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise CiterenderError(
-            f"invalid YAML front matter: {getattr(e, 'problem', e)}",
-            path=path,
-            line=mark.line + 2 if mark is not None else 1,
-        ) from None
+    meta = load_yaml(text[4:end], path, first_line=2, what="YAML front matter") or {}
     if not isinstance(meta, dict):
         raise CiterenderError("front matter must be a mapping of keys", path=path, line=2)
     body_start = end + 4

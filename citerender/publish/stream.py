@@ -93,7 +93,7 @@ class StreamRenderer:
         self._diagnostics: list[Diagnostic] = []
         # html mode: complete lines of the block being built, the partial line, fence state
         self._lines: list[str] = []
-        self._cur = ""
+        self._cur: list[str] = []  # the partial line, in pieces
         self._blank_at: int | None = None
         self._block_fence: str | None = None
         self._md = None
@@ -165,7 +165,11 @@ class StreamRenderer:
             cut = min(cut, j)
         # a bare anchor or an open bracket-pipe may still grow its ids
         k = buf.rfind(fmt.delimiter)
-        if k != -1 and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :]):
+        if (
+            k != -1
+            and n - k <= MAX_MARKER_BODY  # ids longer than any marker: decided, and pending stays bounded
+            and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :])
+        ):
             cut = min(cut, k)
         # a literal escape cut in the middle
         m = _ESCAPE_PREFIX.search(buf, max(0, n - 12))
@@ -267,31 +271,45 @@ class StreamRenderer:
         """Collect complete lines into blocks; a block ends at a blank line outside a fence when
         the next non-blank line starts a new block (not an indented or list continuation)."""
         out: list[str] = []
-        *complete, rest = (self._cur + text).split("\n")
-        self._cur = rest
-        for line in complete:
-            self._take_line(line + "\n", out)
-        if self._blank_at is not None and self._cur.strip() and self._block_fence is None:
-            # the next block has started: decide as soon as its first characters tell
-            head = self._cur
+        if "\n" in text:  # the partial line is joined only when it ends (one long line stays linear)
+            first, *more = text.split("\n")
+            complete = ["".join(self._cur) + first, *more[:-1]]
+            self._cur = [more[-1]] if more[-1] else []
+            for line in complete:
+                self._take_line(line + "\n", out)
+        elif text:
+            self._cur.append(text)
+        if self._blank_at is not None and self._block_fence is None:
+            # the next block has started: decide as soon as its first characters tell (a head of
+            # blanks decides nothing: such a line continues the block or is blank)
+            head = self._cur_head(16)
             decidable = (
                 head[:1] in (" ", "\t")
                 or head[:1] not in "-*+0123456789"
                 or len(head) > 11
                 or _LIST_ITEM.match(head) is not None
             )
-            if decidable and not self._continues(head):
+            if head.strip() and decidable and not self._continues(head):
                 out.append(self._render_block("".join(self._lines)))
                 self._lines = []
                 self._blank_at = None
         if final:
             if self._cur:
-                self._take_line(self._cur, out)
-                self._cur = ""
+                self._take_line("".join(self._cur), out)
+                self._cur = []
             if "".join(self._lines).strip():
                 out.append(self._render_block("".join(self._lines)))
             self._lines = []
         return "".join(out)
+
+    def _cur_head(self, n: int) -> str:
+        """The first ``n`` characters of the partial line."""
+        head = ""
+        for part in self._cur:
+            head += part
+            if len(head) >= n:
+                break
+        return head[:n]
 
     def _take_line(self, line: str, out: list[str]) -> None:
         blank = not line.strip()

@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from .context import parse_blocks, parse_tool_output
 from .model import MAX_SOURCES_FILE_BYTES, Registry, registry_from_data
 
-__all__ = ["decode_text", "load_sources", "parse_data", "read_text_file"]
+__all__ = ["decode_text", "load_sources", "load_yaml", "parse_data", "read_text_file"]
 
 
 def read_text_file(path: str | Path, *, limit: int = MAX_SOURCES_FILE_BYTES, what: str = "file") -> str:
@@ -48,6 +49,33 @@ def decode_text(data: bytes, name: str, what: str = "file") -> str:
         ) from None
 
 
+def load_yaml(raw: str, name: str, *, first_line: int = 1, what: str = "YAML") -> Any:
+    """Safe YAML without aliases: a few bytes of ``*alias`` references can expand to gigabytes
+    (an alias bomb), and no sources file or front matter needs them."""
+    import yaml  # lazy: only YAML users pay for it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        for event in yaml.parse(raw, Loader=loader):
+            if isinstance(event, yaml.AliasEvent):
+                mark = event.start_mark
+                raise CiterenderError(
+                    f"{what} aliases (*name) are not accepted",
+                    path=name,
+                    line=(mark.line + first_line) if mark is not None else None,
+                    hint="write the value out instead of referring to an &anchor",
+                )
+        return yaml.load(raw, Loader=loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise CiterenderError(
+            f"invalid {what}: {problem}", path=name, line=mark.line + first_line if mark is not None else None
+        ) from None
+    except RecursionError:
+        raise CiterenderError(f"invalid {what}: nested too deeply", path=name) from None
+
+
 def parse_data(raw: str, suffix: str, name: str) -> object:
     """Parse JSON, YAML or TOML text, reporting the parser's line on failure."""
     if suffix == ".json":
@@ -55,22 +83,17 @@ def parse_data(raw: str, suffix: str, name: str) -> object:
             return json.loads(raw)
         except json.JSONDecodeError as e:
             raise CiterenderError(f"invalid JSON: {e.msg} (column {e.colno})", path=name, line=e.lineno) from None
+        except RecursionError:
+            raise CiterenderError("invalid JSON: nested too deeply", path=name) from None
     if suffix in (".yaml", ".yml"):
-        import yaml  # lazy: only YAML users pay for it
-
-        try:
-            return yaml.safe_load(raw)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-            raise CiterenderError(
-                f"invalid YAML: {problem}", path=name, line=mark.line + 1 if mark is not None else None
-            ) from None
+        return load_yaml(raw, name)
     if suffix == ".toml":
         import tomllib
 
         try:
             return tomllib.loads(raw)
+        except RecursionError:
+            raise CiterenderError("invalid TOML: nested too deeply", path=name) from None
         except tomllib.TOMLDecodeError as e:
             m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
             msg = re.sub(r"\s*\(at line.*\)", "", str(e))

@@ -18,6 +18,8 @@ __all__ = ["MAX_SOURCES", "MAX_SOURCES_FILE_BYTES", "Registry", "Source", "regis
 #: Caps on what one registry may hold (see SECURITY.md).
 MAX_SOURCES = 10_000
 MAX_SOURCES_FILE_BYTES = 64 * 1024 * 1024
+MAX_TITLE_CHARS = 2_000
+MAX_URL_CHARS = 8_192
 
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
 
@@ -186,9 +188,14 @@ def source_from_mapping(
             hint="ids use only letters, digits, '_' and '-'",
         )
     where = f"source {sid!r}"
-    for key in ("title", "url"):
-        if item.get(key) is not None and not isinstance(item[key], str):
+    for key, cap in (("title", MAX_TITLE_CHARS), ("url", MAX_URL_CHARS)):
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
             raise CiterenderError(f"{where}: {key!r} must be a string", path=path, line=line)
+        if value is not None and len(value) > cap:
+            raise CiterenderError(
+                f"{where}: {key!r} has {len(value):,} characters, over the limit of {cap:,}", path=path, line=line
+            )
     lines = item.get("lines")
     text = item.get("text")
     if lines is not None:

@@ -90,26 +90,37 @@ def html_to_lines(html: str) -> tuple[str | None, list[str]]:
 
     Scripts, styles and navigation are dropped; nested kept elements are not repeated.
     """
-    from bs4 import BeautifulSoup  # lazy: only HTML input pays for it
+    from bs4 import BeautifulSoup, Tag  # lazy: only HTML input pays for it
 
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else None
     for tag in soup(_DROP_TAGS):
         tag.decompose()
     lines: list[str] = []
-    for el in soup.find_all(_KEEP_TAGS):
-        if el.find_parent(_KEEP_TAGS) is not None:
-            continue  # its text is part of the enclosing element's line
-        if el.name == "pre":
-            lines.extend(x.rstrip() for x in el.get_text().splitlines() if x.strip())
+    # one walk in document order; a kept element's text is its line and its children are not
+    # visited (no repeats), so the cost stays linear however deep the nesting
+    stack: list[Any] = [soup]
+    while stack:
+        node = stack.pop()
+        if getattr(node, "name", None) in _KEEP_TAGS:
+            _add_line(node, lines)
             continue
-        text = _SPACES.sub(" ", el.get_text(" ", strip=True)).strip()
-        if text:
-            lines.append(text)
+        children = getattr(node, "contents", None)
+        if children:
+            stack.extend(c for c in reversed(children) if isinstance(c, Tag))
     if not title:
         h1 = soup.find("h1")
         title = h1.get_text(" ", strip=True) if h1 else None
     return title, lines
+
+
+def _add_line(el: Any, lines: list[str]) -> None:
+    if el.name == "pre":
+        lines.extend(x.rstrip() for x in el.get_text().splitlines() if x.strip())
+        return
+    text = _SPACES.sub(" ", el.get_text(" ", strip=True)).strip()
+    if text:
+        lines.append(text)
 
 
 def load_document(path: str | Path, **metadata: Any) -> Document:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .guide import strip_citations
+from .residue import remove_residue
 
 __all__ = ["first_heading"]
 
@@ -14,4 +15,4 @@ _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 def first_heading(text: str) -> str | None:
     """The text of the first ATX heading of a Markdown answer, markers removed (for page titles)."""
     m = _ATX_HEADING.search(text)
-    return (strip_citations(m.group(1)).strip() or None) if m else None
+    return (remove_residue(strip_citations(m.group(1))).strip()[:200] or None) if m else None

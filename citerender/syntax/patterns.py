@@ -60,10 +60,16 @@ def patterns(fmt: CitationFormat) -> Patterns:
 
 DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3011\n]{1,300})\u3011")
 ECHO_RE = re.compile(rf"\u3010({TURN_ID})\u3011")
+ENTITY_OPEN = re.compile(r'\[\s*["\u201c\u201d]')
 QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def entity_name_from(value: object) -> str | None:
+def entity_name_from(value: object, *, strict: bool = False) -> str | None:
+    """The display name in an entity payload (``["people", "Ada Lovelace", 0]``); ``strict``
+    (the stripped copy-paste form) accepts only that shape: type and name, both strings."""
+    if strict:
+        ok = isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str) and isinstance(value[1], str)
+        return value[1].strip() or None if ok else None  # type: ignore[index]
     if isinstance(value, list) and value:
         if len(value) >= 2 and isinstance(value[1], str) and value[1].strip():
             return value[1].strip()

@@ -15,7 +15,17 @@ from dataclasses import replace
 
 from .escapes import OffsetMap, normalize_escapes, printable
 from .format import DEFAULT_FORMAT, ITEM_SEPARATOR, WIDGET_FAMILIES, CitationFormat
-from .patterns import CURLY, DAGGER_RE, ECHO_RE, NAV_FAMILIES, TURN_ID, entity_name, entity_name_from, patterns
+from .patterns import (
+    CURLY,
+    DAGGER_RE,
+    ECHO_RE,
+    ENTITY_OPEN,
+    NAV_FAMILIES,
+    TURN_ID,
+    entity_name,
+    entity_name_from,
+    patterns,
+)
 from .types import MAX_MARKER_BODY, Citation, LineRange, Mark, MarkKind, parse_locator
 
 __all__ = ["Scanner", "apply_marks", "remap", "scan"]
@@ -287,8 +297,8 @@ class Scanner:
     # -- degraded forms
 
     def _bare(self, i: int, end: int) -> Mark:
-        m = self.p.bare.match(self.text, i, end)
-        if m is None:
+        m = self.p.bare.match(self.text, i, min(end, i + MAX_MARKER_BODY + 2))
+        if m is None or m.end() - i > MAX_MARKER_BODY:  # longer than any real marker: not an anchor
             return Mark(MarkKind.DROPPED, i, i + 1, self.text[i], notes=(("CR109", "stray delimiter U+E202 removed"),))
         payload = m.group(1).split(self.fmt.delimiter) + ([m.group(2)] if m.group(2) else [])
         return self._citation(
@@ -350,13 +360,17 @@ class Scanner:
     def _copy_paste(self, i: int, end: int) -> Mark | None:
         text = self.text
         if text.startswith("entity[", i):
-            try:
-                value, stop = json.JSONDecoder().raw_decode(
-                    text[: min(end, i + 6 + MAX_MARKER_BODY)].translate(CURLY), i + 6
-                )
-            except ValueError:
+            # only the real shape: ["type", "name", …] after a non-identifier boundary, so that
+            # code such as config.entity["people"] or entity["name"] is never taken for a marker
+            if (i and (text[i - 1].isalnum() or text[i - 1] in "_.")) or not ENTITY_OPEN.match(text, i + 6, end):
                 return None
-            name = entity_name_from(value)
+            window = text[i + 6 : min(end, i + 6 + MAX_MARKER_BODY)].translate(CURLY)
+            try:
+                value, used = json.JSONDecoder().raw_decode(window)
+            except (ValueError, RecursionError):
+                return None
+            stop = i + 6 + used
+            name = entity_name_from(value, strict=True)
             if name is None:
                 return None
             return Mark(
