@@ -80,23 +80,36 @@ def adapt(
     provider = provider or detect_provider(data)
     if provider not in PROVIDERS:
         raise CiterenderError(f"unknown provider {provider!r}", hint=f"use one of {', '.join(PROVIDERS)}")
-    if isinstance(data, list):
-        data = collect_events(data, provider)
-    if not isinstance(data, Mapping):
-        raise CiterenderError("a response must be a JSON object")
     b = Builder(fmt)
-    if provider == "openai-responses":
-        parts = openai.responses(data, b)
-    elif provider == "openai-chat":
-        parts = openai.chat(data, b)
-    elif provider == "anthropic":
-        parts = anthropic.messages(data, b, documents)
-    else:
-        parts = openai.assistants(data, b)
+    try:
+        if isinstance(data, list):
+            data = collect_events(data, provider)
+        if not isinstance(data, Mapping):
+            raise CiterenderError("a response must be a JSON object")
+        if provider == "openai-responses":
+            parts = openai.responses(data, b)
+        elif provider == "openai-chat":
+            parts = openai.chat(data, b)
+        elif provider == "anthropic":
+            parts = anthropic.messages(data, b, documents)
+        else:
+            parts = openai.assistants(data, b)
+        registry = b.registry()
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError) as e:
+        detail = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
+        raise CiterenderError(
+            f"the {provider} response has an unexpected shape ({detail})",
+            hint="pass the response exactly as the provider returned it (JSON, or JSON Lines of events)",
+        ) from None
     text = "\n\n".join(p for p in parts if p)
     if not text.strip():
-        raise CiterenderError(f"the {provider} response holds no text")
-    return Adapted(text, b.registry())
+        try:
+            looks = detect_provider(data)
+        except CiterenderError:
+            looks = None
+        hint = f"it looks like {looks}: pass --from {looks}" if looks and looks != provider else None
+        raise CiterenderError(f"the {provider} response holds no text", hint=hint)
+    return Adapted(text, registry)
 
 
 def load_response(path: str | Path, provider: str | None = None) -> Adapted:
@@ -104,10 +117,12 @@ def load_response(path: str | Path, provider: str | None = None) -> Adapted:
     raw = read_text_file(path, what="response")
     try:
         data: Any = json.loads(raw)
+    except RecursionError:
+        raise CiterenderError("invalid JSON: nested too deeply", path=str(path)) from None
     except json.JSONDecodeError as first:
         try:
             data = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise CiterenderError(f"invalid JSON: {first.msg}", path=str(path), line=first.lineno) from None
     try:
         return adapt(data, provider)

@@ -28,7 +28,8 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
             raise CiterenderError(f"cannot create the output folder: {e.strerror or e}", path=str(p.parent)) from None
     elif not p.parent.is_dir():
         raise CiterenderError("output directory does not exist", path=str(p.parent))
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    # a lone surrogate (JSON allows "\ud800") cannot be UTF-8: written as "?", never a traceback
+    payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
     try:  # created exclusively (O_EXCL, mode 0600): a planted symlink is never followed
         fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as e:

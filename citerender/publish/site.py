@@ -115,6 +115,8 @@ def _render_page(task: dict[str, Any]) -> PageResult:
             res.lines.append(d.format(str(src)))
     except CiterenderError as e:
         res.failure = str(e)
+    except Exception as e:  # a bug of ours must not cost the rest of the site its pages
+        res.failure = f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"
     return res
 
 

@@ -61,12 +61,18 @@ def patterns(fmt: CitationFormat) -> Patterns:
 DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3011\n]{1,300})\u3011")
 ECHO_RE = re.compile(rf"\u3010({TURN_ID})\u3011")
 ENTITY_OPEN = re.compile(r'\[\s*["\u201c\u201d]')
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def entity_name_from(value: object, *, strict: bool = False) -> str | None:
     """The display name in an entity payload (``["people", "Ada Lovelace", 0]``); ``strict``
     (the stripped copy-paste form) accepts only that shape: type and name, both strings."""
+    name = _entity_name_from(value, strict)
+    return LONE_SURROGATE.sub("\ufffd", name) if name is not None else None  # JSON may decode "\ud800"
+
+
+def _entity_name_from(value: object, strict: bool) -> str | None:
     if strict:
         ok = isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str) and isinstance(value[1], str)
         return value[1].strip() or None if ok else None  # type: ignore[index]
@@ -82,7 +88,7 @@ def entity_name(payload: str) -> str | None:
     payload = payload.translate(CURLY).strip()
     try:
         name = entity_name_from(json.loads(payload))
-    except ValueError:
+    except (ValueError, RecursionError):
         name = None
     if name is None:
         quoted = QUOTED_RE.findall(payload)

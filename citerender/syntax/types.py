@@ -14,6 +14,9 @@ _LOOSE_LOCATOR = re.compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(
 MAX_MARKER_BODY = 4000
 
 
+_MAX_DIGITS = 9
+
+
 @dataclass(frozen=True, slots=True)
 class LineRange:
     """A line locator, ``L8`` or ``L8-L13`` (1-based, inclusive)."""
@@ -52,6 +55,8 @@ def parse_locator(text: str) -> tuple[LineRange | None, bool]:
         m = _LOOSE_LOCATOR.match(text)
         if m is None:
             return None, False
+    if len(m.group(1)) > _MAX_DIGITS or len(m.group(2) or "") > _MAX_DIGITS:
+        return None, False  # no source has a billion lines: not a locator
     first = int(m.group(1))
     last = int(m.group(2)) if m.group(2) else first
     return LineRange(first, last), canonical

@@ -1,0 +1,286 @@
+"""Hardening, round two: the exact inputs of the hostile-input review, and variants.
+
+``S``, ``D``, ``E`` stand for U+E200, U+E202, U+E201. Every malformed input must end as a clear
+``CiterenderError`` (exit 2 on the command line) or a diagnostic, never a traceback; growth is
+measured as a time ratio (input x4 -> time at most x6), never as an absolute time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import assert_no_marker
+
+from citerender import CiterenderError, StreamRenderer, check, render, strip_citations
+from citerender.providers import adapt
+from citerender.publish.site import build_site
+from citerender.sources.files import load_sources
+from citerender.sources.units import html_to_lines
+from citerender.sources.urls import safe_url
+
+S, D, E = "\ue200", "\ue202", "\ue201"
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "citerender.cli", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+# --------------------------------------------------------------------------- 2. linear time
+
+
+def _best(f: Callable[[], object], repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _stream(output: str, text: str, size: int = 20) -> None:
+    sr = StreamRenderer(None, output=output)
+    for i in range(0, len(text), size):
+        sr.feed(text[i : i + size])
+    sr.close()
+
+
+GROWTH: dict[str, tuple[Callable[[int], Callable[[], object]], int]] = {
+    # name: (input of size n -> the work, n)
+    "strip of entity[ repeated": (lambda n: lambda: strip_citations("entity[" * n), 20_000),
+    "one paragraph of flagged markers": (lambda n: lambda: render("…marker.citeturn0search0\n" * n), 1_500),
+    "streamed HTML, one long line": (lambda n: lambda: _stream("html", "word " * n), 8_000),
+    "streamed Markdown, a growing bare anchor": (lambda n: lambda: _stream("markdown", "x " + D + "a" * n), 40_000),
+    "units of deeply nested HTML": (lambda n: lambda: html_to_lines("<div>" * n + "<p>x</p>" * n), 2_000),
+    "entity[ then many [": (lambda n: lambda: strip_citations("entity[" + "[" * n), 50_000),
+}
+
+
+@pytest.mark.parametrize("name", list(GROWTH))
+def test_growth_is_linear(name: str) -> None:
+    """Input x4 -> time at most x6 (time, not call counts: str.count and slicing count too)."""
+    make, n = GROWTH[name]
+    small, large = make(n), make(4 * n)
+    small()  # warm-up
+    ratio = _best(large) / max(_best(small), 1e-4)
+    assert ratio <= 6.0, f"{name}: x4 input took x{ratio:.1f} time"
+
+
+# --------------------------------------------------------------------------- 3. YAML alias bombs
+
+
+def test_yaml_aliases_are_refused_in_sources(tmp_path: Path) -> None:
+    lines = "\n".join(f"  - line {i}" for i in range(1000))
+    srcs = "\n".join(f"- id: s{i}\n  lines: *big" for i in range(500))
+    f = tmp_path / "bomb.sources.yaml"
+    f.write_text(f"- id: base\n  lines: &big\n{lines}\n{srcs}\n", encoding="utf-8")
+    with pytest.raises(CiterenderError, match=r"aliases \(\*name\) are not accepted") as e:
+        load_sources(f)
+    assert e.value.line is not None and e.value.line > 1000
+    r = cli("check", "-", "--sources", str(f), stdin="A.\n")
+    assert r.returncode == 2 and "aliases" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_yaml_alias_bomb_in_front_matter_is_refused(tmp_path: Path) -> None:
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i, name in enumerate("bcdefg"):
+        prev = "abcdefg"[i]
+        levels.append(f"{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "bomb.md").write_text("---\n" + "\n".join(levels) + "\ntitle: *g\n---\n# Hi\n", encoding="utf-8")
+    (src / "fine.md").write_text("# Fine\n\nText.\n", encoding="utf-8")
+    result = build_site(src, tmp_path / "out")
+    bomb = next(p for p in result.pages if p.rel == "bomb.md")
+    assert bomb.failure is not None and "aliases" in bomb.failure
+    assert (tmp_path / "out" / "fine.html").is_file()
+    assert sum(f.stat().st_size for f in (tmp_path / "out").rglob("*") if f.is_file()) < 1_000_000
+
+
+def test_long_titles_and_urls_are_refused(tmp_path: Path) -> None:
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps([{"id": "a", "title": "x" * 3000}]), encoding="utf-8")
+    with pytest.raises(CiterenderError, match="'title' has 3,000 characters, over the limit"):
+        load_sources(f)
+
+
+# --------------------------------------------------------------------------- 4. the manifest
+
+
+@pytest.mark.parametrize("key", ["../victim/notes.txt", "/tmp/citerender-victim.txt", "a/../../x", "C:/x"])
+def test_a_manifest_path_outside_the_output_folder_is_refused(tmp_path: Path, key: str) -> None:
+    src, out, victim = tmp_path / "src", tmp_path / "out", tmp_path / "victim"
+    src.mkdir()
+    victim.mkdir()
+    (src / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    (victim / "notes.txt").write_text("keep me", encoding="utf-8")
+    build_site(src, out)
+    manifest = out / ".citerender-manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    import hashlib
+
+    data["files"][key] = {"output_hash": hashlib.sha256(b"keep me").hexdigest()}
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CiterenderError, match="outside the output folder"):
+        build_site(src, out)
+    assert (victim / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_manifest_of_the_wrong_shape_is_refused(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "a.md").write_text("# A\n", encoding="utf-8")
+    build_site(src, out)
+    (out / ".citerender-manifest.json").write_text('{"files": []}', encoding="utf-8")
+    with pytest.raises(CiterenderError, match="manifest is unreadable"):
+        build_site(src, out)
+
+
+# --------------------------------------------------------------------------- 5. no traceback
+
+HOSTILE_ANSWERS = {
+    "5000-digit locator": "A.citeturn0search0L" + "9" * 5000 + " B.",
+    "5000-digit canonical locator": f"A.{S}cite{D}a{D}L{'9' * 5000}{E}",
+    "entity[ and 1,000 [": "entity[" + "[" * 1000,
+    "canonical entity and 1,000 [": f"{S}entity{D}" + "[" * 1000 + E,
+    "lone surrogate in an entity": 'Hi entity["people", "x\\ud800"] there.',
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_ANSWERS))
+def test_hostile_answers_render_and_check_without_a_traceback(name: str, tmp_path: Path) -> None:
+    text = HOSTILE_ANSWERS[name]
+    for style in ("footnotes", "superscript", "hovercard"):
+        assert_no_marker(render(text, style=style).html)
+    check(text)
+    answer = tmp_path / "a.md"
+    answer.write_text(text, encoding="utf-8")
+    for args in (
+        ["render", str(answer)],
+        ["check", str(answer)],
+        ["strip", str(answer)],
+        ["render", str(answer), "--to", "markdown"],
+        ["render", str(answer), "--to", "json"],
+    ):
+        r = cli(*args)
+        assert r.returncode in (0, 1), (args, r.stderr)
+        assert "Traceback" not in r.stderr
+
+
+def test_a_hostile_answer_does_not_abort_a_build(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, text in enumerate(HOSTILE_ANSWERS.values()):
+        (src / f"bad{i}.md").write_text(text, encoding="utf-8")
+    (src / "good.md").write_text("# Good\n", encoding="utf-8")
+    result = build_site(src, tmp_path / "out")
+    assert not result.failed
+    assert (tmp_path / "out" / "index.html").is_file() and len(result.pages) == len(HOSTILE_ANSWERS) + 1
+
+
+def test_nested_entities_in_a_url_do_not_recurse() -> None:
+    assert safe_url("&" + "amp;" * 600 + "#106;avascript:alert(1)") is None
+    assert safe_url("https://example.com/?a=1&amp;b=2") == "https://example.com/?a=1&amp;b=2"
+
+
+@pytest.mark.parametrize(
+    "suffix,content",
+    [
+        (".json", "[" * 100_000 + "]" * 100_000),
+        (".yaml", "- " * 5_000 + "x"),
+        (".toml", "a = " + "[" * 5_000 + "]" * 5_000),
+    ],
+)
+def test_deeply_nested_sources_files_are_input_errors(tmp_path: Path, suffix: str, content: str) -> None:
+    f = tmp_path / f"s{suffix}"
+    f.write_text(content, encoding="utf-8")
+    r = cli("check", "-", "--sources", str(f), stdin="A.\n")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+
+
+MALFORMED_RESPONSES = [
+    {"object": "response", "output": [1]},
+    {"object": "response", "output": [{"type": "message", "content": [1]}]},
+    {
+        "object": "response",
+        "output": [{"type": "message", "content": [{"type": "output_text", "text": "x", "annotations": [1]}]}],
+    },
+    {
+        "object": "response",
+        "output": [
+            {
+                "type": "message",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": "abc",
+                        "annotations": [
+                            {"type": "url_citation", "url": "https://a.example", "start_index": "a", "end_index": 2}
+                        ],
+                    }
+                ],
+            }
+        ],
+    },
+    {
+        "object": "response",
+        "output": [
+            {
+                "type": "message",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": "abc",
+                        "annotations": [
+                            {"type": "url_citation", "url": "https://a.example", "start_index": 0, "end_index": 10**400}
+                        ],
+                    }
+                ],
+            }
+        ],
+    },
+    {"object": "response", "output": "nope"},
+    {"object": "chat.completion", "choices": [1]},
+    {"object": "chat.completion", "choices": [{"message": 1}]},
+    {
+        "object": "chat.completion",
+        "choices": [{"message": {"content": "x", "annotations": [{"type": "url_citation"}]}}],
+    },
+    {"object": "chat.completion", "choices": [{"message": {"content": 5}}]},
+    {"type": "message", "content": [1]},
+    {"type": "message", "content": [{"type": "text", "text": "x", "citations": [1]}]},
+    {
+        "type": "message",
+        "content": [{"type": "text", "text": "x", "citations": [{"type": "char_location", "document_index": "z"}]}],
+    },
+    {"type": "message", "content": [{"type": "text", "text": 7}]},
+    {"object": "thread.message", "content": [1]},
+    {"object": "thread.message", "content": [{"type": "text", "text": {"value": "x", "annotations": [1]}}]},
+    {"object": "thread.message", "content": [{"type": "text", "text": "x"}]},
+    [{"type": "response.output_text.delta", "output_index": "x"}],
+]
+
+
+@pytest.mark.parametrize("data", MALFORMED_RESPONSES, ids=[f"shape{i}" for i in range(len(MALFORMED_RESPONSES))])
+def test_malformed_provider_responses_are_input_errors(data: object, tmp_path: Path) -> None:
+    with contextlib.suppress(CiterenderError):
+        adapt(data)
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(data), encoding="utf-8")
+    r = cli("render", str(f))
+    assert r.returncode in (0, 2) and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_deeply_nested_response_is_an_input_error(tmp_path: Path) -> None:
+    f = tmp_path / "r.json"
+    f.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    r = cli("render", str(f))
+    assert r.returncode == 2 and "nested too deeply" in r.stderr, r.stderr
