@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
@@ -174,3 +176,41 @@ def test_pandoc_reads_the_markdown_export_without_a_script_link() -> None:
         ["pandoc", "-f", "markdown", "-t", "html"], input=out, capture_output=True, text=True, check=True
     ).stdout
     _assert_html_has_no_live_url(html, "pandoc")
+
+
+def _browser_scheme(url: str) -> str | None:
+    """The scheme a browser reads from ``url`` (WHATWG: C0 and spaces trimmed, tabs and newlines
+    dropped, then ASCII letters, digits, ``+-.`` up to a colon), or None for a relative URL."""
+    cleaned = re.sub(r"[\t\n\r]", "", url).strip(
+        "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11"
+        "\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f "
+    )
+    m = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*):", cleaned)
+    return m.group(1).lower() if m else None
+
+
+@pytest.mark.parametrize("size", [1, 5, 23])
+def test_streamed_markdown_never_carries_an_unsafe_link(size: int) -> None:
+    for case in [
+        *CASES,
+        "[click](java\ue201script:alert(1))",
+        "[c](\ue201javascript:alert(1))",
+        "[c](javascript\ue201:alert(1))",
+        "<java\ue204script:alert(1)>",
+    ]:
+        sr = StreamRenderer(None, output="markdown")
+        out = "".join(sr.feed(case[i : i + size]) for i in range(0, len(case), size)) + sr.close()
+        assert_no_marker(out, f"streamed markdown of {case!r}")
+        for url in _permissive_links(out):
+            assert _browser_scheme(url) in (None, "http", "https"), f"{case!r} -> {out!r}"
+
+
+def test_strip_command_never_carries_an_unsafe_link(tmp_path: Path) -> None:
+    f = tmp_path / "a.md"
+    f.write_text("\n\n".join(CASES[::7]) + "\n\n[click](java\ue201script:alert(1))\n", encoding="utf-8")
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "strip", str(f)], capture_output=True, text=True, check=True
+    )
+    assert_no_marker(r.stdout, "strip")
+    for url in _permissive_links(r.stdout):
+        assert safe_url(url) is not None, url

@@ -49,6 +49,27 @@ PIECES = [
     "  ",
     "1. one\n",
     "    indented\n",
+    # every dialect, escape and locator form (the split property must hold for each)
+    "\\u{E200}cite\\u{E202}a\\u{E201} ",
+    "\\\\ue200cite\\\\ue202b\\\\ue201",
+    "&#x0E200;cite&#X0e202;a&#xE201 ",
+    "&#57856;cite&#057858;b&#57857;",
+    "%EE%88%80",
+    "{S}cite{D}a{D}L1\u2013L2{E}",
+    "citeturn0search1L1\u2013L2 ",
+    "filecitet" + "urn0file0L1-L2 ",
+    "{S}{D}a{E}",
+    "{D}a{D}L1-L2 ",
+    "{S}navlist{D}Title{D}a,b{E}",
+    '{S}entity{D}["people","Ada",0]{E}',
+    "{S}finance{D}x{E}",
+    "【4:0†source】",
+    "【4:0†source 【",
+    "【11†(Title)】",
+    "【turn2file1】",
+    "【url|Anchor|a】",
+    "【filecite|a|L1-L2】",
+    "[x](java{E}script:alert(1)) ",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map(lambda xs: expand("".join(xs)))
 

@@ -182,10 +182,13 @@ def cmd_prompt(a: argparse.Namespace) -> int:
 
 
 def cmd_strip(a: argparse.Namespace) -> int:
+    from ..rendering.exports.markdown import guard_links
     from ..syntax.guide import strip_citations
+    from ..syntax.residue import remove_residue
 
     text = _read_answer(a.answer)
-    out = strip_citations(text)
+    # residue in any form goes too; a link that removal made unsafe stays text (the output is Markdown)
+    out = guard_links(remove_residue(strip_citations(text)))
     if a.output:
         write_atomic(a.output, out)
     else:

@@ -11,7 +11,8 @@ from markdown_it.token import Token
 
 from ..syntax.escapes import printable
 from ..syntax.format import CitationFormat
-from ..syntax.scanner import apply_marks, scan
+from ..syntax.marks import apply_marks
+from ..syntax.scanner import scan
 from .locate import Locator
 from .options import PluginOptions
 from .state import CitationState

@@ -27,27 +27,21 @@ from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import CitationState, Reference
 from ..sources.model import Registry
-from ..syntax.escapes import normalize_escapes
-from ..syntax.residue import clean_html
+from ..syntax.residue import RESIDUE, clean_html, has_residue
 from ..syntax.scanner import scan
-from ..syntax.types import MAX_MARKER_BODY, MarkKind
+from ..syntax.types import MarkKind
+from .holds import safe_end
 
 __all__ = ["StreamRenderer", "astream"]
 
-_ESCAPE_PREFIX = re.compile(
-    r"(?:\\{1,2}(?:u(?:\{?[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
-    # a numeric reference, complete or not: its ``;`` is optional and may follow
-    r"|&(?:#(?:[xX]0*(?:[eE](?:2(?:0[0-6]?)?)?)?|0*(?:5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)?)\Z"
-)
-_OPEN_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]20[0-6]|0*(?:5785[6-9]|5786[0-2]))\Z")
-_WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\[\]\"':,]*\Z")
+ZWSP = "\u200b"
+# a link reference definition's destination starts here (a label is at most 999 characters)
+_DEFINITION_START = re.compile(r"(?:\A|\n) {0,3}\[[^\]\n]{1,999}\]:[ \t]*\Z")
+_TAIL = 1024
+_CONTEXT = 16
+# a character that could continue a URL across a removal (not a placeholder's "[", not a space)
+_JOINS_URL = re.compile(r"[A-Za-z0-9+.\-:&;#%\\/]")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-# a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
-# with a prefix of filecite, cite or entity
-_COPY_TAIL = re.compile(
-    r"(?:cite|entity\[)[A-Za-z0-9_\-\[\]\"':,]*\Z|"
-    r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z"
-)
 _LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
@@ -94,6 +88,9 @@ class StreamRenderer:
         # html mode: complete lines of the block being built, the partial line, fence state
         self._lines: list[str] = []
         self._cur: list[str] = []  # the partial line, in pieces
+        self._tail = ""  # markdown mode: the end of what was shown (enough to see a definition start)
+        self._context = ""  # the last input characters committed: they decide word boundaries
+        self._open_cut = False  # a removal at the very end of what was shown
         self._blank_at: int | None = None
         self._block_fence: str | None = None
         self._md = None
@@ -115,7 +112,7 @@ class StreamRenderer:
         if not text:
             return ""
         self._pending += text
-        safe = self._safe_end(self._pending)
+        safe = safe_end(self._pending, self.fmt)
         if safe == 0:
             return ""
         committed, self._pending = self._pending[:safe], self._pending[safe:]
@@ -148,54 +145,6 @@ class StreamRenderer:
     def diagnostics(self) -> list[Diagnostic]:
         return sorted(self._diagnostics + self._state.diagnostics, key=sort_key)
 
-    # ------------------------------------------------------------------ what is safe to commit
-
-    def _safe_end(self, raw: str) -> int:
-        """Length of the longest prefix of ``raw`` whose marks are all decided."""
-        buf, omap = normalize_escapes(raw)  # escaped markers are markers too
-        n = len(buf)
-        cut = n
-        fmt = self.fmt
-        # an open marker: undecided until its stop, a newline or another start
-        i = buf.rfind(fmt.start)
-        if i != -1 and buf.find(fmt.stop, i) == -1 and buf.find("\n", i) == -1 and n - i <= MAX_MARKER_BODY:
-            cut = min(cut, i)
-        j = buf.rfind("\u3010")
-        if j != -1 and buf.find("\u3011", j) == -1 and buf.find("\n", j) == -1 and n - j <= MAX_MARKER_BODY:
-            cut = min(cut, j)
-        # a bare anchor or an open bracket-pipe may still grow its ids
-        k = buf.rfind(fmt.delimiter)
-        if (
-            k != -1
-            and n - k <= MAX_MARKER_BODY  # ids longer than any marker: decided, and pending stays bounded
-            and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :])
-        ):
-            cut = min(cut, k)
-        # a literal escape cut in the middle
-        m = _ESCAPE_PREFIX.search(buf, max(0, n - 12))
-        if m is not None and m.start() < n:
-            cut = min(cut, m.start())
-        # a copy-paste form or entity[…] still being written
-        if _COPY_TAIL.search(buf, max(0, n - 4000)) is not None:
-            w = _WORD_TAIL.search(buf, max(0, n - 4000))
-            if w is not None and w.start() < n and _COPY_TAIL.search(buf, w.start()) is not None:
-                cut = min(cut, w.start())
-        e = buf.rfind("entity[")
-        if e != -1 and e < cut and buf.find("\n", e) == -1 and n - e <= MAX_MARKER_BODY:
-            import json
-
-            try:
-                json.JSONDecoder().raw_decode(buf, e + 6)
-            except ValueError:
-                cut = min(cut, e)
-        # never end on a carriage return that a newline may follow (CRLF is one line break)
-        if cut == n and buf.endswith("\r"):
-            cut -= 1
-        end = omap(cut) if omap else cut
-        # a numeric reference already read as a marker character may still gain its ``;``
-        r = _OPEN_REFERENCE.search(raw, max(0, len(raw) - 16))
-        return min(end, r.start()) if r is not None else end
-
     # ------------------------------------------------------------------ emitting
 
     def _emit(self, text: str, *, final: bool) -> str:
@@ -215,9 +164,10 @@ class StreamRenderer:
 
     def _emit_markdown(self, text: str) -> str:
         out: list[str] = []
+        cuts: list[int] = []  # output offsets where something was removed inside the text
         pos = 0
-        for mk in scan(text, fmt=self.fmt):
-            self._advance(text[pos : mk.start], out)
+        for mk in scan(text, fmt=self.fmt, context=self._context):
+            self._plain(text[pos : mk.start], out, cuts)
             for code, detail in mk.notes:
                 self._diagnostics.append(Diagnostic.make(code, detail))
             if mk.kind is MarkKind.CITATION and mk.citation is not None:
@@ -227,11 +177,65 @@ class StreamRenderer:
                     out.append("".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids)))
                 else:
                     self._diagnostics.append(Diagnostic.make("CR302", "marker removed from code"))
-            elif mk.kind is MarkKind.TEXT:
-                self._advance(mk.text, out)
+            else:
+                cuts.append(sum(map(len, out)))
+                if mk.kind is MarkKind.TEXT:
+                    self._advance(mk.text, out)
             pos = mk.end
-        self._advance(text[pos:], out)
-        return "".join(out)
+        self._plain(text[pos:], out, cuts)
+        self._context = (self._context + text)[-_CONTEXT:]
+        return self._join_at_cuts("".join(out), cuts)
+
+    def _plain(self, text: str, out: list[str], cuts: list[int]) -> None:
+        """Copy plain text; percent-encoded residue (``%EE%88%80``) goes, and is noted as a cut."""
+        if "%" in text and has_residue(text):
+            at = sum(map(len, out))
+            pos = 0
+            for m in RESIDUE.finditer(text):
+                self._advance(text[pos : m.start()], out)
+                at += m.start() - pos
+                cuts.append(at)
+                pos = m.end()
+            self._advance(text[pos:], out)
+            self._diagnostics.append(Diagnostic.make("CR109", "marker residue removed from the output"))
+            return
+        self._advance(text, out)
+
+    def _join_at_cuts(self, text: str, cuts: list[int]) -> str:
+        """Where a removal joined two pieces of one word, put a zero-width space between them.
+
+        The client renders this Markdown itself, and removing characters inside a word can make a
+        URL the removal changed (``java`` + U+E201 + ``script:``, ``(`` + U+E201 + ``javascript:``).
+        A zero-width space is invisible in prose but no scheme may contain or start with one, so a
+        URL that needed a removal is never a live link. A cut at the end of what is shown waits
+        for the next character, so any split of the input gives the same output.
+        """
+        out: list[str] = []
+        pos = 0
+        points = sorted(set(cuts))
+        if not points and not self._open_cut:
+            self._tail = (self._tail + text)[-_TAIL:]
+            return text
+        if self._open_cut and text:
+            if not points or points[0] != 0:
+                points.insert(0, 0)
+            self._open_cut = False
+        for c in points:
+            if c >= len(text):
+                self._open_cut = True
+                continue
+            out.append(text[pos:c])
+            before = text[c - 1] if c else self._tail[-1:]
+            if _JOINS_URL.match(text, c) and (
+                (before and not before.isspace())
+                or _DEFINITION_START.search((self._tail + text[max(0, c - _TAIL) : c])[-_TAIL:]) is not None
+            ):
+                out.append(ZWSP)
+            pos = c
+        out.append(text[pos:])
+        result = "".join(out)
+        self._tail = (self._tail + result)[-_TAIL:]
+        return result
 
     def _advance(self, text: str, out: list[str]) -> None:
         """Copy committed plain text, tracking fences and code spans line by line."""

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from .format import DEFAULT_FORMAT, CitationFormat
-from .scanner import apply_marks, scan
+from .marks import apply_marks
+from .scanner import scan
 from .types import Citation, LineRange, parse_locator
 
 __all__ = ["extract_citations", "strip_citations"]

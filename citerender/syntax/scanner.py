@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
-from .escapes import OffsetMap, normalize_escapes, printable
+from .escapes import normalize_escapes, printable
 from .format import DEFAULT_FORMAT, ITEM_SEPARATOR, WIDGET_FAMILIES, CitationFormat
+from .marks import remap, shift
 from .patterns import (
     CURLY,
     DAGGER_RE,
@@ -28,22 +29,7 @@ from .patterns import (
 )
 from .types import MAX_MARKER_BODY, Citation, LineRange, Mark, MarkKind, parse_locator
 
-__all__ = ["Scanner", "apply_marks", "remap", "scan"]
-
-
-def apply_marks(text: str, marks: Iterable[Mark]) -> str:
-    """Replace each mark by the text it stands for (nothing, for citations)."""
-    pieces: list[str] = []
-    pos = 0
-    for mk in marks:
-        pieces.append(text[pos : mk.start])
-        pieces.append(mk.text)
-        pos = mk.end
-    pieces.append(text[pos:])
-    return "".join(pieces)
-
-
-# --------------------------------------------------------------------------- the scanner
+__all__ = ["Scanner", "scan"]
 
 
 class Scanner:
@@ -394,30 +380,20 @@ class Scanner:
         )
 
 
-def scan(text: str, *, fmt: CitationFormat = DEFAULT_FORMAT) -> list[Mark]:
+def scan(text: str, *, fmt: CitationFormat = DEFAULT_FORMAT, context: str = "") -> list[Mark]:
     """Every mark in ``text``, in order, non-overlapping, with offsets into ``text`` as given.
 
     Literal escapes (``\\ue200``, ``\\\\uE200``, ``&#xE200;``) are read as the characters; such
-    marks carry a ``CR201`` note.
+    marks carry a ``CR201`` note. ``context`` is text that came just before ``text`` (a stream's
+    last characters): it decides word boundaries (``xciteturn0…`` is no marker) but is not scanned.
     """
     norm, omap = normalize_escapes(text)
-    marks = Scanner(norm, fmt).scan()
+    if context:
+        ctx = normalize_escapes(context)[0]
+        found = Scanner(ctx + norm, fmt).scan(len(ctx))
+        marks = [shift(mk, -len(ctx)) for mk in found]
+    else:
+        marks = Scanner(norm, fmt).scan()
     if not omap:
         return marks
     return [remap(mk, omap, text) for mk in marks]
-
-
-def remap(mk: Mark, omap: OffsetMap, original: str) -> Mark:
-    """Move a mark found in escape-normalised text back onto the original text."""
-    start, end = omap(mk.start), omap(mk.end)
-    if end - start == mk.end - mk.start:
-        if start == mk.start:
-            return mk
-        notes = mk.notes
-    else:
-        notes = (*mk.notes, ("CR201", "marker written with literal escapes"))
-    raw = original[start:end]
-    cit = mk.citation
-    if cit is not None:
-        cit = replace(cit, raw=raw, start=start, end=end)
-    return replace(mk, start=start, end=end, raw=raw, citation=cit, notes=notes)

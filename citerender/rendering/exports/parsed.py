@@ -17,8 +17,9 @@ from ...plugin.state import CitationState, Reference
 from ...sources.model import Registry, Source
 from ...syntax.escapes import contains_reserved
 from ...syntax.format import RESERVED_RE
+from ...syntax.marks import apply_marks
 from ...syntax.residue import has_residue, remove_residue
-from ...syntax.scanner import apply_marks, scan
+from ...syntax.scanner import scan
 from ..html import MAX_ANSWER_CHARS, make_markdown
 
 __all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]

@@ -1,0 +1,87 @@
+"""Where a stream may be cut: the longest prefix of pending text whose marks are all decided.
+
+Anything that may still become (or stop being) a marker is held back: an open marker, an open
+bracket, a bare anchor whose ids may grow, a literal escape or numeric reference cut in the
+middle, percent-encoded residue cut in the middle, a copy-paste form or ``entity[…]`` being written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..syntax.escapes import OffsetMap, normalize_escapes
+from ..syntax.format import CitationFormat
+from ..syntax.types import MAX_MARKER_BODY
+
+__all__ = ["safe_end"]
+
+_ESCAPE_PREFIX = re.compile(
+    r"(?:\\{1,2}(?:u(?:\{(?:[eE](?:2(?:0[0-6]?)?)?)?|[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
+    # a numeric reference, complete or not: its ``;`` is optional and may follow
+    r"|&(?:#(?:[xX]0*(?:[eE](?:2(?:0[0-6]?)?)?)?|0*(?:5(?:7(?:8(?:[5-6]\d?)?)?)?)?)?)?)\Z"
+)
+# the start of percent-encoded residue, cut by the chunk boundary
+_OPEN_PERCENT = re.compile(r"%(?:[eE](?:[eE](?:%(?:8(?:8(?:%(?:8[0-6]?)?)?)?)?)?)?)?\Z")
+_OPEN_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]20[0-6]|0*(?:5785[6-9]|5786[0-2]))\Z")
+_WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\u2013\[\]\"':,]*\Z")
+# a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
+# with a prefix of filecite, cite or entity
+_COPY_TAIL = re.compile(
+    r"(?:cite|entity\[)[A-Za-z0-9_\-\u2013\[\]\"':,]*\Z|"
+    r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z"
+)
+
+
+def safe_end(raw: str, fmt: CitationFormat) -> int:
+    """Length of the longest prefix of ``raw`` whose marks are all decided."""
+    buf, omap = normalize_escapes(raw)  # escaped markers are markers too
+    n = len(buf)
+    cut = n
+    # an open marker: undecided until its stop, a newline or another start
+    i = buf.rfind(fmt.start)
+    if i != -1 and buf.find(fmt.stop, i) == -1 and buf.find("\n", i) == -1 and n - i <= MAX_MARKER_BODY:
+        cut = min(cut, i)
+    # the first bracket opened after the last close on this line: it may close after a later one
+    j = buf.find("\u3010", max(buf.rfind("\u3011"), buf.rfind("\n")) + 1)
+    if j != -1 and n - j <= MAX_MARKER_BODY:
+        cut = min(cut, j)
+    # a bare anchor or an open bracket-pipe may still grow its ids
+    k = buf.rfind(fmt.delimiter)
+    if (
+        k != -1
+        and n - k <= MAX_MARKER_BODY  # ids longer than any marker: decided, and pending stays bounded
+        and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :])
+    ):
+        cut = min(cut, k)
+    # a copy-paste form or entity[…] still being written
+    if _COPY_TAIL.search(buf, max(0, n - 4000)) is not None:
+        w = _WORD_TAIL.search(buf, max(0, n - 4000))
+        if w is not None and w.start() < n and _COPY_TAIL.search(buf, w.start()) is not None:
+            cut = min(cut, w.start())
+    e = buf.rfind("entity[")
+    if e != -1 and e < cut and buf.find("\n", e) == -1 and n - e <= MAX_MARKER_BODY:
+        try:
+            json.JSONDecoder().raw_decode(buf, e + 6)
+        except (ValueError, RecursionError):
+            cut = min(cut, e)
+    # never end on a carriage return that a newline may follow (CRLF is one line break)
+    if cut == n and buf.endswith("\r"):
+        cut -= 1
+    start = _straddled(raw, buf, omap, cut)
+    if start is None:
+        return omap(cut) if omap else cut
+    # decide again on the shorter text: moving the cut back may open a marker it had closed
+    return safe_end(raw[:start], fmt)
+
+
+def _straddled(raw: str, buf: str, omap: OffsetMap, cut: int) -> int | None:
+    """Where an escape that the cut (in ``buf``) would split starts, in ``raw`` offsets, or None:
+    a literal escape (``\\ue20``), a numeric reference that may still gain its ``;``, or
+    percent-encoded residue (``%EE%88%``), wherever the cut falls, not only at the end."""
+    m = _ESCAPE_PREFIX.search(buf, max(0, cut - 12), cut)
+    if m is not None and m.start() < cut:
+        return omap(m.start()) if omap else m.start()
+    end = omap(cut) if omap else cut
+    r = _OPEN_REFERENCE.search(raw, max(0, end - 16), end) or _OPEN_PERCENT.search(raw, max(0, end - 9), end)
+    return r.start() if r is not None and r.start() < end else None
