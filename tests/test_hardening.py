@@ -284,3 +284,176 @@ def test_a_deeply_nested_response_is_an_input_error(tmp_path: Path) -> None:
     f.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     r = cli("render", str(f))
     assert r.returncode == 2 and "nested too deeply" in r.stderr, r.stderr
+
+
+# --------------------------------------------------------------------------- 6. leaks
+
+
+def test_stream_html_and_its_bibliography_remove_residue_from_metadata() -> None:
+    from citerender.sources.model import registry_from_data
+
+    hostile = ["T\ue200itle", "T\\ue200itle", "T%EE%88%80itle"]
+    reg = registry_from_data(
+        [{"id": f"s{i}", "title": t, "url": f"https://h{i}.example/{t}", "lines": [t]} for i, t in enumerate(hostile)]
+    )
+    text = " ".join(f"Claim.{S}cite{D}s{i}{D}L1{E}" for i in range(len(hostile))) + "\n"
+    for style in ("footnotes", "superscript", "hovercard"):
+        sr = StreamRenderer(reg, output="html", style=style)
+        out = sr.feed(text) + sr.close() + sr.bibliography_html()
+        assert_no_marker(out, style)
+
+
+def test_front_matter_titles_with_markers_are_clean_everywhere(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "a.md").write_text(f"---\ntitle: 'Hi {S}cite{D}x{E} \\ue200 &#xE200 there'\n---\nText.\n", encoding="utf-8")
+    build_site(src, out)
+    for f in ("a.html", "index.html", ".citerender-manifest.json"):
+        assert_no_marker((out / f).read_text(encoding="utf-8"), f)
+
+
+def test_report_domains_and_messages_name_markers(tmp_path: Path) -> None:
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps([{"id": "a", "url": "https://ex\ue200ample.com/x"}]), encoding="utf-8")
+    r = cli("check", "-", "--sources", str(f), "--report", "--format", "json", stdin=f"A.{S}cite{D}a{E}\n")
+    assert_no_marker(r.stdout + r.stderr, "check --report")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"id": "a\ue200b"}]), encoding="utf-8")
+    r = cli("check", "-", "--sources", str(bad), stdin="A.\n")
+    assert r.returncode == 2 and "{U+E200}" in r.stderr
+    assert_no_marker(r.stderr, "error message")
+
+
+@pytest.mark.parametrize("ref", ["&#x0E200;", "&#057856;", "&#X0e200;", "&#xE200", "&#57856"])
+def test_padded_and_unterminated_numeric_references_leak_nowhere(ref: str, tmp_path: Path) -> None:
+    text = f"A {ref} claim.{S}cite{D}a{E} and {ref}cite{ref.replace('200', '202')}b{ref.replace('200', '201')} end.\n"
+    f = tmp_path / "a.md"
+    f.write_text(text, encoding="utf-8")
+    for to in ("html", "markdown", "text", "json", "csl-json"):
+        r = cli("render", str(f), "--to", to)
+        assert_no_marker(r.stdout, to)
+    r = cli("strip", str(f))
+    assert_no_marker(r.stdout, "strip")
+    sr = StreamRenderer(None, output="markdown")
+    assert_no_marker("".join(sr.feed(c) for c in text) + sr.close(), "streamed markdown")
+
+
+# --------------------------------------------------------------------------- 7. outside the source folder
+
+
+def test_build_refuses_links_and_sources_outside_the_source_folder(tmp_path: Path) -> None:
+    secret, src = tmp_path / "secret", tmp_path / "src"
+    secret.mkdir()
+    src.mkdir()
+    (secret / ".env").write_text("API_KEY=hunter2\n", encoding="utf-8")
+    (secret / "creds.json").write_text(json.dumps([{"id": "k", "title": "hunter2"}]), encoding="utf-8")
+    (src / "notes.md").symlink_to(secret / ".env")
+    (src / "a.md").write_text("---\nsources: ../secret/creds.json\n---\nA.\n", encoding="utf-8")
+    (src / "b.md").write_text(f"---\nsources: {secret / 'creds.json'}\n---\nB.\n", encoding="utf-8")
+    (src / "ok.md").write_text("# OK\n", encoding="utf-8")
+    result = build_site(src, tmp_path / "out")
+    failures = {p.rel: p.failure for p in result.pages if p.failure}
+    assert set(failures) == {"notes.md", "a.md", "b.md"}, failures
+    assert "hunter2" not in "".join(f.read_text(encoding="utf-8") for f in (tmp_path / "out").rglob("*.html"))
+    allowed = build_site(src, tmp_path / "out2", follow_outside=True)
+    assert not allowed.failed
+
+
+# --------------------------------------------------------------------------- 8. themes
+
+
+def test_theme_templates_run_sandboxed(tmp_path: Path) -> None:
+    theme = tmp_path / "evil"
+    theme.mkdir()
+    (theme / "style.css").write_text("", encoding="utf-8")
+    (theme / "page.html.j2").write_text("{{ cycler.__init__.__globals__.os.popen('id').read() }}", encoding="utf-8")
+    with pytest.raises(CiterenderError, match=r"SecurityError: access to attribute '__init__'.* is unsafe"):
+        render("A.", theme=theme, standalone=True)
+    r = cli("render", "-", "--theme", str(theme), "--standalone", stdin="A.\n")
+    assert r.returncode == 2 and "SecurityError" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_theme_base_must_be_a_builtin_name(tmp_path: Path) -> None:
+    theme = tmp_path / "t"
+    theme.mkdir()
+    (theme / "theme.toml").write_text('base = "../../etc"\n', encoding="utf-8")
+    with pytest.raises(CiterenderError, match="base theme"):
+        render("A.", theme=theme)
+
+
+# --------------------------------------------------------------------------- 10. smaller ones
+
+
+def test_two_answers_for_one_page_are_refused_with_both_names(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "index.md").write_text("# A\n", encoding="utf-8")
+    (src / "index.page.md").write_text("# B\n", encoding="utf-8")
+    with pytest.raises(CiterenderError, match=r"index\.md and index\.page\.md would both be written"):
+        build_site(src, tmp_path / "out")
+
+
+def test_index_links_are_encoded_relative_urls(tmp_path: Path) -> None:
+    from bs4 import BeautifulSoup
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("javascript:alert(1).md", "a?b.md", "c#d.md", "e%25f.md"):
+        (src / name).write_text("# T\n", encoding="utf-8")
+    build_site(src, tmp_path / "out")
+    index = BeautifulSoup((tmp_path / "out" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    hrefs = sorted(a["href"] for a in index.select("ul.citerender-index a"))
+    assert hrefs == ["./a%3Fb.html", "./c%23d.html", "./e%2525f.html", "./javascript%3Aalert%281%29.html"]
+
+
+def test_render_and_strip_refuse_to_overwrite_their_input(tmp_path: Path) -> None:
+    a, s = tmp_path / "a.md", tmp_path / "sources.json"
+    a.write_text(f"A.{S}cite{D}x{E}\n", encoding="utf-8")
+    s.write_text(json.dumps([{"id": "x", "title": "X"}]), encoding="utf-8")
+    for args in (
+        ["render", str(a), "-o", str(a)],
+        ["render", str(a), "-s", str(s), "--to", "csl-json", "-o", str(s)],
+        ["strip", str(a), "-o", str(a)],
+    ):
+        r = cli(*args)
+        assert r.returncode == 2 and "the output file is an input file" in r.stderr, args
+    assert a.read_text(encoding="utf-8").startswith("A.") and json.loads(s.read_text(encoding="utf-8"))
+
+
+def test_diagnostics_show_terminal_escapes_instead_of_sending_them(tmp_path: Path) -> None:
+    f = tmp_path / "a.md"
+    f.write_text(f"Claim.{S}cite{D}\x1b]0;pwned\x07{E} {S}\x1b[2J{E}\n", encoding="utf-8")
+    r = cli("check", str(f))
+    assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr
+
+
+def test_bidi_controls_cannot_reverse_the_domain_and_titles_are_isolated() -> None:
+    from bs4 import BeautifulSoup
+
+    from citerender.sources.model import registry_from_data
+
+    reg = registry_from_data([{"id": "a", "title": "\u202eevil", "url": "https://xn--\u202eexample.com/"}])
+    html = render(f"A.{S}cite{D}a{E}", reg, style="hovercard").html
+    doc = BeautifulSoup(html, "html.parser")
+    assert doc.select_one(".citerender-ref-title bdi") is not None
+    assert doc.select_one(".citerender-card-title bdi") is not None
+    assert "\u202e" not in "".join(d.get_text() for d in doc.select(".citerender-ref-domain"))
+
+
+def test_markdown_and_json_exports_escape_raw_html_unless_allowed(tmp_path: Path) -> None:
+    f = tmp_path / "a.md"
+    f.write_text(
+        "<script>alert(1)</script>\n\nHi <img src=x onerror=alert(1)> there.\n\n`<b>code</b>`\n", encoding="utf-8"
+    )
+    for to in ("markdown", "json"):
+        out = cli("render", str(f), "--to", to).stdout
+        html = subprocess.run(
+            ["pandoc", "-f", "markdown", "-t", "html"],
+            input=json.loads(out)["text"] if to == "json" else out,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert "<script" not in html and "<img" not in html and "&lt;b&gt;code&lt;/b&gt;" in html, to
+    allowed = cli("render", str(f), "--to", "markdown", "--allow-html").stdout
+    assert "<script>alert(1)</script>" in allowed

@@ -321,3 +321,34 @@ def test_answer_images_are_not_fetched_unless_kept() -> None:
     assert doc.select_one("span.citerender-image").get_text() == "[image: chart]"
     kept = soup(render(text, REG, images="keep").html)
     assert len(kept.find_all("img")) == 2
+
+
+def test_the_default_template_writes_the_builtin_bibliography(tmp_path: Path) -> None:
+    """A theme that starts from the default bibliography.html.j2 gets the markup fragments get
+    without Jinja2 (hostile titles, merged sources, unverified ids and locators included)."""
+    import shutil
+
+    from citerender.plugin.bibliography import render_bibliography
+
+    theme_dir = tmp_path / "copy"
+    theme_dir.mkdir()
+    shutil.copy(load_theme("default").dirs[0] / "bibliography.html.j2", theme_dir / "bibliography.html.j2")
+    theme = load_theme(theme_dir)
+    assert theme.own_bibliography and not load_theme("default").own_bibliography
+    reg = registry_from_data(
+        [
+            {
+                "id": "a",
+                "title": "<b>A & 'q'\u202e</b>",
+                "url": "https://a.example/x?y=1&z=2",
+                "updated": "2026-01-02",
+                "lines": ["one", "two"],
+            },
+            {"id": "m", "title": "Mirror", "url": "https://a.example/x?y=1&z=2"},
+            {"id": "b", "url": "javascript:alert(1)"},
+        ]
+    )
+    text = expand("One.{S}cite{D}a{D}L1{E} Two.{S}cite{D}m{E} {S}cite{D}b{E} {S}cite{D}zz{E} Three.{S}cite{D}a{D}L2{E}")
+    refs = render(text, reg, unknown="keep").bibliography
+    for style in STYLES:
+        assert theme.render_bibliography(refs, style) == render_bibliography(refs, style)

@@ -60,7 +60,11 @@ def test_build_mirrors_the_tree_with_an_index(tmp_path: Path) -> None:
     ]
     index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
     links = {a.get_text(): a["href"] for a in index.select("ul a")}
-    assert links == {"Inline sources": "inline.html", "By path": "sub/path.html", "Sidecar": "sub/deeper/side.html"}
+    assert links == {
+        "Inline sources": "./inline.html",
+        "By path": "./sub/path.html",
+        "Sidecar": "./sub/deeper/side.html",
+    }
     deep = BeautifulSoup((out / "sub/deeper/side.html").read_text(encoding="utf-8"), "html.parser")
     assert deep.find("link", rel="stylesheet")["href"] == "../../assets/citerender.css"
     assert deep.select_one("#ref-1 .citerender-ref-title").get_text() == "Source two"

@@ -53,6 +53,7 @@ ALLOWED_TAGS = {
     "s",
     "img",
     "nav",
+    "bdi",
 }
 HEAD_TAGS = ["meta", "meta", "meta", "meta", "meta", "title", "style"]
 S, D, E = "\ue200", "\ue202", "\ue201"

@@ -27,7 +27,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except CiterenderError as e:
-        print(f"citerender: error: {e}", file=sys.stderr)
+        from ..syntax.escapes import visible
+
+        print(f"citerender: error: {visible(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -52,12 +52,13 @@ def _load(path: str | None):  # type: ignore[no-untyped-def]
 
 def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ignore[no-untyped-def]
     from ..diagnostics import to_json
+    from ..syntax.escapes import visible
 
     if fmt == "json":
         print(to_json(diags), file=stream)
     else:
-        for d in diags:
-            print(d.format(name), file=stream)
+        for d in diags:  # answers and file names may hold escape sequences: shown, never sent
+            print(visible(d.format(name)), file=stream)
 
 
 def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -181,14 +182,27 @@ def cmd_prompt(a: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_overwriting_inputs(output: str | None, *inputs: str | None) -> None:
+    """``render a.md -o a.md`` would replace the answer with its own rendering: refused."""
+    if not output:
+        return
+    out = Path(output)
+    for given in inputs:
+        if given and given != "-" and out.exists() and Path(given).exists() and out.samefile(given):
+            raise CiterenderError(
+                "the output file is an input file", path=output, hint="write the output to another file"
+            )
+
+
 def cmd_strip(a: argparse.Namespace) -> int:
-    from ..rendering.exports.markdown import guard_links
+    from ..rendering.exports.markdown import guard_markdown
     from ..syntax.guide import strip_citations
     from ..syntax.residue import remove_residue
 
+    _refuse_overwriting_inputs(a.output, a.answer)
     text = _read_answer(a.answer)
     # residue in any form goes too; a link that removal made unsafe stays text (the output is Markdown)
-    out = guard_links(remove_residue(strip_citations(text)))
+    out = guard_markdown(remove_residue(strip_citations(text)))
     if a.output:
         write_atomic(a.output, out)
     else:
@@ -214,6 +228,7 @@ def cmd_render(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..rendering.html import UnknownSourceError, render
 
+    _refuse_overwriting_inputs(a.output, a.answer, getattr(a, "sources", None))
     text, registry = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to == "pdf" and not a.output:
@@ -261,7 +276,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     from ..publish.site import build_site, summarise
 
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
-    result = build_site(a.src, a.out, _options(a), jobs=jobs, force=a.force)
+    result = build_site(a.src, a.out, _options(a), jobs=jobs, force=a.force, follow_outside=a.follow_outside)
     summarise(result, sys.stderr, verbose=a.verbose)
     if result.failed:
         return 2

@@ -127,6 +127,11 @@ def _add_build(sub: Any) -> None:
     _add_render_options(b)
     b.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
     b.add_argument("--force", action="store_true", help="overwrite pages changed since the last build")
+    b.add_argument(
+        "--follow-outside",
+        action="store_true",
+        help="publish answers that link, and sources that lie, outside the source folder",
+    )
     b.add_argument("--verbose", "-v", action="store_true", help="print every diagnostic")
     b.set_defaults(func=cmd_build)
 

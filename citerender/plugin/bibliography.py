@@ -118,7 +118,7 @@ def render_bibliography(references: Sequence[Reference], style: str, heading: st
     for e in bibliography_entries(references):
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
         out.append(f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n')
-        title = escape(e.title)
+        title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
         out.append(
             f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
             if e.url
@@ -134,7 +134,9 @@ def render_bibliography(references: Sequence[Reference], style: str, heading: st
         if not e.known:
             out.append(' <span class="citerender-ref-note">unverified: not in the sources</span>')
         if e.merged:
-            out.append(f' <span class="citerender-ref-merged">also cited as {escape(", ").join(e.merged)}</span>')
+            out.append(
+                f' <span class="citerender-ref-merged">also cited as {escape(", ").join(Markup("<bdi>%s</bdi>") % m for m in e.merged)}</span>'
+            )
         if e.backlinks:
             out.append(f" {e.backlinks_html}")
         out.append("</li>\n")

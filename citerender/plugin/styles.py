@@ -126,7 +126,7 @@ def _card_item(use: RefUse) -> str:
     ref = use.reference
     s = ref.source
     url = safe_url(s.url)
-    title = escape(_title(ref))
+    title = f"<bdi>{escape(_title(ref))}</bdi>"
     head = (
         f'<a class="citerender-card-title" href="{escape(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
         if url

@@ -19,6 +19,7 @@ __all__ = [
     "SIDE_SUFFIXES",
     "Answer",
     "find_answers",
+    "is_within",
     "load_answer",
     "registry_for",
     "sidecar_for",
@@ -76,19 +77,41 @@ def sidecar_for(path: Path) -> Path | None:
     return None
 
 
-def sources_file(meta: Mapping[str, Any], path: Path) -> Path | None:
-    """The file an answer's sources come from: a front-matter path, else a sidecar (None if inline)."""
+def sources_file(meta: Mapping[str, Any], path: Path, root: Path | None = None) -> Path | None:
+    """The file an answer's sources come from: a front-matter path, else a sidecar (None if inline).
+
+    With ``root`` (a build's source folder, the docs folder of a host), the file must lie inside
+    it, symlinks resolved: front matter is not a way to publish ``../secret/creds.json``.
+    """
     spec = meta.get("sources")
     if spec is None:
-        return sidecar_for(path)
-    if isinstance(spec, str):
-        return Path(os.path.normpath(path.parent / spec))
-    return None
+        target = sidecar_for(path)
+    elif isinstance(spec, str):
+        target = Path(os.path.normpath(path.parent / spec))
+    else:
+        return None
+    if target is not None and root is not None and not is_within(target, root):
+        raise CiterenderError(
+            f"the sources file {spec if isinstance(spec, str) else target.name} is outside {root}",
+            path=str(path),
+            hint="keep sources next to the answers, or pass --follow-outside to allow it",
+        )
+    return target
 
 
-def registry_for(meta: Mapping[str, Any], path: Path) -> tuple[Registry | None, list[Path]]:
-    """Sources from front matter (inline list, or a path relative to the answer) or a sidecar."""
-    target = sources_file(meta, path)
+def is_within(path: Path, root: Path) -> bool:
+    """Does ``path`` (symlinks resolved) lie inside ``root``?"""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def registry_for(meta: Mapping[str, Any], path: Path, root: Path | None = None) -> tuple[Registry | None, list[Path]]:
+    """Sources from front matter (inline list, or a path relative to the answer) or a sidecar
+    (inside ``root`` when given, see :func:`sources_file`)."""
+    target = sources_file(meta, path, root)
     if target is not None:
         return load_sources(target), [target]
     spec = meta.get("sources")
@@ -99,12 +122,16 @@ def registry_for(meta: Mapping[str, Any], path: Path) -> tuple[Registry | None, 
     raise CiterenderError("front matter 'sources' must be a list of sources or a path", path=str(path))
 
 
-def load_answer(path: str | Path) -> Answer:
-    """Read an answer for publishing: front matter, body and its sources."""
+def load_answer(path: str | Path, root: Path | None = None) -> Answer:
+    """Read an answer for publishing: front matter, body and its sources (inside ``root``)."""
     p = Path(path)
+    if root is not None and not is_within(p, root):
+        raise CiterenderError(
+            f"the answer is a link to a file outside {root}", path=str(p), hint="pass --follow-outside to allow it"
+        )
     text = read_text_file(p, what="answer")
     meta, body, _ = split_front_matter(text, str(p))
-    registry, _ = registry_for(meta, p)
+    registry, _ = registry_for(meta, p, root)
     return Answer(p, body, registry, meta)
 
 
@@ -112,7 +139,8 @@ def load_answer(path: str | Path) -> Answer:
 
 
 def find_answers(src: Path) -> list[Path]:
-    """Every ``.md`` answer under ``src`` (hidden folders and ``*.sources.*`` files skipped)."""
+    """Every ``.md`` answer under ``src`` (hidden folders and ``*.sources.*`` files skipped;
+    links are listed and judged by :func:`load_answer`)."""
     out = []
     for p in sorted(src.rglob("*.md")):
         rel = p.relative_to(src)

@@ -47,7 +47,7 @@ def load_manifest(out_dir: Path) -> dict[str, Any] | None:
     for rel in files:
         if not is_inside(rel):
             raise CiterenderError(
-                f"the build manifest lists a path outside the output folder: {rel[:200]!r}",
+                f"the build manifest lists a path outside the output folder: '{rel[:200]}'",
                 path=str(path),
                 hint="the manifest is corrupt or was edited; remove the output folder and build again",
             )

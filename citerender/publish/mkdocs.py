@@ -21,6 +21,7 @@ from mkdocs.plugins import BasePlugin
 
 from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
+from ..syntax.escapes import visible
 from .answers import registry_for
 from .files import write_atomic
 from .host import Transformed, transform_for_host
@@ -64,7 +65,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         for line in result.diagnostics:
             from mkdocs.plugins import get_plugin_logger
 
-            get_plugin_logger(__name__).info(line)
+            get_plugin_logger(__name__).info(visible(line))
         self.pages[page.file.src_uri] = result
         return result.markdown
 

@@ -26,6 +26,7 @@ from ..options import RenderOptions
 from ..rendering.html import render
 from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
+from ..syntax.escapes import visible
 from ..syntax.headings import first_heading
 from .answers import find_answers, load_answer, sources_file, split_front_matter
 from .files import write_atomic
@@ -98,7 +99,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
     opts: RenderOptions = task["options"]
     res = PageResult(rel=rel, out=task["out_rel"], title=rel, input_hash=task["input_hash"])
     try:
-        ans = load_answer(src)
+        ans = load_answer(src, None if task["follow_outside"] else Path(task["root"]))
         theme = load_theme(opts.theme)
         r = render(ans.body, ans.registry, replace(opts, standalone=False))
         title = ans.title or first_heading(ans.body) or src.stem
@@ -148,12 +149,14 @@ def build_site(
     jobs: int = 1,
     force: bool = False,
     progress: TextIO | None = None,
+    follow_outside: bool = False,
     **kwargs: Any,
 ) -> BuildResult:
     """Render every answer under ``src`` into ``out`` (see the module docstring for the rules).
 
     ``options`` or keyword arguments as for :func:`citerender.render` (pages link the theme's
-    CSS once instead of inlining it)."""
+    CSS once instead of inlining it). Answers that are links to files outside ``src``, and
+    sources files outside it, are refused unless ``follow_outside``."""
     opts = RenderOptions.build(options, **kwargs)
     started = time.perf_counter()
     src_dir, out_dir = _folders(src, out)
@@ -167,7 +170,7 @@ def build_site(
                 hint="choose an empty or new folder",
             )
         owned = {}
-    build = _Build(src_dir, out_dir, opts, owned, force)
+    build = _Build(src_dir, out_dir, opts, owned, force, follow_outside)
     for p in find_answers(src_dir):
         if out_dir not in p.parents:
             build.plan(p)
@@ -229,8 +232,17 @@ def _run(tasks: list[dict[str, Any]], jobs: int) -> Iterator[PageResult]:
 class _Build:
     """One build's bookkeeping: what to render, what it owns (the journal), what it wrote."""
 
-    def __init__(self, src_dir: Path, out_dir: Path, opts: RenderOptions, owned: dict[str, Any], force: bool) -> None:
+    def __init__(
+        self,
+        src_dir: Path,
+        out_dir: Path,
+        opts: RenderOptions,
+        owned: dict[str, Any],
+        force: bool,
+        follow_outside: bool,
+    ) -> None:
         self.src_dir, self.out_dir, self.opts, self.owned, self.force = src_dir, out_dir, opts, owned, force
+        self.follow_outside = follow_outside
         self.key = _options_key(opts)
         self.tasks: list[dict[str, Any]] = []
         self.results: list[PageResult] = []
@@ -265,7 +277,7 @@ class _Build:
         deps: list[Path] = [p]
         try:
             meta, _, _ = split_front_matter(read_text_file(p, what="answer"), str(p))
-            side = sources_file(meta, p)
+            side = sources_file(meta, p, None if self.follow_outside else self.src_dir)
             if side is not None:
                 deps.append(side)
         except CiterenderError:
@@ -318,6 +330,8 @@ class _Build:
                 "out_rel": out_rel,
                 "options": self.opts,
                 "input_hash": input_hash,
+                "root": str(self.src_dir),
+                "follow_outside": self.follow_outside,
                 "css_href": "../" * depth + ASSET_CSS,
                 "home_href": "../" * depth + "index.html",
             }
@@ -391,12 +405,12 @@ def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> 
     """One line per page with problems (all diagnostics with ``verbose``), then a total."""
     for p in result.pages:
         if p.failure:
-            print(f"{p.rel}: error: {p.failure}", file=stream)
+            print(visible(f"{p.rel}: error: {p.failure}"), file=stream)
         elif p.errors or p.warnings:
-            print(f"{p.rel}: {p.errors} error(s), {p.warnings} warning(s)", file=stream)
+            print(visible(f"{p.rel}: {p.errors} error(s), {p.warnings} warning(s)"), file=stream)
         if verbose:
             for line in p.lines:
-                print(f"  {line}", file=stream)
+                print(f"  {visible(line)}", file=stream)
     print(
         f"built {result.written} page(s), {result.skipped} unchanged, {len(result.removed)} removed "
         f"in {result.seconds:.2f} s",

@@ -20,6 +20,7 @@ from docutils import nodes
 
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
+from ..syntax.escapes import visible
 from .answers import registry_for, split_front_matter
 from .files import write_atomic
 from .host import transform_for_host
@@ -63,7 +64,7 @@ def on_source_read(app: Any, docname: str, source: list[str]) -> None:
 
     log = logging.getLogger(__name__)
     for line in result.diagnostics:
-        log.info(line)
+        log.info(visible(line))
     _store(app.env)[docname] = {"html": result.html, "bib": result.bibliography}
     source[0] = front + result.markdown
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from ..errors import CiterenderError
 from ..plugin.bibliography import bibliography_entries, render_bibliography
@@ -35,6 +36,16 @@ def builtin_themes() -> list[str]:
     return sorted(p.name for p in themes_root().iterdir() if (p / "style.css").is_file())
 
 
+class IndexEntry(NamedTuple):
+    """One page as the index template sees it."""
+
+    title: str
+    href: str
+    out: str
+    errors: int
+    warnings: int
+
+
 @dataclass(frozen=True)
 class Theme:
     """A resolved theme: its folders, most specific first."""
@@ -45,8 +56,11 @@ class Theme:
     @cached_property
     def env(self) -> Any:
         import jinja2  # lazy: only rendering pays for it
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-        return jinja2.Environment(
+        # themes are shared like stylesheets: their templates run sandboxed (no attribute access
+        # to internals such as __globals__, no mutation of what they are given)
+        return ImmutableSandboxedEnvironment(
             loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in self.dirs]),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
@@ -78,8 +92,9 @@ class Theme:
         """The bibliography: the theme's own template, or the built-in markup (no Jinja2)."""
         if not self.own_bibliography:
             return render_bibliography(references, style, heading)
-        tpl = self.env.get_template("bibliography.html.j2")
-        return str(tpl.render(entries=bibliography_entries(references), style=style, heading=heading))
+        return self._render(
+            "bibliography.html.j2", entries=bibliography_entries(references), style=style, heading=heading
+        )
 
     def render_page(
         self,
@@ -92,14 +107,35 @@ class Theme:
         home_href: str | None = None,
     ) -> str:
         """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds)."""
-        tpl = self.env.get_template("page.html.j2")
         safe_css = css.replace("</", "<\\/")
-        return str(tpl.render(body=body, title=title, css=safe_css, lang=lang, css_href=css_href, home_href=home_href))
+        return self._render(
+            "page.html.j2", body=body, title=title, css=safe_css, lang=lang, css_href=css_href, home_href=home_href
+        )
 
     def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
-        """The index page of a site build: every page with its title and problem counts."""
-        tpl = self.env.get_template("index.html.j2")
-        return str(tpl.render(pages=pages, css_href=css_href, title=title))
+        """The index page of a site build: every page with its title and problem counts.
+
+        Each page's ``href`` is a relative URL: percent-encoded and prefixed with ``./``, so a file
+        named ``javascript:alert(1).md`` (or holding ``?``, ``#``, ``%``) links to itself.
+        """
+        entries = [IndexEntry(p.title, "./" + quote(p.out, safe="/"), p.out, p.errors, p.warnings) for p in pages]
+        return self._render("index.html.j2", pages=entries, css_href=css_href, title=title)
+
+    def _render(self, name: str, **context: Any) -> str:
+        """A template of the theme; what a theme may not do (sandbox) or gets wrong is an error
+        naming the theme and template, never a traceback."""
+        import jinja2
+
+        try:
+            return str(self.env.get_template(name).render(**context))
+        except jinja2.TemplateError as e:
+            where = getattr(e, "filename", None) or name
+            raise CiterenderError(
+                f"theme {self.name!r}: {type(e).__name__}: {str(e)[:200]}",
+                path=str(where),
+                line=getattr(e, "lineno", None),
+                hint="themes change looks: templates may use the values they are given, nothing else",
+            ) from None
 
 
 @lru_cache(maxsize=32)
@@ -122,9 +158,9 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
                 base = str(tomllib.loads(meta.read_text(encoding="utf-8")).get("base", "default"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
                 raise CiterenderError(f"invalid theme.toml: {e}", path=str(meta)) from None
-            if not (root / base / "style.css").is_file():
+            if base not in builtin_themes():  # a name, never a path (base = "../../elsewhere")
                 raise CiterenderError(
-                    f"base theme {base!r} does not exist",
+                    f"base theme '{base[:100]}' does not exist",
                     path=str(meta),
                     hint=f"use one of {', '.join(builtin_themes())}",
                 )
@@ -132,7 +168,7 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
             dirs.append(root / base)
     else:
         raise CiterenderError(
-            f"theme {str(name_or_path)!r} not found",
+            f"theme '{str(name_or_path)[:200]}' not found",
             path=str(name_or_path),
             hint=f"use one of {', '.join(builtin_themes())} or a folder",
         )

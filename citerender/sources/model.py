@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -11,6 +12,7 @@ from urllib.parse import urlsplit
 
 from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
+from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
 
 __all__ = ["MAX_SOURCES", "MAX_SOURCES_FILE_BYTES", "Registry", "Source", "registry_from_data", "source_from_mapping"]
@@ -22,6 +24,7 @@ MAX_TITLE_CHARS = 2_000
 MAX_URL_CHARS = 8_192
 
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)
@@ -58,13 +61,15 @@ class Source:
 
     @property
     def domain(self) -> str | None:
-        """Host of the URL without ``www.``, for display."""
+        """Host of the URL without ``www.``, for display: marker residue and bidirectional
+        controls removed (a right-to-left override would show the host reversed)."""
         if not self.url:
             return None
         try:
             host = urlsplit(self.url).hostname
         except ValueError:
             return None
+        host = _BIDI.sub("", remove_residue(host)) if host else None
         if not host:
             return None
         return host[4:] if host.startswith("www.") else host
@@ -156,7 +161,7 @@ def _check_date(value: object, where: str, path: str | None, line: int | None) -
             date.fromisoformat(value.strip())
         except ValueError:
             raise CiterenderError(
-                f"{where}: 'updated' is not an ISO date: {value[:40]!r}",
+                f"{where}: 'updated' is not an ISO date: '{value[:40]}'",
                 path=path,
                 line=line,
                 hint="write it as 2026-03-01",
@@ -182,7 +187,7 @@ def source_from_mapping(
         sid = str(sid)
     if not isinstance(sid, str) or not fmt.id_re.match(sid):
         raise CiterenderError(
-            f"{where}: id {str(sid)[:60]!r} is not a valid id",
+            f"{where}: id '{str(sid)[:60]}' is not a valid id",
             path=path,
             line=line,
             hint="ids use only letters, digits, '_' and '-'",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .format import RESERVED_CHARS
 
-__all__ = ["ESCAPE_RE", "OffsetMap", "contains_reserved", "normalize_escapes", "printable"]
+__all__ = ["ESCAPE_RE", "OffsetMap", "contains_reserved", "normalize_escapes", "printable", "visible"]
 
 ESCAPE_RE = re.compile(
     r"\\{1,2}(?:u([eE]20[0-6])|u\{([eE]20[0-6])\}|U0000([eE]20[0-6]))"
@@ -68,6 +68,24 @@ def printable(text: str, limit: int = 80) -> str:
     out = "".join(_SHOW.get(c, f"{{U+{ord(c):04X}}}") if "\ue200" <= c <= "\ue206" else c for c in text[:limit])
     out = ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
     return "'" + out + ("…'" if len(text) > limit else "'")
+
+
+_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ue200-\ue206]")
+
+
+def visible(text: str) -> str:
+    """``text`` safe to print on a terminal or in a log: control characters (escape sequences),
+    bidirectional controls and marker characters are named, never sent (``\\x1b``, ``<U+202E>``,
+    ``{U+E200}``); literal escapes of marker characters are named like :func:`printable` does."""
+    out = _INVISIBLE.sub(_name, text)
+    return ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
+
+
+def _name(m: re.Match[str]) -> str:
+    c = m.group(0)
+    if c < "\xa0":
+        return f"\\x{ord(c):02x}"
+    return f"{{U+{ord(c):04X}}}" if "\ue200" <= c <= "\ue206" else f"<U+{ord(c):04X}>"
 
 
 def contains_reserved(text: str) -> bool:

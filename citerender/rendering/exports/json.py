@@ -12,7 +12,7 @@ from typing import Any
 from ...plugin.state import Reference
 from ...sources.urls import safe_url
 from ...syntax.residue import has_residue
-from .markdown import guard_links, unsafe_link_lines
+from .markdown import guard_markdown, unsafe_lines
 from .parsed import Parsed, finish, rewrite
 
 __all__ = ["SCHEMA_PATH", "to_json", "to_json_data"]
@@ -59,8 +59,8 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
     positions: dict[int, int] = {}
     clean = rewrite(p, lambda g: "", positions=positions)
-    if has_residue(clean) or unsafe_link_lines(clean):  # front ends render this text as Markdown
-        clean = guard_links(finish(p, clean))
+    if has_residue(clean) or unsafe_lines(clean, allow_html=p.allow_html):  # front ends render it as Markdown
+        clean = guard_markdown(finish(p, clean), allow_html=p.allow_html)
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []

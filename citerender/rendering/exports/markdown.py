@@ -12,7 +12,7 @@ from ...errors import CiterenderError
 from ...sources.urls import safe_url
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
 
-__all__ = ["guard_links", "to_markdown", "unsafe_link_lines"]
+__all__ = ["guard_markdown", "to_markdown", "unsafe_lines"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
@@ -32,6 +32,7 @@ def _md_url(url: str | None) -> str | None:
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _LINK_OPENER = re.compile(r"(?<!\\)(?:\[(?!\^\d+\])|<)")
+_TAG_OPENER = re.compile(r"(?<!\\)<(?=[A-Za-z/!?])")
 
 
 @lru_cache(maxsize=1)
@@ -42,61 +43,63 @@ def _permissive() -> MarkdownIt:
     return md
 
 
-def unsafe_link_lines(markdown: str) -> list[tuple[int, int]]:
-    """Line ranges of the blocks holding a link or image whose URL is not safe."""
-    ranges: list[tuple[int, int]] = []
+def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, int, re.Pattern[str]]]:
+    """Line ranges of the blocks holding a link or image whose URL is not safe (and, unless
+    ``allow_html``, raw HTML), each with the openers to escape there."""
+    ranges: list[tuple[int, int, re.Pattern[str]]] = []
     block_map: list[int] | None = None
     for tok in _permissive().parse(markdown):
         if tok.map is not None:
             block_map = tok.map
+        if tok.type == "html_block" and not allow_html and tok.map is not None:
+            ranges.append((tok.map[0], tok.map[1], _TAG_OPENER))
         if tok.type != "inline" or not tok.children:
             continue
+        where = tok.map or block_map
         for child in tok.children:
+            if child.type == "html_inline" and not allow_html and where is not None:
+                ranges.append((where[0], where[1], _TAG_OPENER))
             url = (
                 child.attrs.get("href")
                 if child.type == "link_open"
-                else child.attrs.get("src")
-                if child.type == "image"
-                else None
+                else (child.attrs.get("src") if child.type == "image" else None)
             )
-            if isinstance(url, str) and safe_url(url) is None:
-                where = tok.map or block_map
-                if where is not None:
-                    ranges.append((where[0], where[1]))
-                break
+            if isinstance(url, str) and safe_url(url) is None and where is not None:
+                ranges.append((where[0], where[1], _LINK_OPENER))
     return ranges
 
 
-def guard_links(markdown: str) -> str:
-    """Keep every unsafe link in ``markdown`` as text.
+def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
+    """Keep every unsafe link in ``markdown`` as text, and raw HTML too unless ``allow_html``.
 
     A Markdown reader such as pandoc links whatever destination it finds, with no scheme policy,
-    so the export must not carry ``[x](javascript:…)`` — whether the model wrote it or residue
-    removal made it. In each block holding such a link, link openers (``[`` and ``<``, outside code
-    spans and our ``[^n]`` notes) are escaped; the text reads the same.
+    and passes raw HTML through, so the export must not carry ``[x](javascript:…)`` (whether the
+    model wrote it or residue removal made it) nor, by default, the model's ``<script>``. In each
+    block holding one, the openers (``[`` and ``<``, or ``<`` of tags; outside code spans and our
+    ``[^n]`` notes) are escaped: the text reads the same, nothing is live.
     """
     for _ in range(3):
-        ranges = unsafe_link_lines(markdown)
+        ranges = unsafe_lines(markdown, allow_html=allow_html)
         if not ranges:
             return markdown
         lines = markdown.split("\n")
-        for first, last in ranges:
+        for first, last, opener in ranges:
             for i in range(first, min(last, len(lines))):
-                lines[i] = _escape_openers(lines[i])
+                lines[i] = _escape_openers(lines[i], opener)
         markdown = "\n".join(lines)
-    if unsafe_link_lines(markdown):  # pragma: no cover - escaping every opener leaves no link
+    if unsafe_lines(markdown, allow_html=allow_html):  # pragma: no cover - nothing is left to open
         raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
     return markdown
 
 
-def _escape_openers(line: str) -> str:
+def _escape_openers(line: str, opener: re.Pattern[str]) -> str:
     out: list[str] = []
     pos = 0
     for m in _CODE_SPAN.finditer(line):
-        out.append(_LINK_OPENER.sub(lambda o: "\\" + o.group(0), line[pos : m.start()]))
+        out.append(opener.sub(lambda o: "\\" + o.group(0), line[pos : m.start()]))
         out.append(m.group(0))
         pos = m.end()
-    out.append(_LINK_OPENER.sub(lambda o: "\\" + o.group(0), line[pos:]))
+    out.append(opener.sub(lambda o: "\\" + o.group(0), line[pos:]))
     return "".join(out)
 
 
@@ -104,7 +107,7 @@ def to_markdown(p: Parsed) -> str:
     """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
     body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
     if not p.references:
-        return guard_links(finish(p, body + "\n"))
+        return guard_markdown(finish(p, body + "\n"), allow_html=p.allow_html)
     defs = []
     for ref in p.references:
         parts = [_md_escape(source_label(ref.source))]
@@ -119,4 +122,4 @@ def to_markdown(p: Parsed) -> str:
         if not ref.known:
             parts.append("unverified source")
         defs.append(f"[^{ref.number}]: " + ", ".join(parts))
-    return guard_links(finish(p, body + "\n\n" + "\n".join(defs) + "\n"))
+    return guard_markdown(finish(p, body + "\n\n" + "\n".join(defs) + "\n"), allow_html=p.allow_html)

@@ -33,6 +33,7 @@ class Parsed:
     tokens: list[Token]
     groups: list[Token]
     state: CitationState
+    allow_html: bool = False  # the answer's raw HTML may pass into the Markdown and JSON exports
 
     @property
     def references(self) -> list[Reference]:
@@ -57,12 +58,13 @@ def parse_answer(
     as for :func:`citerender.render`; the style and theme do not change a parse)."""
     if len(text) > MAX_ANSWER_CHARS:
         raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}")
-    opts = replace(RenderOptions.build(options, **kwargs), style="footnotes", bibliography=False, html=False)
+    asked = RenderOptions.build(options, **kwargs)
+    opts = replace(asked, style="footnotes", bibliography=False, html=False)
     md = make_markdown(opts)
     st = CitationState(registry=registry, spans=[])
     tokens = md.parse(text, {"citerender": st})
     groups = [t for t in _walk(tokens) if t.type == "citation"]
-    return Parsed(text, tokens, groups, st)
+    return Parsed(text, tokens, groups, st, allow_html=asked.html)
 
 
 def finish(p: Parsed, out: str) -> str:
