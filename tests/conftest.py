@@ -26,6 +26,13 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+settings.register_profile(  # the release check: half the deep run, every example counted
+    "release",
+    max_examples=50_000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # Fixture files write marker characters in the guide's own notation, short or long.

@@ -17,6 +17,7 @@ from bs4 import BeautifulSoup
 from conftest import assert_no_marker
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from citerender import CiterenderError, check, render, strip_citations
 from citerender.plugin.rules import MAX_MARKERS
@@ -26,6 +27,7 @@ from citerender.rendering.exports.markdown import to_markdown
 from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
 from citerender.sources.model import Registry, Source
+from citerender.sources.urls import is_live_link
 
 S, D, E = "\ue200", "\ue202", "\ue201"
 STYLES = ("footnotes", "superscript", "hovercard")
@@ -89,6 +91,24 @@ PIECES = [
     "é",
     "😀",
     "\t",
+    # every dialect and residue form, and what removal could turn into a live link
+    "%EE%88%80",
+    "&#x0E200;",
+    "&#xE200",
+    "&#057858;",
+    "\\u{E200}",
+    "\\\\ue201",
+    "【4:0†source】",
+    "【6†L1-L2】",
+    "citeturn0file0",
+    'entity["people","Ada"]',
+    "java",
+    "script:",
+    "javascript:alert(1)",
+    "[x](",
+    "]: ",
+    "\u202e",
+    "\x1b[2J",
 ]
 answers = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
@@ -108,6 +128,10 @@ urls = st.one_of(
             "https://b.example/#frag",
             "http://[::1",
             "//x",
+            "java%EE%88%80script:alert(1)",
+            "java\ue201script:alert(1)",
+            "&#xE200;javascript:alert(1)",
+            "https://ex\u202eelpmaxe.com/",
         ]
     ),
 )
@@ -188,10 +212,36 @@ def _pipeline(text: str, reg: Registry, combos: list[tuple[str, str]]) -> None:
         page = render(text, reg, style=style, theme=theme, standalone=True).html
         assert_no_marker(page)
         assert_well_formed(page)
+        assert_no_live_script_url(r.html)
     p = parse_answer(text, reg)
     for out in (to_markdown(p), to_text(p), to_json(p), to_csl_json(p)):
         assert_no_marker(out)
+    for link in markdown_links(to_markdown(p)):
+        assert not is_live_link(link), link
     assert_no_marker(strip_citations(text))
+
+
+_DANGEROUS = re.compile(r"^\s*(?:javascript|vbscript|data|livescript):", re.I)
+
+
+def assert_no_live_script_url(html: str) -> None:
+    for el in BeautifulSoup(html, "html.parser").find_all(True):
+        for attr in ("href", "src"):
+            value = el.get(attr)
+            if value is not None:
+                assert not _DANGEROUS.match(re.sub(r"[\t\n\r\x00-\x1f]", "", str(value))), value
+
+
+def markdown_links(markdown: str) -> list[str]:
+    """Every link and image URL a permissive Markdown reader (pandoc's rules) finds."""
+    md = MarkdownIt("commonmark", {"html": True})
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return [
+        str(c.attrs.get("href") or c.attrs.get("src"))
+        for t in md.parse(markdown)
+        for c in t.children or []
+        if c.type in ("link_open", "image")
+    ]
 
 
 _PROFILE_EXAMPLES = settings().max_examples

@@ -27,6 +27,7 @@ from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import CitationState, Reference
 from ..sources.model import Registry
+from ..syntax.marks import ZWSP, needs_separator
 from ..syntax.residue import RESIDUE, clean_html, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
@@ -34,13 +35,8 @@ from .holds import safe_end
 
 __all__ = ["StreamRenderer", "astream"]
 
-ZWSP = "\u200b"
-# a link reference definition's destination starts here (a label is at most 999 characters)
-_DEFINITION_START = re.compile(r"(?:\A|\n) {0,3}\[[^\]\n]{1,999}\]:[ \t]*\Z")
 _TAIL = 1024
 _CONTEXT = 16
-# a character that could continue a URL across a removal (not a placeholder's "[", not a space)
-_JOINS_URL = re.compile(r"[A-Za-z0-9+.\-:&;#%\\/]")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
@@ -225,11 +221,7 @@ class StreamRenderer:
                 self._open_cut = True
                 continue
             out.append(text[pos:c])
-            before = text[c - 1] if c else self._tail[-1:]
-            if _JOINS_URL.match(text, c) and (
-                (before and not before.isspace())
-                or _DEFINITION_START.search((self._tail + text[max(0, c - _TAIL) : c])[-_TAIL:]) is not None
-            ):
+            if needs_separator((self._tail + text[max(0, c - _TAIL) : c])[-_TAIL:], text[c : c + 1]):
                 out.append(ZWSP)
             pos = c
         out.append(text[pos:])

@@ -55,6 +55,31 @@ def _judge(url: str) -> str | None:
     return cleaned
 
 
+_LIVE = SAFE_SCHEMES | {"mailto"}
+
+
+def link_scheme(url: str) -> str | None:
+    """The scheme a browser reads from ``url`` once a Markdown reader has decoded it: entities
+    decoded, C0 controls and spaces trimmed, tabs and newlines dropped, then a letter and letters,
+    digits, ``+-.`` up to a colon; None for a relative URL."""
+    decoded = url
+    for _ in range(_MAX_DECODES):
+        once = html.unescape(decoded)
+        if once == decoded:
+            break
+        decoded = once
+    cleaned = _STRIPPED.sub("", decoded).strip("".join(chr(c) for c in range(0x21)))
+    m = _SCHEME.match(cleaned)
+    return m.group(1).lower() if m else None
+
+
+def is_live_link(url: str) -> bool:
+    """Would a browser run ``url`` as something other than a page (``javascript:``, ``data:`` …)?
+    http(s), mailto and relative URLs are fine."""
+    scheme = link_scheme(url)
+    return scheme is not None and scheme not in _LIVE
+
+
 def _enc(text: str) -> str:
     return quote(text, safe="").replace("-", "%2D")
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from .format import DEFAULT_FORMAT, CitationFormat
-from .marks import apply_marks
+from .marks import strip_marks
 from .scanner import scan
 from .types import Citation, LineRange, parse_locator
 
@@ -79,10 +79,13 @@ def strip_citations(
 
     With ``citations`` (from :func:`extract_citations`), remove exactly those spans, as the
     guide's helper does but in one linear pass. Without, remove every mark :func:`scan` finds,
-    dialects included, keeping what they mean as text (entity names, highlighted words).
+    dialects included, keeping what they mean as text (entity names, highlighted words), and
+    percent-encoded residue. The result is text: to publish it as Markdown, pass it through
+    :func:`citerender.rendering.exports.markdown.guard_markdown` (``citerender strip`` does), since
+    a removal inside a URL can change what the URL means.
     """
     if citations is None:
-        return apply_marks(text, scan(text, fmt=fmt))
+        return strip_marks(text, scan(text, fmt=fmt))
     pieces: list[str] = []
     pos = 0
     for c in sorted(citations, key=lambda c: c.start):

@@ -9,7 +9,7 @@ from urllib.parse import quote
 from markdown_it import MarkdownIt
 
 from ...errors import CiterenderError
-from ...sources.urls import safe_url
+from ...sources.urls import is_live_link, safe_url
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
 
 __all__ = ["guard_markdown", "to_markdown", "unsafe_lines"]
@@ -19,6 +19,17 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
 def _md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", re.sub(r"\s+", " ", text).strip())
+
+
+def _md_label(text: str) -> str:
+    """A note's first words. A CommonMark reader without footnotes reads ``[^1]: WORD`` as a
+    link definition with WORD as its URL: a scheme-like start gets a zero-width space before its
+    colon, so the note reads the same and WORD is never a ``javascript:`` link."""
+    out = _md_escape(text)
+    m = _SCHEME_START.match(out)
+    if m is not None and m.group(1).lower() not in ("http", "https", "mailto"):
+        out = out[: m.end(1)] + "\u200b" + out[m.end(1) :]
+    return out
 
 
 def _md_url(url: str | None) -> str | None:
@@ -32,6 +43,7 @@ def _md_url(url: str | None) -> str | None:
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _LINK_OPENER = re.compile(r"(?<!\\)(?:\[(?!\^\d+\])|<)")
+_SCHEME_START = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _TAG_OPENER = re.compile(r"(?<!\\)<(?=[A-Za-z/!?])")
 
 
@@ -64,7 +76,7 @@ def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, i
                 if child.type == "link_open"
                 else (child.attrs.get("src") if child.type == "image" else None)
             )
-            if isinstance(url, str) and safe_url(url) is None and where is not None:
+            if isinstance(url, str) and is_live_link(url) and where is not None:
                 ranges.append((where[0], where[1], _LINK_OPENER))
     return ranges
 
@@ -110,7 +122,7 @@ def to_markdown(p: Parsed) -> str:
         return guard_markdown(finish(p, body + "\n"), allow_html=p.allow_html)
     defs = []
     for ref in p.references:
-        parts = [_md_escape(source_label(ref.source))]
+        parts = [_md_label(source_label(ref.source))]
         url = _md_url(ref.source.url)
         if url:
             parts.append(url)
