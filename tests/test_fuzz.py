@@ -232,10 +232,13 @@ def assert_no_live_script_url(html: str) -> None:
                 assert not _DANGEROUS.match(re.sub(r"[\t\n\r\x00-\x1f]", "", str(value))), value
 
 
+_PERMISSIVE = MarkdownIt("commonmark", {"html": True})
+_PERMISSIVE.validateLink = lambda url: True  # type: ignore[method-assign]
+
+
 def markdown_links(markdown: str) -> list[str]:
     """Every link and image URL a permissive Markdown reader (pandoc's rules) finds."""
-    md = MarkdownIt("commonmark", {"html": True})
-    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    md = _PERMISSIVE
     return [
         str(c.attrs.get("href") or c.attrs.get("src"))
         for t in md.parse(markdown)

@@ -54,11 +54,14 @@ def patterns(fmt: CitationFormat) -> Patterns:
         unterminated=re.compile(rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"),
         bare=re.compile(rf"{d}({ident}(?:{d}{ident})*)(?:{d}(L\d+(?:[-\u2013]L\d+)?))?"),
         copy_paste=re.compile(rf"({fams})((?:{TURN_ID})+)(L\d+(?:[-\u2013]L\d+)?)?"),
-        bracket_family=re.compile(rf"\u3010([A-Za-z_]+)\|([^\u3011\n]{{0,{MAX_MARKER_BODY}}})\u3011"),
+        # a bracket form never spans another bracket or a marker: it cannot swallow the next one
+        bracket_family=re.compile(
+            rf"\u3010([A-Za-z_]+)\|([^\u3010\u3011\n{re.escape(fmt.start + fmt.stop)}]{{0,{MAX_MARKER_BODY}}})\u3011"
+        ),
     )
 
 
-DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3011\n]{1,300})\u3011")
+DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3010\u3011\n\ue200\ue201]{1,300})\u3011")
 ECHO_RE = re.compile(rf"\u3010({TURN_ID})\u3011")
 ENTITY_OPEN = re.compile(r'\[\s*["\u201c\u201d]')
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
