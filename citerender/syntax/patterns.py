@@ -36,6 +36,7 @@ class Patterns:
     bare: re.Pattern[str]
     copy_paste: re.Pattern[str]
     bracket_family: re.Pattern[str]
+    unclosed_bracket: re.Pattern[str]
 
 
 @lru_cache(maxsize=32)
@@ -57,6 +58,12 @@ def patterns(fmt: CitationFormat) -> Patterns:
         # a bracket form never spans another bracket or a marker: it cannot swallow the next one
         bracket_family=re.compile(
             rf"\u3010([A-Za-z_]+)\|([^\u3010\u3011\n{re.escape(fmt.start + fmt.stop)}]{{0,{MAX_MARKER_BODY}}})\u3011"
+        ),
+        # a citation bracket (gpt-oss / Assistants dagger, or a citation family and a pipe) that
+        # reaches the next bracket, the end of the line or the text without closing
+        unclosed_bracket=re.compile(
+            rf"\u3010(?:\d+(?::\d+)?\u2020|(?:{fams}|navlist|filenavlist|url)\|)"
+            rf"[^\u3010\u3011\n{re.escape(fmt.start + fmt.stop)}]{{0,300}}(?=\u3010|\n|\Z)"
         ),
     )
 

@@ -341,6 +341,11 @@ class Scanner:
                 citation=cit,
                 notes=(("CR209", f"reference echo {m.group(1)}"),),
             )
+        m = self.p.unclosed_bracket.match(text, i, end)
+        if m is not None:  # a bracket citation that never closes: removed, never shown raw
+            return Mark(
+                MarkKind.DROPPED, i, m.end(), m.group(0), notes=(("CR107", "unterminated bracket citation removed"),)
+            )
         return None
 
     def _copy_paste(self, i: int, end: int) -> Mark | None:

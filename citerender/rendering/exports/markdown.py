@@ -10,6 +10,7 @@ from markdown_it import MarkdownIt
 
 from ...errors import CiterenderError
 from ...sources.urls import is_live_link, safe_url
+from ...syntax.residue import remove_residue
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
 
 __all__ = ["guard_markdown", "to_markdown", "unsafe_lines"]
@@ -25,7 +26,7 @@ def _md_label(text: str) -> str:
     """A note's first words. A CommonMark reader without footnotes reads ``[^1]: WORD`` as a
     link definition with WORD as its URL: a scheme-like start gets a zero-width space before its
     colon, so the note reads the same and WORD is never a ``javascript:`` link."""
-    out = _md_escape(text)
+    out = _md_escape(remove_residue(text))  # judged after every change: residue goes first
     m = _SCHEME_START.match(out)
     if m is not None and m.group(1).lower() not in ("http", "https", "mailto"):
         out = out[: m.end(1)] + "\u200b" + out[m.end(1) :]
