@@ -215,47 +215,19 @@ def test_deeply_nested_sources_files_are_input_errors(tmp_path: Path, suffix: st
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
 
 
+def _responses(text: object, *annotations: object) -> dict[str, object]:
+    """An OpenAI Responses object holding one output text with ``annotations``."""
+    part = {"type": "output_text", "text": text, "annotations": list(annotations)}
+    return {"object": "response", "output": [{"type": "message", "content": [part]}]}
+
+
+URL_CITATION = {"type": "url_citation", "url": "https://a.example"}
 MALFORMED_RESPONSES = [
     {"object": "response", "output": [1]},
     {"object": "response", "output": [{"type": "message", "content": [1]}]},
-    {
-        "object": "response",
-        "output": [{"type": "message", "content": [{"type": "output_text", "text": "x", "annotations": [1]}]}],
-    },
-    {
-        "object": "response",
-        "output": [
-            {
-                "type": "message",
-                "content": [
-                    {
-                        "type": "output_text",
-                        "text": "abc",
-                        "annotations": [
-                            {"type": "url_citation", "url": "https://a.example", "start_index": "a", "end_index": 2}
-                        ],
-                    }
-                ],
-            }
-        ],
-    },
-    {
-        "object": "response",
-        "output": [
-            {
-                "type": "message",
-                "content": [
-                    {
-                        "type": "output_text",
-                        "text": "abc",
-                        "annotations": [
-                            {"type": "url_citation", "url": "https://a.example", "start_index": 0, "end_index": 10**400}
-                        ],
-                    }
-                ],
-            }
-        ],
-    },
+    _responses("x", 1),
+    _responses("abc", {**URL_CITATION, "start_index": "a", "end_index": 2}),
+    _responses("abc", {**URL_CITATION, "start_index": 0, "end_index": 10**400}),
     {"object": "response", "output": "nope"},
     {"object": "chat.completion", "choices": [1]},
     {"object": "chat.completion", "choices": [{"message": 1}]},
