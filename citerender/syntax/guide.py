@@ -11,7 +11,7 @@ from functools import lru_cache
 from .format import DEFAULT_FORMAT, CitationFormat
 from .marks import strip_marks
 from .scanner import scan
-from .types import Citation, LineRange, parse_locator
+from .types import Citation, pop_locator
 
 __all__ = ["extract_citations", "strip_citations"]
 
@@ -52,13 +52,7 @@ def extract_citations(
             parts = [body] if body else []
         if not parts:
             continue
-        locator: str | None = None
-        lines: LineRange | None = None
-        if "L" in parts[-1]:  # cheap test before parsing a locator
-            lines, canonical = parse_locator(parts[-1])
-            if lines is not None:
-                last = parts.pop()
-                locator = last if canonical else str(lines)
+        locator, lines, _ = pop_locator(parts)
         if not parts:
             continue
         for p in parts:

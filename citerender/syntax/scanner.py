@@ -27,7 +27,7 @@ from .patterns import (
     entity_name_from,
     patterns,
 )
-from .types import MAX_MARKER_BODY, Citation, LineRange, Mark, MarkKind, parse_locator
+from .types import MAX_MARKER_BODY, Citation, Mark, MarkKind, parse_locator, pop_locator
 
 __all__ = ["Scanner", "scan"]
 
@@ -195,15 +195,9 @@ class Scanner:
         parts = [p for p in map(str.strip, payload) if p]
         if not parts:
             return Mark(MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR104", "empty marker removed")))
-        locator: str | None = None
-        lines: LineRange | None = None
-        if "L" in parts[-1]:
-            lines, canonical = parse_locator(parts[-1])
-            if lines is not None:
-                last = parts.pop()
-                locator = last if canonical else str(lines)
-                if not canonical:
-                    notes += (("CR108", f"locator {printable(last)} read as {locator}"),)
+        locator, lines, written = pop_locator(parts)
+        if written is not None:
+            notes += (("CR108", f"locator {printable(written)} read as {locator}"),)
         if not parts:
             return Mark(
                 MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR104", "marker holds a locator but no source id"))

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["MAX_MARKER_BODY", "Citation", "LineRange", "Mark", "MarkKind", "parse_locator"]
+__all__ = ["MAX_MARKER_BODY", "Citation", "LineRange", "Mark", "MarkKind", "parse_locator", "pop_locator"]
 
 _STRICT_LOCATOR = re.compile(r"L(\d+)(?:-L(\d+))?\Z")
 _LOOSE_LOCATOR = re.compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
@@ -60,6 +60,21 @@ def parse_locator(text: str) -> tuple[LineRange | None, bool]:
     first = int(m.group(1))
     last = int(m.group(2)) if m.group(2) else first
     return LineRange(first, last), canonical
+
+
+def pop_locator(parts: list[str]) -> tuple[str | None, LineRange | None, str | None]:
+    """Take a trailing line locator off a marker's parts (in place): ``(locator, range, written)``.
+
+    ``locator`` is the canonical form (``L8-L13``), ``written`` what the marker said when it was
+    tolerated rather than exact (``L8–L13``), else None; all None when the last part is no locator.
+    """
+    if not parts or "L" not in parts[-1]:  # cheap test before parsing a locator
+        return None, None, None
+    lines, canonical = parse_locator(parts[-1])
+    if lines is None:
+        return None, None, None
+    last = parts.pop()
+    return (last, lines, None) if canonical else (str(lines), lines, last)
 
 
 @dataclass(slots=True)
