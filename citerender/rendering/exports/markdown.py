@@ -42,7 +42,8 @@ def _md_url(url: str | None) -> str | None:
     return _md_escape(safe)
 
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# a code span as CommonMark reads it: a backtick run closed by a run of exactly the same length
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
 _LINK_OPENER = re.compile(r"(?<!\\)(?:\[(?!\^\d+\])|<)")
 _SCHEME_START = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _TAG_OPENER = re.compile(r"(?<!\\)<(?=[A-Za-z/!?])")
@@ -91,24 +92,25 @@ def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
     block holding one, the openers (``[`` and ``<``, or ``<`` of tags; outside code spans and our
     ``[^n]`` notes) are escaped: the text reads the same, nothing is live.
     """
-    for _ in range(3):
+    for attempt in range(4):
         ranges = unsafe_lines(markdown, allow_html=allow_html)
         if not ranges:
             return markdown
         lines = markdown.split("\n")
         for first, last, opener in ranges:
             for i in range(first, min(last, len(lines))):
-                lines[i] = _escape_openers(lines[i], opener)
+                # last attempt: code spans are not trusted either (an unbalanced run of backticks)
+                lines[i] = _escape_openers(lines[i], opener, skip_code=attempt < 3)
         markdown = "\n".join(lines)
     if unsafe_lines(markdown, allow_html=allow_html):  # pragma: no cover - nothing is left to open
         raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
     return markdown
 
 
-def _escape_openers(line: str, opener: re.Pattern[str]) -> str:
+def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = True) -> str:
     out: list[str] = []
     pos = 0
-    for m in _CODE_SPAN.finditer(line):
+    for m in _CODE_SPAN.finditer(line) if skip_code else ():
         out.append(opener.sub(lambda o: "\\" + o.group(0), line[pos : m.start()]))
         out.append(m.group(0))
         pos = m.end()
