@@ -28,6 +28,7 @@ from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
 from ..syntax.escapes import visible
 from ..syntax.headings import first_heading
+from ..syntax.residue import clean_html
 from .answers import find_answers, load_answer, sources_file, split_front_matter
 from .files import write_atomic
 from .manifest import (
@@ -105,6 +106,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         title = ans.title or first_heading(ans.body) or src.stem
         res.title = title
         page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"])
+        page = clean_html(page)[0]  # the title comes from front matter: the same safety net as the body
         data = page.encode("utf-8")
         write_atomic(out, data, make_parents=True)
         res.output_hash = hash_bytes(data)

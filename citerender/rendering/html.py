@@ -116,5 +116,5 @@ def render(
     css = th.css
     page = body
     if opts.standalone:
-        page = th.render_page(body, title=title or _title_of(text), css=css)
+        page = clean_html(th.render_page(body, title=title or _title_of(text), css=css))[0]
     return Rendered(page, body, css, diagnostics, list(st.references))

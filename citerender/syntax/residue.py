@@ -52,8 +52,11 @@ def _drop_url_attr(m: re.Match[str]) -> str:
 def clean_html(markup: str) -> tuple[str, bool]:
     """Remove residue from HTML; a URL attribute that holds any is removed whole, never cleaned.
 
-    Returns the markup and whether anything was removed.
+    Returns the markup and whether anything was removed. A NUL (from a source title, say) becomes
+    U+FFFD, as every HTML parser would read it, so the page parses the same everywhere.
     """
+    if "\x00" in markup:
+        markup = markup.replace("\x00", "\ufffd")
     if RESIDUE.search(markup) is None:
         return markup, False
     return RESIDUE.sub("", _URL_ATTR.sub(_drop_url_attr, markup)), True
