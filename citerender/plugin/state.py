@@ -1,4 +1,6 @@
-"""Per-document citation state, kept in markdown-it's ``env`` under one key.
+"""Per-document citation state, kept in markdown-it's ``env`` under one key (``env["citerender"]``
+is a :class:`CitationState`, reached through :func:`citation_state`), and the typed shapes of the
+plugin's token ``meta``.
 
 Nothing here is module-level mutable state: each rendered answer gets a fresh
 :class:`CitationState` through :func:`citation_state`.
@@ -124,12 +126,6 @@ def citation_state(env: MutableMapping[str, Any], registry: Registry | None = No
         st = CitationState(registry=registry)
         env[ENV_KEY] = st
     return st
-
-
-class CitationEnv(TypedDict, total=False):
-    """The part of markdown-it's ``env`` the plugin owns: one key, one state object."""
-
-    citerender: CitationState
 
 
 class CitationMeta(TypedDict, total=False):
