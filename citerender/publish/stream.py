@@ -27,7 +27,7 @@ from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import CitationState, Reference
 from ..sources.model import Registry
-from ..syntax.marks import ZWSP, needs_separator
+from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
 from ..syntax.residue import RESIDUE, clean_html, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
@@ -35,8 +35,8 @@ from .holds import safe_end
 
 __all__ = ["StreamRenderer", "astream"]
 
-_TAIL = 1024
 _CONTEXT = 16
+_HEAD = 256  # how much of a line the Markdown stream keeps to read fences
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
@@ -78,7 +78,8 @@ class StreamRenderer:
         self._closed = False
         # markdown mode: where the committed text stands
         self._in_fence: str | None = None
-        self._line = ""
+        self._line = ""  # the head of the current line (at most _HEAD characters)
+        self._line_blank = True  # and whether everything after the head is blank
         self._ticks = 0  # backticks seen in the current paragraph (odd: inside a code span)
         self._diagnostics: list[Diagnostic] = []
         # html mode: complete lines of the block being built, the partial line, fence state
@@ -149,7 +150,6 @@ class StreamRenderer:
         return self._emit_html(text, final=final)
 
     def _numbers(self, source_ids: Sequence[str]) -> list[int]:
-
         st = self._state
         nums = []
         for sid in source_ids:
@@ -161,41 +161,42 @@ class StreamRenderer:
     def _emit_markdown(self, text: str) -> str:
         out: list[str] = []
         cuts: list[int] = []  # output offsets where something was removed inside the text
+        size = 0  # characters in out (a running count: summing per mark would be quadratic)
         pos = 0
         for mk in scan(text, fmt=self.fmt, context=self._context):
-            self._plain(text[pos : mk.start], out, cuts)
+            size += self._plain(text[pos : mk.start], out, cuts, size)
             for code, detail in mk.notes:
                 self._diagnostics.append(Diagnostic.make(code, detail))
             if mk.kind is MarkKind.CITATION and mk.citation is not None:
-                if mk.text:
-                    self._advance(mk.text, out)
+                size += self._advance(mk.text, out)
                 if self._in_fence is None and self._ticks % 2 == 0:
-                    out.append("".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids)))
+                    placeholder = "".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids))
+                    out.append(placeholder)
+                    size += len(placeholder)
                 else:
                     self._diagnostics.append(Diagnostic.make("CR302", "marker removed from code"))
             else:
-                cuts.append(sum(map(len, out)))
-                if mk.kind is MarkKind.TEXT:
-                    self._advance(mk.text, out)
+                cuts.append(size)
+                size += self._advance(mk.text, out)
             pos = mk.end
-        self._plain(text[pos:], out, cuts)
+        self._plain(text[pos:], out, cuts, size)
         self._context = (self._context + text)[-_CONTEXT:]
         return self._join_at_cuts("".join(out), cuts)
 
-    def _plain(self, text: str, out: list[str], cuts: list[int]) -> None:
-        """Copy plain text; percent-encoded residue (``%EE%88%80``) goes, and is noted as a cut."""
-        if "%" in text and has_residue(text):
-            at = sum(map(len, out))
-            pos = 0
-            for m in RESIDUE.finditer(text):
-                self._advance(text[pos : m.start()], out)
-                at += m.start() - pos
-                cuts.append(at)
-                pos = m.end()
-            self._advance(text[pos:], out)
-            self._diagnostics.append(Diagnostic.make("CR109", "marker residue removed from the output"))
-            return
-        self._advance(text, out)
+    def _plain(self, text: str, out: list[str], cuts: list[int], at: int) -> int:
+        """Copy plain text; percent-encoded residue (``%EE%88%80``) goes, and is noted as a cut at
+        its output offset (``at`` is where the text starts). Returns the characters copied."""
+        if "%" not in text or not has_residue(text):
+            return self._advance(text, out)
+        copied = 0
+        pos = 0
+        for m in RESIDUE.finditer(text):
+            copied += self._advance(text[pos : m.start()], out)
+            cuts.append(at + copied)
+            pos = m.end()
+        copied += self._advance(text[pos:], out)
+        self._diagnostics.append(Diagnostic.make("CR109", "marker residue removed from the output"))
+        return copied
 
     def _join_at_cuts(self, text: str, cuts: list[int]) -> str:
         """Where a removal joined two pieces of one word, put a zero-width space between them.
@@ -210,7 +211,7 @@ class StreamRenderer:
         pos = 0
         points = sorted(set(cuts))
         if not points and not self._open_cut:
-            self._tail = (self._tail + text)[-_TAIL:]
+            self._tail = (self._tail + text)[-SEPARATOR_CONTEXT:]
             return text
         if self._open_cut and text:
             if not points or points[0] != 0:
@@ -221,42 +222,56 @@ class StreamRenderer:
                 self._open_cut = True
                 continue
             out.append(text[pos:c])
-            if needs_separator((self._tail + text[max(0, c - _TAIL) : c])[-_TAIL:], text[c : c + 1]):
+            if needs_separator(
+                (self._tail + text[max(0, c - SEPARATOR_CONTEXT) : c])[-SEPARATOR_CONTEXT:], text[c : c + 1]
+            ):
                 out.append(ZWSP)
             pos = c
         out.append(text[pos:])
         result = "".join(out)
-        self._tail = (self._tail + result)[-_TAIL:]
+        self._tail = (self._tail + result)[-SEPARATOR_CONTEXT:]
         return result
 
-    def _advance(self, text: str, out: list[str]) -> None:
-        """Copy committed plain text, tracking fences and code spans line by line."""
+    def _advance(self, text: str, out: list[str]) -> int:
+        """Copy committed plain text, tracking fences and code spans line by line; returns its length.
+
+        Of the current line only its head is kept (and whether the rest is blank): enough to read a
+        fence, and a long line streamed in small chunks stays linear.
+        """
         if not text:
-            return
+            return 0
         out.append(text)
         *complete, rest = text.split("\n")
         for piece in complete:
-            self._end_line(self._line + piece)
-            self._line = ""
-        self._line += rest
+            room = max(_HEAD - len(self._line), 0)
+            self._end_line(self._line + piece[:room], self._line_blank and not piece[room:].strip(), piece)
+            self._line, self._line_blank = "", True
+        room = max(_HEAD - len(self._line), 0)
+        self._line += rest[:room]
+        self._line_blank = self._line_blank and not rest[room:].strip()
         if self._in_fence is None:
             self._ticks += rest.count("`")
+        return len(text)
 
-    def _end_line(self, line: str) -> None:
-        fence = _FENCE.match(line)
+    def _end_line(self, head: str, tail_blank: bool, last: str) -> None:
+        """A line ended: ``head`` is its start, ``tail_blank`` whether the rest is blank, ``last``
+        the part that arrived with its end (backticks before it were counted as they came)."""
+        fence = _FENCE.match(head)
+        blank = tail_blank and not head.strip()
         if self._in_fence is None:
             if fence:  # a fence starts a new block: backticks counted on its partial line go
                 self._in_fence = fence.group(1)
                 self._ticks = 0
-            elif not line.strip():
+            elif blank:
                 self._ticks = 0
             else:
-                self._ticks += line.count("`") - self._line.count("`")
+                self._ticks += last.count("`")
         elif (
             fence
             and fence.group(1)[0] == self._in_fence[0]
             and len(fence.group(1)) >= len(self._in_fence)
-            and not line.strip()[len(fence.group(1)) :].strip()
+            and tail_blank
+            and not head[fence.end() :].strip()
         ):
             self._in_fence = None
             self._ticks = 0

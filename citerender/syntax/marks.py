@@ -9,12 +9,13 @@ from dataclasses import replace
 from .escapes import OffsetMap
 from .types import Mark
 
-__all__ = ["ZWSP", "apply_marks", "needs_separator", "remap", "shift", "strip_marks"]
+__all__ = ["SEPARATOR_CONTEXT", "ZWSP", "apply_marks", "needs_separator", "remap", "shift", "strip_marks"]
 
 #: Put where a removal joined two pieces a URL could run across: invisible in prose, and no URL
 #: scheme may contain or start with it, so ``java`` + U+E201 + ``script:`` never becomes a link.
 ZWSP = "\u200b"
-_TAIL = 1024
+#: How much text before a removal :func:`needs_separator` looks at (a link label is at most 999 characters)
+SEPARATOR_CONTEXT = 1024
 # a character that could make a scheme across a removal: a letter or digit, the colon, or part of
 # an entity or escape that a Markdown reader turns into one (``&#58;``, ``\:``)
 _JOINS_URL = re.compile(r"[A-Za-z0-9:&#;\\]")
@@ -31,7 +32,7 @@ def needs_separator(before: str, after: str) -> bool:
         return False
     if before and not before[-1].isspace():
         return True
-    return _DEFINITION_START.search(before[-_TAIL:]) is not None
+    return _DEFINITION_START.search(before[-SEPARATOR_CONTEXT:]) is not None
 
 
 def strip_marks(text: str, marks: Iterable[Mark]) -> str:
