@@ -15,9 +15,7 @@ from pathlib import Path
 
 from flask import Flask, Response
 
-from citerender import load_sources
-from citerender.publish.stream import StreamRenderer
-from citerender.publish.web import stylesheet
+from citerender import StreamRenderer, load_sources, stylesheet
 
 WORKED = Path(__file__).resolve().parent.parent / "worked"
 

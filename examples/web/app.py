@@ -10,8 +10,7 @@ from pathlib import Path
 
 from flask import Flask, Response, render_template_string
 
-from citerender import load_sources
-from citerender.publish.web import install_filter, stylesheet
+from citerender import install_filter, load_sources, stylesheet
 
 HERE = Path(__file__).resolve().parent
 WORKED = HERE.parent / "worked"
