@@ -174,6 +174,13 @@ _CODES = [
         "a navigation list marker was rendered as a titled list of its sources",
         "no fix needed",
     ),
+    Code(
+        "CR212",
+        "copy-residue",
+        Severity.WARNING,
+        "ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) was removed",
+        "copy the answer with its sources, or export it, instead of copying the page text",
+    ),
     # placement, from the guide's prompt rules
     Code(
         "CR301",

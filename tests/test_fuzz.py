@@ -109,6 +109,7 @@ PIECES = [
     "]: ",
     "\u202e",
     "\x1b[2J",
+    ":contentReference[oaicite:1]{index=1}",
 ]
 answers = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=60).map("".join),

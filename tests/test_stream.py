@@ -70,6 +70,10 @@ PIECES = [
     "【url|Anchor|a】",
     "【filecite|a|L1-L2】",
     "[x](java{E}script:alert(1)) ",
+    "fine.:contentReference[oaicite:8]{index=8} ",
+    "::contentReference[oaicite:1]{index=1}",
+    "c",
+    ":",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map(lambda xs: expand("".join(xs)))
 

@@ -42,7 +42,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     registry = st.registry
     src = state.src
     loc = Locator(st, src)
-    copy_paste = ("turn" in src and "cite" in src) or "entity[" in src
+    copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
     blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
 
     for tok in state.tokens:

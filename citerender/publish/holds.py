@@ -12,6 +12,7 @@ import re
 
 from ..syntax.escapes import OffsetMap, normalize_escapes
 from ..syntax.format import CitationFormat
+from ..syntax.patterns import open_copy_residue
 from ..syntax.types import MAX_MARKER_BODY
 
 __all__ = ["safe_end"]
@@ -65,6 +66,10 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
             json.JSONDecoder().raw_decode(buf, e + 6)
         except (ValueError, RecursionError):
             cut = min(cut, e)
+    # ChatGPT copy residue still being written
+    r = open_copy_residue(buf)
+    if r is not None:
+        cut = min(cut, r)
     # never end on a carriage return that a newline may follow (CRLF is one line break)
     if cut == n and buf.endswith("\r"):
         cut -= 1

@@ -11,6 +11,7 @@ from .format import CitationFormat
 from .types import MAX_MARKER_BODY
 
 __all__ = [
+    "COPY_RESIDUE_RE",
     "CURLY",
     "DAGGER_RE",
     "ECHO_RE",
@@ -19,6 +20,7 @@ __all__ = [
     "Patterns",
     "entity_name",
     "entity_name_from",
+    "open_copy_residue",
     "patterns",
 ]
 
@@ -46,7 +48,10 @@ def patterns(fmt: CitationFormat) -> Patterns:
     fams = "|".join(re.escape(f) for f in sorted(fmt.families, key=len, reverse=True))
     ident = rf"(?:{TURN_ID}|{fmt.id_pattern})"
     return Patterns(
-        trigger=re.compile(rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"),
+        trigger=re.compile(
+            rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"
+            r"|(?<!:):*contentReference(?=\[oaicite:)"
+        ),
         trigger_chars=re.compile(rf"[{chars}]"),
         canonical=re.compile(
             rf"{re.escape(fmt.start)}({fams}){d}([^{re.escape(fmt.start + fmt.stop)}\n]{{0,{MAX_MARKER_BODY}}})"
@@ -72,6 +77,41 @@ DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3010\u3011\n\ue200\ue201
 ECHO_RE = re.compile(rf"\u3010({TURN_ID})\u3011")
 ENTITY_OPEN = re.compile(r'\[\s*["\u201c\u201d]')
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# what copying a ChatGPT answer leaves where a citation was: one or more colons, then this
+COPY_RESIDUE_RE = re.compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d{1,9}\}")
+_RESIDUE_PARTS = ("contentReference[oaicite:", None, "]{index=", None, "}")  # None: digits
+
+
+def open_copy_residue(text: str) -> int | None:
+    """Where copy residue that is still being written starts at the end of ``text`` (a stream may
+    not cut it in two), or None."""
+    window = max(0, len(text) - 80)
+    for pos in range(window, len(text)):
+        c = text[pos]
+        if c in ":c" and (pos == 0 or text[pos - 1] != ":") and _residue_prefix(text[pos:].lstrip(":")):
+            return pos
+    return None
+
+
+def _residue_prefix(rest: str) -> bool:
+    """Is ``rest`` (colons removed) the unfinished start of ``contentReference[oaicite:N]{index=N}``?"""
+    for part in _RESIDUE_PARTS:
+        if part is None:
+            digits = len(rest) - len(rest.lstrip("0123456789"))
+            if digits == len(rest):
+                return True  # the number may go on
+            if digits == 0:
+                return False
+            rest = rest[digits:]
+        elif len(rest) < len(part):
+            return part.startswith(rest)
+        elif not rest.startswith(part):
+            return False
+        else:
+            rest = rest[len(part) :]
+    return False  # complete: decided
+
+
 QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 

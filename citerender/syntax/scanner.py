@@ -17,6 +17,7 @@ from .escapes import normalize_escapes, printable
 from .format import DEFAULT_FORMAT, ITEM_SEPARATOR, WIDGET_FAMILIES, CitationFormat
 from .marks import remap, shift
 from .patterns import (
+    COPY_RESIDUE_RE,
     CURLY,
     DAGGER_RE,
     ECHO_RE,
@@ -62,7 +63,11 @@ class Scanner:
         marks: list[Mark] = []
         pos = start
         # Copy-paste forms need the slow pattern with alternatives; most texts have none.
-        copy_paste = ("turn" in text and any(f in text for f in self.fmt.families)) or "entity[" in text
+        copy_paste = (
+            ("turn" in text and any(f in text for f in self.fmt.families))
+            or "entity[" in text
+            or "contentReference[" in text
+        )
         search = (self.p.trigger if copy_paste else self.p.trigger_chars).search
         while True:
             m = search(text, pos, end)
@@ -344,6 +349,12 @@ class Scanner:
 
     def _copy_paste(self, i: int, end: int) -> Mark | None:
         text = self.text
+        if text[i] in ":c":
+            m = COPY_RESIDUE_RE.match(text, i, end)
+            if m is not None:
+                return Mark(
+                    MarkKind.DROPPED, i, m.end(), m.group(0), notes=(("CR212", "ChatGPT copy residue removed"),)
+                )
         if text.startswith("entity[", i):
             # only the real shape: ["type", "name", …] after a non-identifier boundary, so that
             # code such as config.entity["people"] or entity["name"] is never taken for a marker
