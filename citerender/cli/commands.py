@@ -202,7 +202,7 @@ def cmd_strip(a: argparse.Namespace) -> int:
     _refuse_overwriting_inputs(a.output, a.answer)
     text = _read_answer(a.answer)
     # residue in any form goes too; a link that removal made unsafe stays text (the output is Markdown)
-    out = guard_markdown(remove_residue(strip_citations(text)))
+    out = guard_markdown(remove_residue(strip_citations(text, tidy=True)))
     if a.output:
         write_atomic(a.output, out)
     else:

@@ -110,6 +110,9 @@ class InlinePass:
                 self.out.append(tok)
             elif t == "citation_dropped":
                 self.position(tok)
+                mark = tok.meta.get("mark")
+                if mark is None or mark.kind is not MarkKind.TEXT:  # a removal: its seam is tidied
+                    self.out.append(tok)
             elif t in ("citation_highlight_open", "citation_highlight_close"):
                 self.highlight(tok)
             elif t == "citation":
@@ -144,8 +147,9 @@ class InlinePass:
         if tok.content.strip():
             self.has_text = True
             self.line_has_text = True
-            if self.out and self.out[-1].type == "citation":
-                check_before_punctuation(self.st, self.out[-1], tok.content)
+            k = _last_kept(self.out, len(self.out))
+            if k >= 0 and self.out[k].type == "citation":
+                check_before_punctuation(self.st, self.out[k], tok.content)
         self.out.append(tok)
 
     def highlight(self, tok: Token) -> None:
@@ -188,21 +192,17 @@ class InlinePass:
         """The previous citation when only inline whitespace separates it from this one (the
         whitespace is dropped), else None."""
         out = self.out
-        prev = out[-1] if out else None
+        k = _last_kept(out, len(out))
+        prev = out[k] if k >= 0 else None
         gap = False
-        if (
-            prev is not None
-            and prev.type == "text"
-            and not prev.content.strip()
-            and len(out) > 1
-            and out[-2].type == "citation"
-            and "\n" not in prev.content
-        ):
-            gap, prev = True, out[-2]
+        if prev is not None and prev.type == "text" and not prev.content.strip() and "\n" not in prev.content:
+            k2 = _last_kept(out, k)
+            if k2 >= 0 and out[k2].type == "citation":
+                gap, prev = True, out[k2]
         if prev is None or prev.type != "citation" or prev.meta.get("in_link") != in_link:
             return None
         if gap:
-            out.pop()
+            del out[k]
         return prev
 
     def structure(self, tok: Token) -> None:
@@ -283,6 +283,14 @@ class InlinePass:
             off = where(tok)
             if st.original[off : off + len(mk.raw)] != mk.raw:
                 st.report("CR201", "marker written with literal escapes", off)
+
+
+def _last_kept(out: list[Token], before: int) -> int:
+    """Index of the last token before ``before`` that is not a removed mark (-1 if none)."""
+    k = before - 1
+    while k >= 0 and out[k].type == "citation_dropped":
+        k -= 1
+    return k
 
 
 def _token(kind: str, content: str = "", mark: Mark | None = None) -> Token:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from markdown_it.token import Token
 
 from ..sources.model import Source
+from ..syntax.marks import tidy_seam
 from ..syntax.types import Mark
 from .locate import where
 from .options import PluginOptions
@@ -85,15 +86,44 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
 
 
 def drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
-    out = []
+    """Remove citation groups left without a source and the tokens of dropped marks, tidying the
+    text either side so that no stray space is left (see :func:`tidy_seam`)."""
+    out: list[Token] = []
+    seam = False
     for tok in tokens:
         if tok.type == "citation" and not tok.meta.get("uses"):
             if st.spans is not None:
                 st.spans.extend(
                     (a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"], strict=False)
                 )
+            seam = True
             continue
         if tok.type == "citation_dropped":
+            seam = True
             continue
+        if seam:
+            _tidy(out[-1] if out else None, tok)
+            seam = False
         out.append(tok)
+    if seam:
+        _tidy(out[-1] if out else None, None)
     return out
+
+
+def _tidy(left: Token | None, right: Token | None) -> None:
+    """Tidy the text tokens around a removal (``None``: the block's edge)."""
+    if right is not None and right.type in ("softbreak", "hardbreak"):
+        right_text = "\n"
+    elif right is None:
+        right_text = ""
+    elif right.type == "text":
+        right_text = right.content
+    else:
+        return
+    if left is not None and left.type != "text":
+        return
+    new_left, new_right = tidy_seam(left.content if left is not None else "", right_text)
+    if left is not None:
+        left.content = new_left
+    if right is not None and right.type == "text":
+        right.content = new_right

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from .format import DEFAULT_FORMAT, CitationFormat
-from .marks import strip_marks
+from .marks import edit_text, strip_marks
 from .scanner import scan
 from .types import Citation, pop_locator
 
@@ -68,6 +68,7 @@ def strip_citations(
     citations: Iterable[Citation] | None = None,
     *,
     fmt: CitationFormat = DEFAULT_FORMAT,
+    tidy: bool = False,
 ) -> str:
     """Remove markers from ``text``.
 
@@ -76,15 +77,10 @@ def strip_citations(
     dialects included, keeping what they mean as text (entity names, highlighted words), and
     percent-encoded residue. The result is text: to publish it as Markdown, pass it through
     :func:`citerender.rendering.exports.markdown.guard_markdown` (``citerender strip`` does), since
-    a removal inside a URL can change what the URL means.
+    a removal inside a URL can change what the URL means. ``tidy`` (off: the guide's exact result)
+    leaves no stray space where something was removed: none before punctuation or a line end,
+    never two in a row.
     """
     if citations is None:
-        return strip_marks(text, scan(text, fmt=fmt))
-    pieces: list[str] = []
-    pos = 0
-    for c in sorted(citations, key=lambda c: c.start):
-        if c.start >= pos:
-            pieces.append(text[pos : c.start])
-        pos = max(pos, c.end)
-    pieces.append(text[pos:])
-    return "".join(pieces)
+        return strip_marks(text, scan(text, fmt=fmt), tidy=tidy)
+    return edit_text(text, ((c.start, c.end, "") for c in sorted(citations, key=lambda c: c.start)), tidy=tidy)

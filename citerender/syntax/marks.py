@@ -9,7 +9,17 @@ from dataclasses import replace
 from .escapes import OffsetMap
 from .types import Mark
 
-__all__ = ["SEPARATOR_CONTEXT", "ZWSP", "apply_marks", "needs_separator", "remap", "shift", "strip_marks"]
+__all__ = [
+    "CLOSING",
+    "SEPARATOR_CONTEXT",
+    "ZWSP",
+    "apply_marks",
+    "needs_separator",
+    "remap",
+    "shift",
+    "strip_marks",
+    "tidy_seam",
+]
 
 #: Put where a removal joined two pieces a URL could run across: invisible in prose, and no URL
 #: scheme may contain or start with it, so ``java`` + U+E201 + ``script:`` never becomes a link.
@@ -35,8 +45,31 @@ def needs_separator(before: str, after: str) -> bool:
     return _DEFINITION_START.search(before[-SEPARATOR_CONTEXT:]) is not None
 
 
-def strip_marks(text: str, marks: Iterable[Mark]) -> str:
-    """Like :func:`apply_marks`, also removing percent-encoded residue outside the marks."""
+#: what may follow a removal without the space before it (a sentence's punctuation, a close)
+CLOSING = ".,;:!?)]}\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001"
+
+
+def tidy_seam(left: str, right: str) -> tuple[str, str]:
+    """The text either side of a removal, without the space it would leave: none at the start of a
+    block, before punctuation or the end of a line, never two in a row (``Valid and invalid .`` ->
+    ``Valid and invalid.``; ``First  second`` -> ``First second``)."""
+    stripped = right.lstrip(" \t")
+    if not left:
+        return left, stripped
+    left_space, right_space = left[-1] in " \t", len(stripped) != len(right)
+    if not (left_space or right_space):
+        return left, right
+    after = stripped[:1]
+    if not after or after in "\n\r" or after in CLOSING:
+        return left.rstrip(" \t"), stripped
+    if left_space and right_space:
+        return left, stripped
+    return left, right
+
+
+def strip_marks(text: str, marks: Iterable[Mark], *, tidy: bool = False) -> str:
+    """Like :func:`apply_marks`, also removing percent-encoded residue outside the marks; with
+    ``tidy``, a removal leaves no stray space (:func:`tidy_seam`)."""
     edits = [(mk.start, mk.end, mk.text) for mk in marks]
     if "%" in text and _PCT_RESIDUE.search(text):
         spans = iter(edits)
@@ -48,14 +81,40 @@ def strip_marks(text: str, marks: Iterable[Mark]) -> str:
             if nxt is None or m.end() <= nxt[0]:
                 extra.append((m.start(), m.end(), ""))
         edits = sorted(edits + extra)
-    out: list[str] = []
+    return edit_text(text, edits, tidy=tidy)
+
+
+def edit_text(text: str, edits: Iterable[tuple[int, int, str]], *, tidy: bool) -> str:
+    """``text`` with each ``(start, end, replacement)`` applied, in order (an edit overlapping the
+    previous one only extends what is removed). With ``tidy``, each removal's seam is tidied."""
+    out: list[str] = [""]
     pos = 0
+    seam = False
     for start, end, rep in edits:
-        out.append(text[pos:start])
-        out.append(rep)
+        if start < pos:  # overlaps the previous edit: what it covers goes too (the guide's helper)
+            pos = max(pos, end)
+            continue
+        chunk = text[pos:start]
+        if seam:
+            chunk = tidy_into(out, chunk)
+        out.append(chunk + rep)
+        seam = tidy and not rep
         pos = end
-    out.append(text[pos:])
+    tail = text[pos:]
+    out.append(tidy_into(out, tail) if seam else tail)
     return "".join(out)
+
+
+def tidy_into(out: list[str], right: str) -> str:
+    """Tidy the seam between the last non-empty piece of ``out`` (changed in place) and
+    ``right``; returns the new ``right``. With nothing before, ``right`` starts the text."""
+    j = len(out) - 1
+    while j >= 0 and not out[j]:
+        j -= 1
+    left, right = tidy_seam(out[j] if j >= 0 else "", right)
+    if j >= 0:
+        out[j] = left
+    return right
 
 
 def apply_marks(text: str, marks: Iterable[Mark]) -> str:

@@ -17,7 +17,7 @@ from ...plugin.state import CitationState, Reference
 from ...sources.model import Registry, Source
 from ...syntax.escapes import contains_reserved
 from ...syntax.format import RESERVED_RE
-from ...syntax.marks import apply_marks
+from ...syntax.marks import apply_marks, tidy_into
 from ...syntax.residue import has_residue, remove_residue
 from ...syntax.scanner import scan
 from ..html import MAX_ANSWER_CHARS, make_markdown
@@ -80,10 +80,16 @@ def group_numbers(group: Token) -> list[int]:
 
 
 def rewrite(
-    p: Parsed, replace: Callable[[Token], str], *, tight: bool = False, positions: dict[int, int] | None = None
+    p: Parsed,
+    replace: Callable[[Token], str],
+    *,
+    tight: bool = False,
+    positions: dict[int, int] | None = None,
+    tidy: bool = True,
 ) -> str:
     """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
-    what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result."""
+    what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result. With
+    ``tidy``, a removal leaves no stray space (see :func:`citerender.syntax.marks.tidy_seam`)."""
     edits: list[tuple[int, int, str, Token | None]] = [(a, b, t, None) for a, b, t in p.state.spans or []]
     for g in p.groups:
         for i, (a, b) in enumerate(g.meta["spans"]):
@@ -91,7 +97,8 @@ def rewrite(
     edits.sort(key=lambda e: (e[0], e[1]))
     src = p.state.original
     out: list[str] = []
-    size = 0
+    at: list[tuple[int, int]] = []  # (id(group), index in out where its replacement goes)
+    seam = False
     pos = 0
     for a, b, text, group in edits:
         if a < pos:
@@ -99,14 +106,21 @@ def rewrite(
         chunk = src[pos:a]
         if tight and group is not None:
             chunk = chunk.rstrip(" \t")
+        if seam:
+            chunk = tidy_into(out, chunk)
         out.append(chunk)
-        size += len(chunk)
-        if group is not None and positions is not None:
-            positions[id(group)] = size
+        if group is not None:
+            at.append((id(group), len(out)))
         out.append(text)
-        size += len(text)
+        seam = tidy and not text
         pos = b
-    out.append(src[pos:])
+    tail = src[pos:]
+    out.append(tidy_into(out, tail) if seam else tail)
+    if positions is not None:
+        starts = [0]
+        for piece in out:
+            starts.append(starts[-1] + len(piece))
+        positions.update((gid, starts[k]) for gid, k in at)
     result = "".join(out)
     if contains_reserved(result):  # marks no rule placed (link attributes, image alt): remove them
         result = RESERVED_RE.sub("", apply_marks(result, scan(result)))
