@@ -13,6 +13,7 @@ import re
 from ..syntax.escapes import OffsetMap, normalize_escapes
 from ..syntax.format import CitationFormat
 from ..syntax.patterns import open_copy_residue
+from ..syntax.scanner import Scanner
 from ..syntax.types import MAX_MARKER_BODY
 
 __all__ = ["safe_end"]
@@ -73,6 +74,12 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
     # never end on a carriage return that a newline may follow (CRLF is one line break)
     if cut == n and buf.endswith("\r"):
         cut -= 1
+    if cut < n:  # a hold inside a mark that is already whole (a bracket inside a marker): cut before it
+        for mk in reversed(Scanner(buf, fmt).scan()):
+            if mk.start < cut < mk.end:
+                cut = mk.start
+            elif mk.end <= cut:
+                break
     start = _straddled(raw, buf, omap, cut)
     if start is None:
         return omap(cut) if omap else cut
