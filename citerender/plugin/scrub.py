@@ -12,6 +12,7 @@ from markdown_it.token import Token
 from ..syntax.escapes import printable
 from ..syntax.format import CitationFormat
 from ..syntax.marks import apply_marks
+from ..syntax.residue import PCT_RESIDUE
 from ..syntax.scanner import scan
 from .locate import Locator
 from .options import PluginOptions
@@ -19,7 +20,6 @@ from .state import CitationState
 
 __all__ = ["scrub_attr", "scrub_block", "scrub_inline"]
 
-_PCT_RESERVED = re.compile(r"%EE%88%8[0-6]", re.I)
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
 
@@ -74,7 +74,7 @@ def scrub_inline(
 
 
 def scrub_attr(value: str, fmt: CitationFormat) -> str:
-    value = _PCT_RESERVED.sub("", value)
+    value = PCT_RESIDUE.sub("", value)
     if any(c in value for c in fmt.marker_chars) or "\\u" in value.lower() or "&#" in value:
         value = apply_marks(value, scan(value, fmt=fmt))
         value = "".join(c for c in value if c not in fmt.marker_chars)

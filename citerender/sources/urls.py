@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -13,6 +14,7 @@ _STRIPPED = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 SAFE_SCHEMES = frozenset({"http", "https"})
 _MAX_DECODES = 8
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))  # skipped around a URL by browsers
 
 
 @lru_cache(maxsize=4096)
@@ -25,25 +27,28 @@ def safe_url(url: str | None) -> str | None:
     """
     if not url or url_has_residue(url):
         return None
-    decoded = url
-    for _ in range(_MAX_DECODES):  # unsafe once HTML entities are decoded, at any depth
-        once = html.unescape(decoded)
-        if once == decoded:
-            break
-        decoded = once
-        if _judge(decoded) is None:
-            return None
-    else:
+    decodings = list(_decodings(url))
+    if len(decodings) >= _MAX_DECODES:
         return None  # entities nested deeper than any real URL: refuse
+    if any(_judge(d) is None for d in decodings):
+        return None  # unsafe once HTML entities are decoded, at any depth
     return _judge(url)
 
 
+def _decodings(url: str) -> Iterator[str]:
+    """``url`` with HTML entities decoded once, twice, … until nothing changes (at most
+    :data:`_MAX_DECODES` times: nesting that deep is refused by :func:`safe_url`)."""
+    decoded = url
+    for _ in range(_MAX_DECODES):
+        once = html.unescape(decoded)
+        if once == decoded:
+            return
+        decoded = once
+        yield decoded
+
+
 def _judge(url: str) -> str | None:
-    cleaned = _STRIPPED.sub("", url).lstrip(
-        "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
-        "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
-        "\x1d\x1e\x1f\x20"
-    )
+    cleaned = _STRIPPED.sub("", url).lstrip(_C0_AND_SPACE)
     if not cleaned or "\\" in cleaned or any(ord(c) < 0x20 or ord(c) == 0x7F for c in cleaned):
         return None
     m = _SCHEME.match(cleaned)
@@ -62,13 +67,8 @@ def link_scheme(url: str) -> str | None:
     """The scheme a browser reads from ``url`` once a Markdown reader has decoded it: entities
     decoded, C0 controls and spaces trimmed, tabs and newlines dropped, then a letter and letters,
     digits, ``+-.`` up to a colon; None for a relative URL."""
-    decoded = url
-    for _ in range(_MAX_DECODES):
-        once = html.unescape(decoded)
-        if once == decoded:
-            break
-        decoded = once
-    cleaned = _STRIPPED.sub("", decoded).strip("".join(chr(c) for c in range(0x21)))
+    decoded = [url, *_decodings(url)][-1]  # the last decoding is what a reader sees
+    cleaned = _STRIPPED.sub("", decoded).strip(_C0_AND_SPACE)
     m = _SCHEME.match(cleaned)
     return m.group(1).lower() if m else None
 

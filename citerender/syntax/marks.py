@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from .escapes import OffsetMap
+from .residue import PCT_RESIDUE
 from .types import Mark
 
 __all__ = [
@@ -31,7 +32,6 @@ SEPARATOR_CONTEXT = 1024
 _JOINS_URL = re.compile(r"[A-Za-z0-9:&#;\\]")
 # a link reference definition's destination starts here (a label is at most 999 characters)
 _DEFINITION_START = re.compile(r"(?:\A|\n) {0,3}\[[^\]\n]{1,999}\]:[ \t]*\Z")
-_PCT_RESIDUE = re.compile(r"%EE%88%8[0-6]", re.I)
 
 
 def needs_separator(before: str, after: str) -> bool:
@@ -71,11 +71,11 @@ def strip_marks(text: str, marks: Iterable[Mark], *, tidy: bool = False) -> str:
     """Like :func:`apply_marks`, also removing percent-encoded residue outside the marks; with
     ``tidy``, a removal leaves no stray space (:func:`tidy_seam`)."""
     edits = [(mk.start, mk.end, mk.text) for mk in marks]
-    if "%" in text and _PCT_RESIDUE.search(text):
+    if "%" in text and PCT_RESIDUE.search(text):
         spans = iter(edits)
         nxt = next(spans, None)
         extra: list[tuple[int, int, str]] = []
-        for m in _PCT_RESIDUE.finditer(text):
+        for m in PCT_RESIDUE.finditer(text):
             while nxt is not None and nxt[1] <= m.start():
                 nxt = next(spans, None)
             if nxt is None or m.end() <= nxt[0]:

@@ -15,10 +15,12 @@ from urllib.parse import unquote
 from .escapes import ESCAPE_RE
 from .format import RESERVED_CHARS
 
-__all__ = ["RESIDUE", "clean_html", "has_residue", "remove_residue", "url_has_residue"]
+__all__ = ["PCT_RESIDUE", "RESIDUE", "clean_html", "has_residue", "remove_residue", "url_has_residue"]
 
 #: Raw reserved characters, their UTF-8 percent-encoding, and every literal escape of them.
-RESIDUE = re.compile(f"[{RESERVED_CHARS}]|%EE%88%8[0-6]|" + ESCAPE_RE.pattern, re.I)
+#: The UTF-8 percent-encoding of a reserved character (a marker character inside a URL).
+PCT_RESIDUE = re.compile(r"%EE%88%8[0-6]", re.I)
+RESIDUE = re.compile(f"[{RESERVED_CHARS}]|{PCT_RESIDUE.pattern}|" + ESCAPE_RE.pattern, re.I)
 # Attributes whose value a browser treats as a URL (our templates emit href and src only).
 _URL_ATTR = re.compile(
     r"""\s(?:href|src|srcset|action|formaction|poster|cite|background|xlink:href|data)\s*=\s*("[^"]*"|'[^']*')""",

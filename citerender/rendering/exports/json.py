@@ -11,8 +11,7 @@ from typing import Any
 
 from ...plugin.state import Reference
 from ...sources.urls import safe_url
-from ...syntax.residue import has_residue
-from .markdown import guard_markdown, unsafe_lines
+from .markdown import guard_markdown
 from .parsed import Parsed, finish, rewrite
 
 __all__ = ["SCHEMA_PATH", "to_json", "to_json_data"]
@@ -59,8 +58,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
     positions: dict[int, int] = {}
     clean = rewrite(p, lambda g: "", positions=positions)
-    if has_residue(clean) or unsafe_lines(clean, allow_html=p.allow_html):  # front ends render it as Markdown
-        clean = guard_markdown(finish(p, clean), allow_html=p.allow_html)
+    clean = guard_markdown(finish(p, clean), allow_html=p.allow_html)  # front ends render it as Markdown
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []
