@@ -193,7 +193,7 @@ _CODES = [
         "CR302",
         "in-code",
         Severity.WARNING,
-        "a marker inside a code span or code block was removed from the code",
+        "invisible marker characters inside a code span or code block were removed; the visible code is kept",
         "place citations outside code",
     ),
     Code(

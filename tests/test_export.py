@@ -85,7 +85,7 @@ def test_markdown_export_keeps_text_and_escapes_metadata() -> None:
     reg = registry_from_data([{"id": "a", "title": "A *bold* [title] <x>", "url": "javascript:alert(1)"}])
     p = parse_answer(expand("Keep `code {S}cite{D}a{E}` and **this**.{S}cite{D}a{E}"), reg)
     md = to_markdown(p)
-    assert md.startswith("Keep `code ` and **this**.[^1]\n")
+    assert md.startswith("Keep `code citea` and **this**.[^1]\n")  # code: only invisible characters go
     assert md.endswith("[^1]: A \\*bold\\* \\[title\\] \\<x\\>\n")
 
 

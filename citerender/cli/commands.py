@@ -195,14 +195,11 @@ def _refuse_overwriting_inputs(output: str | None, *inputs: str | None) -> None:
 
 
 def cmd_strip(a: argparse.Namespace) -> int:
-    from ..rendering.exports.markdown import guard_markdown
-    from ..syntax.guide import strip_citations
-    from ..syntax.residue import remove_residue
+    from ..rendering.exports.markdown import to_stripped
+    from ..rendering.exports.parsed import parse_answer
 
     _refuse_overwriting_inputs(a.output, a.answer)
-    text = _read_answer(a.answer)
-    # residue in any form goes too; a link that removal made unsafe stays text (the output is Markdown)
-    out = guard_markdown(remove_residue(strip_citations(text, tidy=True)))
+    out = to_stripped(parse_answer(_read_answer(a.answer)))
     if a.output:
         write_atomic(a.output, out)
     else:

@@ -13,6 +13,7 @@ from markdown_it.token import Token
 
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
+from .code import scrub_code, scrub_code_span
 from .locate import Locator, report_mark, where
 from .numbering import drop_empty_groups, report_uncited, resolve
 from .options import PluginOptions
@@ -25,7 +26,7 @@ from .placement import (
     report_verbatim_ids,
     verbatim_ids,
 )
-from .scrub import scrub_attr, scrub_block, scrub_inline
+from .scrub import scrub_attr, scrub_html_block, scrub_html_inline
 from .state import BibliographyMeta, CitationState, citation_meta, citation_state
 
 __all__ = ["citation_core"]
@@ -46,11 +47,10 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
 
     for tok in state.tokens:
-        if tok.type in ("fence", "code_block", "html_block"):
-            code = "CR311" if tok.type == "html_block" else "CR302"
-            tok.content = scrub_block(tok.content, st, loc, tok, code, opts)
-            if tok.info:
-                tok.info = scrub_block(tok.info, st, loc, tok, code, opts, header=True)
+        if tok.type == "html_block":
+            tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
+        elif tok.type in ("fence", "code_block"):
+            scrub_code(tok, st, loc, opts.fmt)
         elif tok.type == "inline" and tok.children is not None:
             if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, registry):
                 blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
@@ -213,15 +213,13 @@ class InlinePass:
             if kind is not None:
                 self.depth[kind] += tok.nesting
         if t == "code_inline":
-            tok.content = scrub_inline(
-                tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, "CR302", self.code_cursor
-            )
+            scrub_code_span(tok, self.st, self.loc, self.block, self.content, self.code_cursor, self.opts.fmt)
             visible = bool(tok.content.strip())
             self.line_has_text = self.line_has_text or visible
             self.has_text = self.has_text or visible
         elif t == "html_inline":
-            tok.content = scrub_inline(
-                tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, "CR311", self.code_cursor
+            tok.content = scrub_html_inline(
+                tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, self.code_cursor
             )
         elif t in ("link_open", "image"):
             self._attributes(tok)

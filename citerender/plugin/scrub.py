@@ -1,7 +1,5 @@
-"""Marks where no citation may stand — code, raw HTML, link attributes — removed and reported.
-
-Inside code only the marks go; what they mean (an entity's name) stays as text.
-"""
+"""Marks where no citation may stand — raw HTML, link attributes — removed and reported, with
+what they mean (an entity's name) kept as text. Code is ``code``'s: only invisible characters go."""
 
 from __future__ import annotations
 
@@ -18,48 +16,32 @@ from .locate import Locator
 from .options import PluginOptions
 from .state import CitationState
 
-__all__ = ["scrub_attr", "scrub_block", "scrub_inline"]
+__all__ = ["scrub_attr", "scrub_html_block", "scrub_html_inline"]
 
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
 
-def scrub_block(
-    text: str, st: CitationState, loc: Locator, block: Token, code: str, opts: PluginOptions, *, header: bool = False
-) -> str:
-    """Remove every mark from code or raw HTML, keeping what it means as text."""
+def scrub_html_block(text: str, st: CitationState, loc: Locator, block: Token, opts: PluginOptions) -> str:
+    """Remove every mark from a raw HTML block, keeping what it means as text."""
     if not opts.needs_attention(text):
         return text
     marks = scan(text, fmt=opts.fmt)
-    if not marks:
-        return text
-    place = "code" if code == "CR302" else "raw HTML"
     for mk in marks:
-        off, end = loc.span(block, text, mk.start, mk.raw, header=header)
+        off, end = loc.span(block, text, mk.start, mk.raw)
         if st.spans is not None:
             st.spans.append((off, end, mk.text))
-        line, _ = st.line_col(off)
-        if block.type == "fence" and _FENCE_LINE.match(st.line_text(line)):
-            st.report("CR304", f"marker {printable(mk.raw)} on a code-fence line removed", off)
-        else:
-            st.report(code, f"marker {printable(mk.raw)} removed from {place}", off)
-    return apply_marks(text, marks)
+        st.report("CR311", f"marker {printable(mk.raw)} removed from raw HTML", off)
+    return apply_marks(text, marks) if marks else text
 
 
-def scrub_inline(
-    text: str,
-    st: CitationState,
-    loc: Locator,
-    block: Token,
-    content: str,
-    fmt: CitationFormat,
-    code: str,
-    cursor: list[int],
+def scrub_html_inline(
+    text: str, st: CitationState, loc: Locator, block: Token, content: str, fmt: CitationFormat, cursor: list[int]
 ) -> str:
+    """Remove every mark from inline raw HTML found in ``content`` from ``cursor``."""
     marks = scan(text, fmt=fmt)
     if not marks:
         return text
-    place = "code" if code == "CR302" else "raw HTML"
-    start = content.find(text, cursor[0])  # the code span itself, after what was already placed
+    start = content.find(text, cursor[0])  # the HTML itself, after what was already placed
     start = cursor[0] if start == -1 else start
     for mk in marks:
         pos = content.find(mk.raw, max(start, cursor[0]))
@@ -69,7 +51,7 @@ def scrub_inline(
         off, end = loc.span(block, content, pos, mk.raw)
         if st.spans is not None:
             st.spans.append((off, end, mk.text))
-        st.report(code, f"marker {printable(mk.raw)} removed from {place}", off)
+        st.report("CR311", f"marker {printable(mk.raw)} removed from raw HTML", off)
     return apply_marks(text, marks)
 
 

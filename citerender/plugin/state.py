@@ -85,6 +85,9 @@ class CitationState:
     #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
     #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
     spans: list[tuple[int, int, str]] | None = None
+    #: with ``spans``: (start, end) of the code in the original text (code blocks by line, code
+    #: spans), where visible marker forms are the author's text and stay
+    code: list[tuple[int, int]] = field(default_factory=list)
 
     def begin(self, original: str, offsets: OffsetMap) -> None:
         """Start a (new) parse: positions refer to ``original`` from now on."""

@@ -4,7 +4,8 @@
 sequence — and returns what is safe to show now:
 
 * ``output="markdown"``: the answer's text with each citation replaced by stable placeholders
-  (``[^1]`` by default) for a front end that renders Markdown itself; markers in code are removed;
+  (``[^1]`` by default) for a front end that renders Markdown itself; in code only the invisible
+  marker characters go, the visible code is kept;
 * ``output="html"``: HTML for each block (paragraph, list, fence…) once it is complete.
 
 A marker is held back until it is decided (closed, broken by a newline or a new marker, or over
@@ -27,6 +28,7 @@ from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import CitationState, Reference
 from ..sources.model import Registry
+from ..syntax.format import RESERVED_RE
 from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
 from ..syntax.residue import RESIDUE, clean_html, has_residue
 from ..syntax.scanner import scan
@@ -165,16 +167,20 @@ class StreamRenderer:
         pos = 0
         for mk in scan(text, fmt=self.fmt, context=self._context):
             size += self._plain(text[pos : mk.start], out, cuts, size)
+            if self._in_code:  # the author's code: only the invisible characters go
+                kept = RESERVED_RE.sub("", mk.raw)
+                if kept != mk.raw:
+                    self._diagnostics.append(Diagnostic.make("CR302", "invisible marker characters removed from code"))
+                size += self._advance(kept, out)
+                pos = mk.end
+                continue
             for code, detail in mk.notes:
                 self._diagnostics.append(Diagnostic.make(code, detail))
             if mk.kind is MarkKind.CITATION and mk.citation is not None:
                 size += self._advance(mk.text, out)
-                if self._in_fence is None and self._ticks % 2 == 0:
-                    placeholder = "".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids))
-                    out.append(placeholder)
-                    size += len(placeholder)
-                else:
-                    self._diagnostics.append(Diagnostic.make("CR302", "marker removed from code"))
+                placeholder = "".join(self.placeholder.format(n=n) for n in self._numbers(mk.citation.source_ids))
+                out.append(placeholder)
+                size += len(placeholder)
             else:
                 cuts.append(size)
                 size += self._advance(mk.text, out)
@@ -192,11 +198,19 @@ class StreamRenderer:
         pos = 0
         for m in RESIDUE.finditer(text):
             copied += self._advance(text[pos : m.start()], out)
-            cuts.append(at + copied)
             pos = m.end()
+            if self._in_code and not RESERVED_RE.fullmatch(m.group(0)):
+                copied += self._advance(m.group(0), out)  # visible: the author's code, kept
+                continue
+            cuts.append(at + copied)
+            self._diagnostics.append(Diagnostic.make("CR109", "marker residue removed from the output"))
         copied += self._advance(text[pos:], out)
-        self._diagnostics.append(Diagnostic.make("CR109", "marker residue removed from the output"))
         return copied
+
+    @property
+    def _in_code(self) -> bool:
+        """Is the committed Markdown inside a fence or a code span?"""
+        return self._in_fence is not None or self._ticks % 2 == 1
 
     def _join_at_cuts(self, text: str, cuts: list[int]) -> str:
         """Where a removal joined two pieces of one word, put a zero-width space between them.

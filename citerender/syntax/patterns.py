@@ -134,8 +134,15 @@ def _entity_name_from(value: object, strict: bool) -> str | None:
     return None
 
 
+_ESCAPED_QUOTE = re.compile(r'\\+"')
+
+
 def entity_name(payload: str) -> str | None:
+    """The display name in a marker's entity payload, also when the answer went through JSON
+    once or twice more (``[\\"people\\", \\"Ada Lovelace\\", 0]``)."""
     payload = payload.translate(CURLY).strip()
+    if '\\"' in payload:
+        payload = _ESCAPED_QUOTE.sub('"', payload)
     try:
         name = entity_name_from(json.loads(payload))
     except (ValueError, RecursionError):

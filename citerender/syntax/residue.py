@@ -13,7 +13,7 @@ import re
 from urllib.parse import unquote
 
 from .escapes import ESCAPE_RE
-from .format import RESERVED_CHARS
+from .format import RESERVED_CHARS, RESERVED_RE
 
 __all__ = ["PCT_RESIDUE", "RESIDUE", "clean_html", "has_residue", "remove_residue", "url_has_residue"]
 
@@ -26,6 +26,9 @@ _URL_ATTR = re.compile(
     r"""\s(?:href|src|srcset|action|formaction|poster|cite|background|xlink:href|data)\s*=\s*("[^"]*"|'[^']*')""",
     re.I,
 )
+
+
+_CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.S | re.I)
 
 
 def has_residue(text: str) -> bool:
@@ -53,6 +56,7 @@ def _drop_url_attr(m: re.Match[str]) -> str:
 
 def clean_html(markup: str) -> tuple[str, bool]:
     """Remove residue from HTML; a URL attribute that holds any is removed whole, never cleaned.
+    Inside ``<code>`` only reserved characters go: visible escapes there are the author's code.
 
     Returns the markup and whether anything was removed. A NUL (from a source title, say) becomes
     U+FFFD, as every HTML parser would read it, so the page parses the same everywhere.
@@ -61,4 +65,14 @@ def clean_html(markup: str) -> tuple[str, bool]:
         markup = markup.replace("\x00", "\ufffd")
     if RESIDUE.search(markup) is None:
         return markup, False
-    return RESIDUE.sub("", _URL_ATTR.sub(_drop_url_attr, markup)), True
+    given = markup
+    markup = _URL_ATTR.sub(_drop_url_attr, markup)
+    out: list[str] = []
+    pos = 0
+    for m in _CODE.finditer(markup) if "<code" in markup else ():
+        out.append(RESIDUE.sub("", markup[pos : m.start()]))
+        out.append(RESERVED_RE.sub("", m.group(0)))
+        pos = m.end()
+    out.append(RESIDUE.sub("", markup[pos:]))
+    result = "".join(out)
+    return result, result != given

@@ -38,4 +38,4 @@ def to_csl_json(p: Parsed) -> str:
         if ref.places and any(pl.lines for pl in ref.places):
             item["note"] = lines_label(ref)
         items.append(item)
-    return finish(p, json.dumps(items, ensure_ascii=False, indent=2) + "\n")
+    return finish(p, "", json.dumps(items, ensure_ascii=False, indent=2) + "\n")

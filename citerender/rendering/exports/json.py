@@ -11,6 +11,7 @@ from typing import Any
 
 from ...plugin.state import Reference
 from ...sources.urls import safe_url
+from ...syntax.residue import remove_residue
 from .markdown import guard_markdown
 from .parsed import Parsed, finish, rewrite
 
@@ -42,7 +43,7 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
         {
             "number": r.number,
             "id": r.source.id,
-            "title": r.source.title,
+            "title": remove_residue(r.source.title) if r.source.title else r.source.title,
             "url": safe_url(r.source.url),
             "domain": r.source.domain,
             "updated": r.source.updated,
@@ -98,4 +99,4 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
 
 
 def to_json(p: Parsed) -> str:
-    return finish(p, json.dumps(to_json_data(p), ensure_ascii=False, indent=2) + "\n")
+    return finish(p, json.dumps(to_json_data(p), ensure_ascii=False, indent=2) + "\n")  # JSON: no raw character

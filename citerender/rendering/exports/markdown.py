@@ -13,7 +13,7 @@ from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
 
-__all__ = ["guard_markdown", "to_markdown", "unsafe_lines"]
+__all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
@@ -118,6 +118,12 @@ def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = Tru
     return "".join(out)
 
 
+def to_stripped(p: Parsed) -> str:
+    """The answer's Markdown with every mark removed (tidily; an entity keeps its name) and code
+    kept as written but for invisible characters; a link that removal made unsafe stays text."""
+    return guard_markdown(finish(p, rewrite(p, lambda g: "")), allow_html=p.allow_html)
+
+
 def to_markdown(p: Parsed) -> str:
     """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
     body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
@@ -137,4 +143,4 @@ def to_markdown(p: Parsed) -> str:
         if not ref.known:
             parts.append("unverified source")
         defs.append(f"[^{ref.number}]: " + ", ".join(parts))
-    return guard_markdown(finish(p, body + "\n\n" + "\n".join(defs) + "\n"), allow_html=p.allow_html)
+    return guard_markdown(finish(p, body + "\n\n", "\n".join(defs) + "\n"), allow_html=p.allow_html)

@@ -15,11 +15,9 @@ from ...errors import CiterenderError
 from ...options import RenderOptions
 from ...plugin.state import CitationState, Reference
 from ...sources.model import Registry, Source
-from ...syntax.escapes import contains_reserved
 from ...syntax.format import RESERVED_RE
-from ...syntax.marks import apply_marks, tidy_into
+from ...syntax.marks import tidy_into
 from ...syntax.residue import has_residue, remove_residue
-from ...syntax.scanner import scan
 from ..html import MAX_ANSWER_CHARS, make_markdown
 
 __all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]
@@ -67,12 +65,32 @@ def parse_answer(
     return Parsed(text, tokens, groups, st, allow_html=asked.html)
 
 
-def finish(p: Parsed, out: str) -> str:
-    """Remove marker characters or escapes that came from source metadata (titles, URLs, lines)."""
-    if not has_residue(out):
-        return out
-    p.state.report("CR109", "marker characters in source metadata removed from the output", None)
-    return remove_residue(out)
+def finish(p: Parsed, body: str, notes: str = "") -> str:
+    """``body`` (the answer, already clean: its code keeps the author's visible text) and
+    ``notes`` (from source metadata: titles, URLs, lines) with no marker character in any form
+    in the notes and no reserved character anywhere."""
+    clean_notes = remove_residue(notes)
+    clean_body = RESERVED_RE.sub("", body)
+    if clean_notes != notes or clean_body != body:
+        p.state.report("CR109", "marker characters in source metadata removed from the output", None)
+    return clean_body + clean_notes
+
+
+def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]]) -> str:
+    """``src[start:end]`` with residue removed outside code and reserved characters inside it."""
+    chunk = src[start:end]
+    if not has_residue(chunk):
+        return chunk
+    out: list[str] = []
+    pos = start
+    for a, b in code:
+        if b <= pos or a >= end:
+            continue
+        out.append(remove_residue(src[pos:a]) if a > pos else "")
+        out.append(RESERVED_RE.sub("", src[max(a, pos) : min(b, end)]))
+        pos = min(b, end)
+    out.append(remove_residue(src[pos:end]))
+    return "".join(out)
 
 
 def group_numbers(group: Token) -> list[int]:
@@ -96,6 +114,7 @@ def rewrite(
             edits.append((a, b, replace(g) if i == 0 else "", g if i == 0 else None))
     edits.sort(key=lambda e: (e[0], e[1]))
     src = p.state.original
+    code = sorted(p.state.code)
     out: list[str] = []
     at: list[tuple[int, int]] = []  # (id(group), index in out where its replacement goes)
     seam = False
@@ -103,7 +122,7 @@ def rewrite(
     for a, b, text, group in edits:
         if a < pos:
             continue
-        chunk = src[pos:a]
+        chunk = _clean(src, pos, a, code)
         if tight and group is not None:
             chunk = chunk.rstrip(" \t")
         if seam:
@@ -114,17 +133,14 @@ def rewrite(
         out.append(text)
         seam = tidy and not text
         pos = b
-    tail = src[pos:]
+    tail = _clean(src, pos, len(src), code)
     out.append(tidy_into(out, tail) if seam else tail)
     if positions is not None:
         starts = [0]
         for piece in out:
             starts.append(starts[-1] + len(piece))
         positions.update((gid, starts[k]) for gid, k in at)
-    result = "".join(out)
-    if contains_reserved(result):  # marks no rule placed (link attributes, image alt): remove them
-        result = RESERVED_RE.sub("", apply_marks(result, scan(result)))
-    return result
+    return "".join(out)
 
 
 def source_label(s: Source) -> str:

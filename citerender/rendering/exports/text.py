@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from markdown_it.token import Token
 
 from ...sources.urls import safe_url
+from ...syntax.residue import remove_residue
 from .parsed import Parsed, finish, group_numbers, lines_label, source_label
 
 __all__ = ["to_text"]
@@ -25,7 +26,9 @@ class _TextWriter:
         out: list[str] = []
         link_href: list[str | None] = []
         for t in tokens:
-            if t.type in ("text", "code_inline"):
+            if t.type == "text":
+                out.append(remove_residue(t.content))
+            elif t.type == "code_inline":
                 out.append(t.content)
             elif t.type in ("softbreak", "hardbreak"):
                 out.append("\n")
@@ -135,4 +138,4 @@ def to_text(p: Parsed) -> str:
         if not ref.known:
             bits.append("Unverified source")
         refs.append(f"[{ref.number}] " + ". ".join(b.rstrip(".") for b in bits) + ".")
-    return finish(p, body + "\n" + "\n".join(refs) + "\n")
+    return finish(p, body + "\n", "\n".join(refs) + "\n")

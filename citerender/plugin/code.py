@@ -1,0 +1,141 @@
+"""Code is the author's text: only the invisible reserved characters leave it.
+
+The parse runs on escape-normalised text (``\\ue200`` read as U+E200), so a code block or span
+would show a program's ``"\\ue200"`` as an invisible character. Each code token is read back
+from the original text instead; then only the reserved characters U+E200–U+E206 are removed (and
+reported). Escapes, ``entity[…]``, bracket forms and ``citeturn…`` stay exactly as written.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from markdown_it.token import Token
+
+from ..syntax.escapes import normalize_escapes
+from ..syntax.format import CitationFormat
+from .locate import Locator
+from .state import CitationState
+
+__all__ = ["scrub_code", "scrub_code_span"]
+
+_FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+
+
+@lru_cache(maxsize=32)
+def _invisible(chars: str) -> re.Pattern[str]:
+    return re.compile(f"[{re.escape(chars)}]+")
+
+
+def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat) -> None:
+    """A fence or indented code block (and a fence's info string) as written, minus the
+    invisible characters."""
+    removed: list[tuple[int, int]] = []
+    tok.content = _block_text(tok, st, loc, fmt, removed)
+    _report(st, removed, "CR302")
+    if tok.info:
+        removed = []
+        first = tok.map[0] if tok.map else 0
+        tok.info = _line_suffix(tok.info, first, st, loc, fmt, removed)
+        _report(st, removed, "CR304")
+
+
+def scrub_code_span(
+    tok: Token, st: CitationState, loc: Locator, block: Token, content: str, cursor: list[int], fmt: CitationFormat
+) -> None:
+    """A code span as written, minus the invisible characters; ``content`` is its inline
+    block's (normalised) source, searched from ``cursor``."""
+    text = tok.content
+    if st.spans is None and not st.offsets and not _invisible(fmt.marker_chars).search(text):
+        return
+    pos = content.find(text, cursor[0]) if text else -1
+    removed: list[tuple[int, int]] = []
+    if pos == -1:  # a span over several lines (newlines read as spaces): drop the characters only
+        found = _invisible(fmt.marker_chars).search(text)
+        if found is not None:
+            removed.append(loc.span(block, content, max(content.find(found.group(0), cursor[0]), 0), found.group(0)))
+        tok.content = _invisible(fmt.marker_chars).sub("", text)
+        _report(st, removed, "CR302")
+        return
+    cursor[0] = pos + len(text)
+    start, end = loc.span(block, content, pos, text)
+    original = st.original[start:end]
+    if _normalised(original) == text:
+        tok.content = _remove(original, start, fmt, removed)
+        if st.spans is not None:
+            st.code.append((start, end))
+    else:  # not where expected: keep the parsed text, minus the characters (rare)
+        removed.extend(
+            loc.span(block, content, pos + m.start(), m.group(0)) for m in _invisible(fmt.marker_chars).finditer(text)
+        )
+        tok.content = _invisible(fmt.marker_chars).sub("", text)
+    _report(st, removed, "CR302")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _normalised(text: str) -> str:
+    return normalize_escapes(text)[0]
+
+
+def _remove(text: str, start: int, fmt: CitationFormat, removed: list[tuple[int, int]]) -> str:
+    """``text`` (at ``start`` in the original) without invisible characters; their spans go to
+    ``removed``."""
+    pattern = _invisible(fmt.marker_chars)
+    found = [(start + m.start(), start + m.end()) for m in pattern.finditer(text)]
+    removed.extend(found)
+    return pattern.sub("", text) if found else text
+
+
+def _block_text(
+    tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, removed: list[tuple[int, int]]
+) -> str:
+    content = tok.content
+    if st.spans is None and not st.offsets and not _invisible(fmt.marker_chars).search(content):
+        return content
+    first = (tok.map[0] if tok.map else 0) + (1 if tok.type == "fence" else 0)
+    lines = content.split("\n")
+    out = [_line_suffix(line, first + j, st, loc, fmt, removed) for j, line in enumerate(lines)]
+    return "\n".join(out)
+
+
+def _line_suffix(
+    line: str, index: int, st: CitationState, loc: Locator, fmt: CitationFormat, removed: list[tuple[int, int]]
+) -> str:
+    """A code line as the original text has it. markdown-it's code lines are a suffix of their
+    source line, after container prefixes, possibly with spaces for a partly used tab."""
+    starts = loc.starts
+    if not line or index >= len(starts):
+        return line
+    norm_start = starts[index]
+    norm_end = starts[index + 1] - 1 if index + 1 < len(starts) else len(loc.src)
+    source = loc.src[norm_start:norm_end]
+    pad = len(line) - len(line.lstrip(" "))
+    for p in range(pad + 1):
+        rest = line[p:]
+        if rest and source.endswith(rest):
+            omap = st.offsets
+            a, b = omap(norm_end - len(rest)), omap(norm_end)
+            if st.spans is not None:
+                st.code.append((a, b))
+            return line[:p] + _remove(st.original[a:b], a, fmt, removed)
+        if line[p : p + 1] != " ":
+            break
+    return _invisible(fmt.marker_chars).sub("", line)  # not found: keep what was parsed, minus the characters
+
+
+def _report(st: CitationState, removed: list[tuple[int, int]], code: str) -> None:
+    if not removed:
+        return
+    if st.spans is not None:
+        st.spans.extend((a, b, "") for a, b in removed)
+    count = sum(b - a for a, b in removed)
+    first = removed[0][0]
+    what = f"{count} invisible marker character{'s' if count > 1 else ''}"
+    line, _ = st.line_col(first)
+    if code == "CR304" or _FENCE_LINE.match(st.line_text(line)):
+        st.report("CR304", f"{what} removed from a code-fence line", first)
+    else:
+        st.report("CR302", f"{what} removed from code; the visible code is kept as written", first)
