@@ -102,6 +102,20 @@ _CODES = [
         "a line locator cites a source that has no numbered lines",
         "drop the locator or give the source numbered lines",
     ),
+    Code(
+        "CR112",
+        "no-sources",
+        Severity.WARNING,
+        "the answer was rendered without sources: its citations are shown but none could be checked",
+        "pass the sources the model saw (--sources FILE, or a registry)",
+    ),
+    Code(
+        "CR113",
+        "repo-file-missing",
+        Severity.ERROR,
+        "a Codex file citation names a file the repository checkout does not have (or a path outside it)",
+        "cite files of the repository, or point --repo at the checkout the answer was written from",
+    ),
     # recognised dialects: read and rendered for what they mean
     Code(
         "CR201",
@@ -180,6 +194,13 @@ _CODES = [
         Severity.WARNING,
         "ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) was removed",
         "copy the answer with its sources, or export it, instead of copying the page text",
+    ),
+    Code(
+        "CR213",
+        "codex-file-citation",
+        Severity.INFO,
+        "a Codex file citation (【F:path†L10-L20】) was read as a citation of a repository file",
+        "no fix needed; give --repo (checkout) or --repo-url (web address) to quote and link the lines",
     ),
     # placement, from the guide's prompt rules
     Code(

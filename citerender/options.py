@@ -10,17 +10,31 @@ the answer shown as text (a model cannot make readers' browsers fetch a URL).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
-__all__ = ["IMAGE_POLICIES", "STYLES", "UNKNOWN_POLICIES", "ImagePolicy", "RenderOptions", "Style", "UnknownPolicy"]
+__all__ = [
+    "IMAGE_POLICIES",
+    "MARKDOWN_PRESETS",
+    "STYLES",
+    "UNKNOWN_POLICIES",
+    "ImagePolicy",
+    "MarkdownPreset",
+    "RenderOptions",
+    "Style",
+    "UnknownPolicy",
+]
 
 Style = Literal["footnotes", "superscript", "hovercard"]
 UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
+MarkdownPreset = Literal["full", "commonmark"]
+MARKDOWN_PRESETS: tuple[str, ...] = get_args(MarkdownPreset)
+_ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 STYLES: tuple[str, ...] = get_args(Style)
 UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
 IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
@@ -41,6 +55,12 @@ class RenderOptions:
     :param images: ``text`` shows Markdown images from the answer as ``[image: alt]``; ``keep``
         renders them (readers' browsers then fetch them).
     :param standalone: a complete page with the CSS inlined, instead of a fragment.
+    :param markdown: ``full`` reads Markdown as models write it (tables, strikethrough, task
+        lists, bare URLs, footnotes, math, highlighted code, heading anchors); ``commonmark`` is
+        the strict CommonMark preset.
+    :param id_prefix: put before every HTML id (``a1-cite-1``), so several answers share a page.
+    :param repo: a repository checkout that Codex file citations (``【F:path†L10-L20】``) are read from.
+    :param repo_url: the repository's web address; each file citation links to ``URL/path#L10-L20``.
     """
 
     style: Style = "footnotes"
@@ -52,14 +72,30 @@ class RenderOptions:
     html: bool = False
     images: ImagePolicy = "text"
     standalone: bool = False
+    markdown: MarkdownPreset = "full"
+    id_prefix: str = ""
+    repo: str | None = None
+    repo_url: str | None = None
 
     def __post_init__(self) -> None:
-        for name, allowed in (("style", STYLES), ("unknown", UNKNOWN_POLICIES), ("images", IMAGE_POLICIES)):
+        choices = (
+            ("style", STYLES),
+            ("unknown", UNKNOWN_POLICIES),
+            ("images", IMAGE_POLICIES),
+            ("markdown", MARKDOWN_PRESETS),
+        )
+        for name, allowed in choices:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
         if not isinstance(self.fmt, CitationFormat):
             raise TypeError(f"fmt must be a CitationFormat, not {type(self.fmt).__name__}")
+        if self.id_prefix and not _ID_PREFIX.fullmatch(self.id_prefix):
+            raise ValueError(
+                f"id_prefix must be a letter then up to 63 letters, digits, '-' or '_', not {self.id_prefix[:80]!r}"
+            )
+        if isinstance(self.repo, Path):
+            object.__setattr__(self, "repo", str(self.repo))
 
     @property
     def families(self) -> tuple[str, ...]:

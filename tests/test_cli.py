@@ -70,7 +70,7 @@ def test_render_fragment_and_page(tmp_path: Path) -> None:
     assert html.startswith("<!DOCTYPE html>") and "citerender-card" in html
     assert not list(tmp_path.glob(".*tmp"))
     r = run("render", str(HB / "answer.md"), "--sources", str(HB / "answer.sources.json"))
-    assert r.returncode == 0 and r.stdout.startswith("<h1>")
+    assert r.returncode == 0 and r.stdout.startswith('<h1 id="can-i-work-from-home">')
 
 
 def test_render_unknown_error_writes_nothing(tmp_path: Path) -> None:

@@ -15,7 +15,9 @@ REGISTRY = load_sources(FIXTURES / "diagnostics.sources.json")
 
 @pytest.mark.parametrize("line,title,text,expected", CASES, ids=[c[1] for c in CASES])
 def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> None:
-    diags = check(expand(text), REGISTRY)
+    # "[no sources]" in a title: checked without a registry; "[repo]": against fixtures/repo
+    registry = None if "[no sources]" in title else REGISTRY
+    diags = check(expand(text), registry, repo=str(FIXTURES / "repo") if "[repo]" in title else None)
     if "CR308" not in title:
         diags = [d for d in diags if d.code != "CR308"]
     got = "\n".join(f"{d.code} {d.line}:{d.column}" for d in diags)

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from citerender import CiterenderError, check, render, strip_citations
 from citerender.plugin.rules import MAX_MARKERS
 from citerender.rendering.exports.csl import to_csl_json
-from citerender.rendering.exports.json import to_json
+from citerender.rendering.exports.json import to_json, to_json_data
 from citerender.rendering.exports.markdown import to_markdown
 from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
@@ -197,6 +197,10 @@ def assert_well_formed(html: str) -> None:
     assert _shape(html, "html5lib") == _shape(html, "html.parser")
 
 
+def _has_code(text: str) -> bool:
+    return "`" in text or "~~~" in text or re.search(r"(?m)^(?: {4}|\t)", text) is not None
+
+
 def _pipeline(text: str, reg: Registry, combos: list[tuple[str, str]]) -> None:
     try:
         diags = check(text, reg)
@@ -215,8 +219,14 @@ def _pipeline(text: str, reg: Registry, combos: list[tuple[str, str]]) -> None:
         assert_well_formed(page)
         assert_no_live_script_url(r.html)
     p = parse_answer(text, reg)
-    for out in (to_markdown(p), to_text(p), to_json(p), to_csl_json(p)):
-        assert_no_marker(out)
+    assert_no_marker(to_markdown(p), markdown=True)
+    assert_no_marker(to_json_data(p)["text"], markdown=True)
+    assert_no_marker(to_csl_json(p))
+    for out in (to_text(p), to_json(p)):  # their code is not delimited: strict when there is none
+        if _has_code(text):
+            assert not re.search("[\ue200-\ue206]", out)
+        else:
+            assert_no_marker(out)
     for link in markdown_links(to_markdown(p)):
         assert not is_live_link(link), link
     assert_no_marker(strip_citations(text))

@@ -48,7 +48,9 @@ def test_mkdocs_material_site(tmp_path: Path) -> None:
     two = BeautifulSoup((site / "two" / "index.html").read_text(encoding="utf-8"), "html.parser")
     assert one.select_one("article .citerender-hovercard") is not None
     assert [c.get_text() for c in two.select("article .citerender-hc-trigger")] == ["[1]", "[1, 2]"]
-    assert two.select_one("article .citerender-bibliography #ref-2 .citerender-ref-title").get_text() == "Source one"
+    assert (
+        two.select_one("article .citerender-bibliography #two-ref-2 .citerender-ref-title").get_text() == "Source one"
+    )
     assert one.find("pre").get_text().strip() == "x = 1  cites1"  # code: only invisible characters go
     for doc in (one, two):
         links = [ln["href"] for ln in doc.find_all("link", rel="stylesheet") if "citerender" in ln["href"]]
@@ -80,7 +82,7 @@ def test_sphinx_myst_build(tmp_path: Path) -> None:
     two = BeautifulSoup((out / "two.html").read_text(encoding="utf-8"), "html.parser")
     cites = two.select("sup.citerender-cite")
     assert [c.get_text() for c in cites] == ["[1]", "[1, 2]"]
-    assert two.select_one(".citerender-bibliography #ref-1 .citerender-ref-title").get_text() == "Source two"
+    assert two.select_one(".citerender-bibliography #two-ref-1 .citerender-ref-title").get_text() == "Source two"
     assert two.find("link", href="_static/citerender.css") is not None
     assert (out / "_static" / "citerender.css").is_file()
     for p in out.rglob("*.html"):
@@ -116,3 +118,71 @@ def test_flask_example_serves_a_rendered_answer() -> None:
     assert_no_marker(page.get_data(as_text=True))
     css = client.get("/citerender.css")
     assert css.status_code == 200 and css.mimetype == "text/css"
+
+
+def _mkdocs(root: Path) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` (not ``-q``: quiet mode drops warnings before strict counts them)."""
+    (root / "mkdocs.yml").write_text("site_name: t\ntheme: {name: material}\nplugins: [citerender]\n", encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True, text=True
+    )
+
+
+def test_mkdocs_strict_fails_on_error_diagnostics_with_file_and_line(tmp_path: Path) -> None:
+    _site(tmp_path)
+    (tmp_path / "docs" / "two.md").write_text(expand("# Two\n\nA claim.{S}cite{D}nosuch{E}\n"), encoding="utf-8")
+    r = _mkdocs(tmp_path)
+    assert r.returncode != 0
+    assert "two.md:3:9: CR101 [error] unknown source id 'nosuch'" in r.stderr
+
+
+def test_mkdocs_does_not_publish_sources_files(tmp_path: Path) -> None:
+    docs = _site(tmp_path)
+    (docs / "data").mkdir()
+    (docs / "data" / "three.json").write_text(json.dumps(SOURCES), encoding="utf-8")
+    (docs / "three.md").write_text(expand("---\nsources: data/three.json\n---\nA.{S}cite{D}s1{E}\n"), encoding="utf-8")
+    r = _mkdocs(tmp_path)
+    assert r.returncode == 0, r.stderr
+    site = tmp_path / "site"
+    assert not list(site.rglob("*.sources.*")) and not (site / "data" / "three.json").exists()
+    assert (site / "three" / "index.html").is_file()
+
+
+def test_mkdocs_page_without_sources_says_so(tmp_path: Path) -> None:
+    docs = _site(tmp_path)
+    (docs / "four.md").write_text(expand("A claim.{S}cite{D}s1{E}\n"), encoding="utf-8")
+    r = _mkdocs(tmp_path)
+    assert r.returncode == 0, r.stderr  # a warning diagnostic is information for MkDocs, not a failure
+    assert "four.md:1:1: CR112 [warning] rendered without sources" in r.stderr
+    four = BeautifulSoup((tmp_path / "site" / "four" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert four.select_one("article .citerender-ref-note").get_text() == "unverified: rendered without sources"
+
+
+def _sphinx(root: Path, page: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    docs = _site(root)
+    (docs / "conf.py").write_text(
+        'project = "cited"\nextensions = ["myst_parser", "citerender.sphinx"]\n'
+        'source_suffix = {".md": "markdown"}\nexclude_patterns = ["_build"]\n',
+        encoding="utf-8",
+    )
+    (docs / "index.md").write_text(expand(page) + "\n```{toctree}\ntwo\n```\n", encoding="utf-8")
+    out = root / "html"
+    r = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "-q", str(docs), str(out)], capture_output=True, text=True
+    )
+    return r, out
+
+
+def test_sphinx_warns_on_errors_and_scrubs_its_source_copies(tmp_path: Path) -> None:
+    bad = PAGE_ONE.replace("A claim.{S}cite{D}s1{D}L2{E}", "A claim.{S}cite{D}nosuch{E}")
+    r, _ = _sphinx(tmp_path / "bad", bad)
+    assert r.returncode != 0 and "CR101 [error] unknown source id 'nosuch'" in r.stderr
+    assert "index.md:11: WARNING: CR101 [error]" in r.stderr  # the document and its line, front matter counted
+    r, out = _sphinx(tmp_path / "good", PAGE_ONE)
+    assert r.returncode == 0, r.stderr
+    copies = list((out / "_sources").glob("*.txt"))
+    assert copies
+    for copy in copies:
+        text = copy.read_text(encoding="utf-8")
+        assert not any("\ue200" <= c <= "\ue206" for c in text), copy
+    assert "x = 1  cites1" in (out / "_sources" / "index.md.txt").read_text(encoding="utf-8")  # code kept

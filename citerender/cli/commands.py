@@ -215,10 +215,36 @@ def _options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         style=a.style,
         theme=a.theme,
         unknown=a.unknown,
-        list_all=getattr(a, "all_sources", None),
-        html=getattr(a, "allow_html", None),
+        markdown=a.markdown,
+        id_prefix=a.id_prefix,
+        repo=a.repo,
+        repo_url=a.repo_url,
+        list_all=getattr(a, "all_sources", None) or None,
+        html=getattr(a, "allow_html", None) or None,
         **extra,
     )
+
+
+# what each output format ignores: giving it is an error, never silence
+_NO_EFFECT = {
+    "html": (),
+    "pdf": ("standalone",),
+    "markdown": ("style", "theme", "standalone"),
+    "json": ("style", "theme", "standalone"),
+    "text": ("style", "theme", "standalone", "allow_html", "id_prefix"),
+    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix"),
+}
+
+
+def _refuse_options_without_effect(a: argparse.Namespace) -> None:
+    given = [name for name in _NO_EFFECT[a.to] if getattr(a, name, None)]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        why = "a PDF is always a complete page" if a.to == "pdf" else f"--to {a.to} has no styles, themes or pages"
+        raise CiterenderError(
+            f"{flags} {'has' if len(given) == 1 else 'have'} no effect with --to {a.to} ({why})",
+            hint=f"drop {flags}, or render HTML (--to html)",
+        )
 
 
 def cmd_render(a: argparse.Namespace) -> int:
@@ -226,6 +252,7 @@ def cmd_render(a: argparse.Namespace) -> int:
     from ..rendering.html import UnknownSourceError, render
 
     _refuse_overwriting_inputs(a.output, a.answer, getattr(a, "sources", None))
+    _refuse_options_without_effect(a)
     text, registry = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to == "pdf" and not a.output:
@@ -245,9 +272,10 @@ def cmd_render(a: argparse.Namespace) -> int:
         from ..rendering.exports.parsed import parse_answer
         from ..rendering.exports.text import to_text
 
-        parsed = parse_answer(text, registry, _options(a), unknown="keep" if a.unknown == "error" else a.unknown)
+        unknown = _options(a).unknown
+        parsed = parse_answer(text, registry, _options(a), unknown="keep" if unknown == "error" else unknown)
         diags = parsed.diagnostics
-        if a.unknown == "error" and parsed.state.unknown_ids:
+        if unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)
             print(
                 f"{name}: unknown source id(s): {', '.join(map(repr, dict.fromkeys(parsed.state.unknown_ids)))}",

@@ -34,15 +34,23 @@ def _add_from(q: argparse.ArgumentParser) -> None:
 
 
 def _add_render_options(q: argparse.ArgumentParser) -> None:
-    """``--style``, ``--theme``, ``--unknown``: defaults from :class:`RenderOptions`, as everywhere."""
-    from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
+    """The render options, with the defaults of :class:`RenderOptions` (as everywhere); left
+    ``None`` here so that ``render`` can tell an option given for a format it does not affect."""
+    from ..options import MARKDOWN_PRESETS, STYLES, UNKNOWN_POLICIES, RenderOptions
 
     d = RenderOptions()
-    q.add_argument("--style", choices=STYLES, default=d.style, help=f"citation style (default: {d.style})")
-    q.add_argument("--theme", default=str(d.theme), help="built-in theme name or a theme folder")
+    q.add_argument("--style", choices=STYLES, help=f"citation style (default: {d.style})")
+    q.add_argument("--theme", help=f"built-in theme name or a theme folder (default: {d.theme})")
+    q.add_argument("--unknown", choices=UNKNOWN_POLICIES, help=f"ids the sources lack (default: {d.unknown})")
     q.add_argument(
-        "--unknown", choices=UNKNOWN_POLICIES, default=d.unknown, help=f"ids the sources lack (default: {d.unknown})"
+        "--markdown",
+        choices=MARKDOWN_PRESETS,
+        help=f"Markdown features: full (task lists, bare URLs, footnotes, math, highlighting) or strict commonmark"
+        f" (default: {d.markdown})",
     )
+    q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
+    q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")
+    q.add_argument("--repo-url", metavar="URL", help="repository web address: file citations link to URL/path#L10-L20")
 
 
 def _add_unit_options(q: argparse.ArgumentParser) -> None:

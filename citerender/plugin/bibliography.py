@@ -48,6 +48,7 @@ class Entry(NamedTuple):
     merged: list[str]
     backlinks: list[Backlink]
     backlinks_html: Any  # Markup: the back-link list, built once in Python for speed
+    note: str = ""  # why an entry is unverified
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
@@ -100,6 +101,7 @@ def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:
                 updated=s.updated,
                 id=s.id,
                 known=ref.known,
+                note="" if ref.known else f"unverified: {ref.unverified}",
                 merged=[m.title or m.id for m in ref.merged],
                 backlinks=backlinks,
                 backlinks_html=backlinks_html(ref.number, backlinks),
@@ -132,7 +134,7 @@ def render_bibliography(references: Sequence[Reference], style: str, heading: st
             u = escape(e.updated)
             out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
         if not e.known:
-            out.append(' <span class="citerender-ref-note">unverified: not in the sources</span>')
+            out.append(f' <span class="citerender-ref-note">{escape(e.note)}</span>')
         if e.merged:
             out.append(
                 f' <span class="citerender-ref-merged">also cited as {escape(", ").join(Markup("<bdi>%s</bdi>") % m for m in e.merged)}</span>'

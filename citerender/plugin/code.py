@@ -18,7 +18,7 @@ from ..syntax.format import CitationFormat
 from .locate import Locator
 from .state import CitationState
 
-__all__ = ["scrub_code", "scrub_code_span"]
+__all__ = ["scrub_code", "scrub_code_span", "scrub_math"]
 
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
@@ -26,6 +26,18 @@ _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 @lru_cache(maxsize=32)
 def _invisible(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{re.escape(chars)}]+")
+
+
+def scrub_math(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, *, offset: int) -> None:
+    """A formula (inline or block) minus the invisible characters; TeX is not read back from the
+    original (a formula is rendered, not shown as written). ``offset``: where it is reported."""
+    pattern = _invisible(fmt.marker_chars)
+    count = sum(len(m.group(0)) for m in pattern.finditer(tok.content))
+    if count:
+        tok.content = pattern.sub("", tok.content)
+        st.report(
+            "CR302", f"{count} invisible marker character{'s' if count > 1 else ''} removed from a formula", offset
+        )
 
 
 def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat) -> None:
@@ -45,31 +57,33 @@ def scrub_code_span(
     tok: Token, st: CitationState, loc: Locator, block: Token, content: str, cursor: list[int], fmt: CitationFormat
 ) -> None:
     """A code span as written, minus the invisible characters; ``content`` is its inline
-    block's (normalised) source, searched from ``cursor``."""
+    block's (normalised) source, searched from ``cursor``. A span over several lines is read
+    line by line (markdown-it shows its line breaks as spaces)."""
     text = tok.content
-    if st.spans is None and not st.offsets and not _invisible(fmt.marker_chars).search(text):
+    invisible = _invisible(fmt.marker_chars)
+    if st.spans is None and not st.offsets and not invisible.search(text):
         return
-    pos = content.find(text, cursor[0]) if text else -1
+    found = re.compile(re.escape(text).replace("\\ ", "[ \n]")).search(content, cursor[0]) if text else None
     removed: list[tuple[int, int]] = []
-    if pos == -1:  # a span over several lines (newlines read as spaces): drop the characters only
-        found = _invisible(fmt.marker_chars).search(text)
-        if found is not None:
-            removed.append(loc.span(block, content, max(content.find(found.group(0), cursor[0]), 0), found.group(0)))
-        tok.content = _invisible(fmt.marker_chars).sub("", text)
-        _report(st, removed, "CR302")
-        return
-    cursor[0] = pos + len(text)
-    start, end = loc.span(block, content, pos, text)
-    original = st.original[start:end]
-    if _normalised(original) == text:
-        tok.content = _remove(original, start, fmt, removed)
-        if st.spans is not None:
-            st.code.append((start, end))
+    pieces: list[tuple[str, int, int]] = []  # (original text, start, end) of each line of the span
+    if found is not None:
+        cursor[0] = found.end()
+        pos = found.start()
+        for segment in found.group(0).split("\n"):
+            start, end = loc.span(block, content, pos, segment)
+            pieces.append((st.original[start:end], start, end))
+            pos += len(segment) + 1
+    if found is not None and _normalised(" ".join(p for p, _, _ in pieces)) == text:
+        out = []
+        for original, start, end in pieces:
+            out.append(_remove(original, start, fmt, removed))
+            if st.spans is not None:
+                st.code.append((start, end))
+        tok.content = " ".join(out)
     else:  # not where expected: keep the parsed text, minus the characters (rare)
-        removed.extend(
-            loc.span(block, content, pos + m.start(), m.group(0)) for m in _invisible(fmt.marker_chars).finditer(text)
-        )
-        tok.content = _invisible(fmt.marker_chars).sub("", text)
+        pos = found.start() if found is not None else max(content.find(text), 0)
+        removed.extend(loc.span(block, content, pos + m.start(), m.group(0)) for m in invisible.finditer(text))
+        tok.content = invisible.sub("", text)
     _report(st, removed, "CR302")
 
 

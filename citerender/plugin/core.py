@@ -13,7 +13,7 @@ from markdown_it.token import Token
 
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
-from .code import scrub_code, scrub_code_span
+from .code import scrub_code, scrub_code_span, scrub_math
 from .locate import Locator, report_mark, where
 from .numbering import drop_empty_groups, report_uncited, resolve
 from .options import PluginOptions
@@ -33,11 +33,15 @@ __all__ = ["citation_core"]
 
 _DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _NAV_FAMILIES = ("navlist", "filenavlist")
+_MATH_BLOCKS = ("math_block", "math_block_label")
+_MATH_INLINE = ("math_inline", "math_inline_double")
 
 
 def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     """Core rule (see the module docstring)."""
     st = citation_state(state.env, opts.registry)
+    if opts.options.id_prefix and not st.id_prefix:
+        st.id_prefix = opts.options.id_prefix + "-"
     if not st.original:
         st.original = state.src
     registry = st.registry
@@ -51,6 +55,8 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
         elif tok.type in ("fence", "code_block"):
             scrub_code(tok, st, loc, opts.fmt)
+        elif tok.type in _MATH_BLOCKS:
+            scrub_math(tok, st, loc, opts.fmt, offset=loc.offset(tok, tok.content, None, ""))
         elif tok.type == "inline" and tok.children is not None:
             if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, registry):
                 blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
@@ -183,7 +189,7 @@ class InlinePass:
         meta["in_link"] = in_link
         meta["title"] = mk.citation.title if mk.citation and mk.citation.family in _NAV_FAMILIES else None
         st.places += 1
-        meta["anchor"] = f"cite-{st.places}"
+        meta["anchor"] = f"{st.id_prefix}cite-{st.places}"
         resolve(tok, mk, st, self.opts)
         self.out.append(tok)
         self.line_cites.append(tok)
@@ -217,6 +223,10 @@ class InlinePass:
             visible = bool(tok.content.strip())
             self.line_has_text = self.line_has_text or visible
             self.has_text = self.has_text or visible
+        elif t in _MATH_INLINE:
+            scrub_math(
+                tok, self.st, self.loc, self.opts.fmt, offset=self.loc.offset(self.block, self.content, None, "")
+            )
         elif t == "html_inline":
             tok.content = scrub_html_inline(
                 tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, self.code_cursor

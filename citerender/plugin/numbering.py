@@ -11,7 +11,7 @@ from .locate import where
 from .options import PluginOptions
 from .state import CitationState, CitingPlace, Reference, RefUse
 
-__all__ = ["drop_empty_groups", "lookup", "reference_for", "report_uncited", "resolve"]
+__all__ = ["drop_empty_groups", "lookup", "reference_for", "repo_lookup", "report_uncited", "resolve"]
 
 
 def reference_for(st: CitationState, source: Source, *, known: bool) -> Reference:
@@ -21,7 +21,7 @@ def reference_for(st: CitationState, source: Source, *, known: bool) -> Referenc
         return ref
     ref = st.by_url.get(source.url) if source.url else None
     if ref is None:
-        ref = Reference(len(st.references) + 1, source, known)
+        ref = Reference(len(st.references) + 1, source, known, prefix=st.id_prefix)
         st.references.append(ref)
         if source.url:
             st.by_url[source.url] = ref
@@ -37,13 +37,29 @@ def lookup(st: CitationState, sid: str, unknown: str, offset: int | None) -> tup
     and, under ``unknown="drop"``, gives None."""
     registry = st.registry
     if registry is None:
-        return Source(sid), True
+        if not st.without_sources_reported:
+            st.without_sources_reported = True
+            st.report("CR112", "rendered without sources: no citation could be checked", None)
+        return Source(sid), False
     source = registry.get(sid)
     if source is not None:
         return source, True
     st.report("CR101", f"unknown source id {sid!r}", offset)
     st.unknown_ids.append(sid)
     return (None if unknown == "drop" else Source(sid)), False
+
+
+def repo_lookup(st: CitationState, path: str, opts: PluginOptions, offset: int) -> tuple[Source, bool]:
+    """The source for a Codex file citation: read from the repository checkout or linked to the
+    repository's web address when given, else the path itself (unverified). A file the checkout
+    lacks is reported (CR113) and the citation still shows its path and lines."""
+    ref = st.by_id.get(path)
+    if ref is not None:
+        return ref.source, ref.known
+    found = opts.repository.file(path)
+    if found.problem is not None:
+        st.report("CR113", found.problem, offset)
+    return found.source, found.found
 
 
 def report_uncited(st: CitationState, *, list_all: bool = False) -> None:
@@ -65,7 +81,11 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         return
     registry = st.registry
     for sid in cit.source_ids:
-        source, known = lookup(st, sid, opts.unknown, where(tok) if registry is not None else None)
+        source: Source | None
+        if cit.dialect == "codex" and (registry is None or sid not in registry):
+            source, known = repo_lookup(st, sid, opts, where(tok))
+        else:
+            source, known = lookup(st, sid, opts.unknown, where(tok) if registry is not None else None)
         if source is None:
             continue
         lines = cit.lines
@@ -73,7 +93,9 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         if lines is not None:
             if lines.is_reversed:
                 st.report("CR103", f"line range {cit.locator} runs backwards", where(tok))
-            if known and registry is not None:
+            if cit.dialect == "codex" and source.lines is None:
+                pass  # no checkout read: the path and lines are the reference as written
+            elif known and (registry is not None or cit.dialect == "codex"):
                 if source.lines is None:
                     st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok))
                     valid = False
@@ -81,8 +103,16 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
                     st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok))
                     valid = False
         ref = st.by_id.get(sid) or reference_for(st, source, known=known)
+        if not known:
+            ref.unverified = _why_unverified(st, cit.dialect, opts)
         ref.places.append(CitingPlace(tok.meta["anchor"], lines if valid else None))
         tok.meta["uses"].append(RefUse(ref, source, lines, valid))
+
+
+def _why_unverified(st: CitationState, dialect: str, opts: PluginOptions) -> str:
+    if dialect == "codex":
+        return "not in the repository checkout" if opts.options.repo else "not checked against a repository checkout"
+    return "not in the sources" if st.registry is not None else "rendered without sources"
 
 
 def drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:

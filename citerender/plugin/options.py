@@ -10,6 +10,7 @@ from functools import cached_property
 
 from ..options import RenderOptions
 from ..sources.model import Registry
+from ..sources.repo import Repository
 from ..syntax.format import CitationFormat
 from .state import Reference
 
@@ -46,6 +47,11 @@ class PluginOptions:
     @property
     def list_all(self) -> bool:
         return self.options.list_all
+
+    @cached_property
+    def repository(self) -> Repository:
+        """Where Codex file citations are read and linked (``repo``, ``repo_url``)."""
+        return Repository(self.options.repo, self.options.repo_url)
 
     @cached_property
     def triggers(self) -> str:

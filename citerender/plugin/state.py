@@ -46,10 +46,12 @@ class Reference:
     known: bool = True
     merged: list[Source] = field(default_factory=list)
     places: list[CitingPlace] = field(default_factory=list)
+    prefix: str = ""  # the page's id prefix, when several answers share it
+    unverified: str = "not in the sources"  # why, when not ``known``
 
     @property
     def anchor(self) -> str:
-        return f"ref-{self.number}"
+        return f"{self.prefix}ref-{self.number}"
 
 
 @dataclass(slots=True)
@@ -76,6 +78,10 @@ class CitationState:
     #: False while a stream renders block by block: document-wide checks wait for the end
     whole_document: bool = True
     unknown_ids: list[str] = field(default_factory=list)
+    #: put before every HTML id (``RenderOptions.id_prefix`` plus ``-``)
+    id_prefix: str = ""
+    #: no registry was given: reported once, every reference unverified
+    without_sources_reported: bool = False
     # positions: the text after markdown-it's normalisation, before escape normalisation
     original: str = ""
     offsets: OffsetMap = field(default_factory=OffsetMap)

@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
+from ..syntax.types import LineRange
 from .bibliography import render_bibliography
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
@@ -75,13 +76,20 @@ def _make_number_link(use: RefUse, style: str) -> str:
     if style == "superscript":
         url = safe_url(ref.source.url)
         if url is not None:
-            frag = text_fragment([t for _, t in use.source.cited_lines(use.lines)]) if use.lines_valid else None
-            href = with_fragment(url, frag)
+            if use.source.line_anchors:  # a repository file: GitHub/GitLab line anchors
+                href = f"{url}#{_line_anchor(use.lines)}" if use.lines_valid and use.lines is not None else url
+            else:
+                frag = text_fragment([t for _, t in use.source.cited_lines(use.lines)]) if use.lines_valid else None
+                href = with_fragment(url, frag)
             return (
                 f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
                 f'aria-label="{escape(_title(ref))} (opens in a new tab)">{n}</a>'
             )
     return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(_accessible(ref))}">{n}</a>'
+
+
+def _line_anchor(lines: LineRange) -> str:
+    return f"L{lines.low}" if lines.low == lines.high else f"L{lines.low}-L{lines.high}"
 
 
 def citation_label(

@@ -2,7 +2,7 @@
 
 The answer is parsed by citerender, each citation group is replaced by a placeholder word the
 host's parser passes through untouched, and after the host has rendered the page the
-placeholders are swapped for citerender's HTML. Markers in code are removed, never rendered.
+placeholders are swapped for citerender's HTML. In code only the invisible marker characters go.
 """
 
 from __future__ import annotations
@@ -10,13 +10,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from ..diagnostics import Diagnostic, Severity
 from ..options import RenderOptions
+from ..rendering.exports.markdown import to_stripped
 from ..rendering.exports.parsed import parse_answer, rewrite
 from ..rendering.html import make_markdown
 from ..rendering.themes import load_theme
 from ..sources.model import Registry
+from ..syntax.escapes import visible
 
-__all__ = ["Transformed", "transform_for_host"]
+__all__ = ["Transformed", "page_prefix", "transform_for_host"]
+
+
+def page_prefix(name: str) -> str:
+    """An id prefix from a page's name (``guide/remote.md`` → ``guide-remote``), so that pages
+    joined into one (Sphinx's singlehtml, MkDocs print-site) keep every id unique."""
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name.rsplit(".", 1)[0] if "." in name else name).strip("-_")
+    slug = slug[:48].rstrip("-_") or "page"
+    return slug if slug[0].isalpha() else "p" + slug
 
 
 @dataclass
@@ -27,7 +38,21 @@ class Transformed:
     token: str
     html: dict[str, str] = field(default_factory=dict)
     bibliography: str = ""
-    diagnostics: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    path: str = "<page>"
+    stripped: str = ""  # the page without any marker, code as written (a host's copy of the source)
+
+    def messages(self, *, first_line: int = 1, place: bool = True) -> list[tuple[Severity, str, int | None]]:
+        """Each diagnostic as ``(severity, "path:line:col: CODE [severity] message", line)`` with
+        lines counted in the whole file (the body starts at ``first_line``, after front matter);
+        ``place=False`` leaves ``path:line:col:`` out (a host that prints the location itself).
+        Safe for a terminal: control and marker characters are named, never sent."""
+        out: list[tuple[Severity, str, int | None]] = []
+        for d in self.diagnostics:
+            line = d.line + first_line - 1 if d.line is not None else None
+            text = replace(d, line=line).format(self.path) if place else f"{d.code} [{d.severity.value}] {d.message}"
+            out.append((d.severity, visible(text), line))
+        return out
 
     @property
     def bib_placeholder(self) -> str:
@@ -62,7 +87,7 @@ def transform_for_host(
     parsed = parse_answer(markdown, registry, opts, unknown="keep" if opts.unknown == "error" else opts.unknown)
     md = make_markdown(replace(opts, bibliography=False))
     env = {"citerender": parsed.state}
-    out = Transformed("", token, diagnostics=[d.format(path) for d in parsed.diagnostics])
+    out = Transformed("", token, diagnostics=parsed.diagnostics, path=path, stripped=to_stripped(parsed))
     counter = iter(range(1, 1_000_000))
 
     def placeholder(group: object) -> str:

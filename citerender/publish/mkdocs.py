@@ -11,7 +11,9 @@ sidecar ``NAME.sources.{json,yaml}``. The theme's CSS is written once and added 
 
 from __future__ import annotations
 
+import re
 import secrets
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +21,15 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 
+from ..diagnostics import Severity
 from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
-from ..syntax.escapes import visible
-from .answers import registry_for
+from .answers import SIDE_SUFFIXES, registry_for, split_front_matter
 from .files import write_atomic
-from .host import Transformed, transform_for_host
+from .host import Transformed, page_prefix, transform_for_host
 
 CSS_PATH = "assets/citerender.css"
+SIDECAR = re.compile("(?:" + "|".join(re.escape(s) for s in SIDE_SUFFIXES) + ")$", re.I)
 
 
 _DEFAULTS = RenderOptions()
@@ -37,6 +40,10 @@ class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     theme = c.Type(str, default=str(_DEFAULTS.theme))
     unknown = c.Choice(UNKNOWN_POLICIES, default=_DEFAULTS.unknown)
     heading = c.Type(str, default="Sources")
+    #: ``auto``: ids prefixed with the page's path (pages joined into one stay unique); "" for none
+    id_prefix = c.Type(str, default="auto")
+    repo = c.Optional(c.Type(str))
+    repo_url = c.Optional(c.Type(str))
 
 
 class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped-call]
@@ -46,10 +53,19 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         self.pages: dict[str, Transformed] = {}
         self.token = secrets.token_hex(4).upper()
         self.options = _DEFAULTS
+        self.source_files: set[Path] = set()  # sources named in front matter: input, not output
 
     def on_config(self, config: Any) -> Any:
+        repo = self.config.repo
+        if repo and not Path(repo).is_absolute():  # relative to mkdocs.yml, as MkDocs' own paths
+            repo = str(Path(config["config_file_path"] or ".").parent / repo)
         self.options = RenderOptions.build(
-            style=self.config.style, theme=self.config.theme, unknown=self.config.unknown
+            style=self.config.style,
+            theme=self.config.theme,
+            unknown=self.config.unknown,
+            repo=repo,
+            repo_url=self.config.repo_url,
+            id_prefix=None if self.config.id_prefix == "auto" else self.config.id_prefix,
         )
         if CSS_PATH not in config["extra_css"]:
             config["extra_css"].append(CSS_PATH)
@@ -57,17 +73,36 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
 
-        src = Path(page.file.abs_src_path)
-        registry, _ = registry_for(page.meta or {}, src)
-        result = transform_for_host(
-            markdown, registry, self.options, token=self.token, path=str(src), heading=self.config.heading
-        )
-        for line in result.diagnostics:
-            from mkdocs.plugins import get_plugin_logger
+        from mkdocs.plugins import get_plugin_logger
 
-            get_plugin_logger(__name__).info(visible(line))
+        src = Path(page.file.abs_src_path)
+        registry, used = registry_for(page.meta or {}, src, Path(config["docs_dir"]))
+        self.source_files.update(used)
+        opts = self.options
+        if self.config.id_prefix == "auto":
+            opts = replace(opts, id_prefix=page_prefix(page.file.src_uri))
+        result = transform_for_host(
+            markdown, registry, opts, token=self.token, path=page.file.src_uri, heading=self.config.heading
+        )
+        log = get_plugin_logger(__name__)
+        _, _, first_line = split_front_matter(src.read_text(encoding="utf-8", errors="replace"), str(src))
+        for severity, message, _ in result.messages(first_line=first_line):
+            # errors are warnings, so that ``mkdocs build --strict`` fails on them
+            if severity is Severity.ERROR:
+                log.warning(message)
+            elif severity is Severity.WARNING:
+                log.info(message)
+            else:
+                log.debug(message)
         self.pages[page.file.src_uri] = result
         return result.markdown
+
+    def on_files(self, files: Any, config: Any) -> Any:
+        """Sidecar sources (``NAME.sources.json``) are the build's input, never published."""
+        for f in list(files):
+            if SIDECAR.search(f.src_uri):
+                files.remove(f)
+        return files
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Any) -> str:
         result = self.pages.pop(page.file.src_uri, None)
@@ -77,6 +112,11 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         return result.fill(html)
 
     def on_post_build(self, config: Any) -> None:
+        docs, site = Path(config["docs_dir"]).resolve(), Path(config["site_dir"])
+        for used in self.source_files:  # a sources file that MkDocs copied as a static file
+            copy = site / used.resolve().relative_to(docs)
+            if copy.is_file():
+                copy.unlink()
 
         write_atomic(Path(config["site_dir"]) / CSS_PATH, load_theme(self.config.theme).css, make_parents=True)
 

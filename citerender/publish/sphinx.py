@@ -7,23 +7,28 @@ turns them into raw HTML nodes (citations, bibliography; in headings they are dr
 ``_static/citerender.css``.
 
 Settings (``conf.py``): ``citerender_style`` (``hovercard``), ``citerender_theme``
-(``minimal``), ``citerender_unknown`` (``drop``), ``citerender_heading`` (``Sources``).
+(``minimal``), ``citerender_unknown`` (``drop``), ``citerender_heading`` (``Sources``),
+``citerender_id_prefix`` (``auto``: the document's name, so ``singlehtml`` keeps ids unique),
+``citerender_repo`` and ``citerender_repo_url`` (Codex file citations). Error diagnostics are
+Sphinx warnings with the document and line (``-W`` fails on them); the ``_sources`` copies are
+written without markers.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 
+from ..diagnostics import Severity
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
-from ..syntax.escapes import visible
 from .answers import registry_for, split_front_matter
 from .files import write_atomic
-from .host import transform_for_host
+from .host import page_prefix, transform_for_host
 
 CSS_NAME = "citerender.css"
 _PH = re.compile(r"CITERENDERSPHINX(?:P\d+|BIB)X")
@@ -36,8 +41,17 @@ def _options(app: Any) -> RenderOptions:
     """The project's options, built once per build from ``conf.py``."""
     opts = getattr(app, "citerender_options", None)
     if opts is None:
+        repo = app.config.citerender_repo
+        if repo and not Path(repo).is_absolute():  # relative to conf.py, as Sphinx's own paths
+            repo = str(Path(app.confdir) / repo)
+        prefix = app.config.citerender_id_prefix
         opts = app.citerender_options = RenderOptions.build(
-            style=app.config.citerender_style, theme=app.config.citerender_theme, unknown=app.config.citerender_unknown
+            style=app.config.citerender_style,
+            theme=app.config.citerender_theme,
+            unknown=app.config.citerender_unknown,
+            repo=repo,
+            repo_url=app.config.citerender_repo_url,
+            id_prefix=None if prefix == "auto" else prefix,
         )
     return opts
 
@@ -54,18 +68,24 @@ def on_source_read(app: Any, docname: str, source: list[str]) -> None:
     if path.suffix.lower() not in (".md", ".markdown"):
         return
     text = source[0]
-    meta, body, _ = split_front_matter(text, str(path))
+    meta, body, first_line = split_front_matter(text, str(path))
     front = text[: len(text) - len(body)]
-    registry, _ = registry_for(meta, path)
+    registry, _ = registry_for(meta, path, Path(app.srcdir))
+    opts = _options(app)
+    if app.config.citerender_id_prefix == "auto":  # singlehtml joins every document into one page
+        opts = replace(opts, id_prefix=page_prefix(docname))
     result = transform_for_host(
-        body, registry, _options(app), token="SPHINX", path=str(path), heading=app.config.citerender_heading
+        body, registry, opts, token="SPHINX", path=docname, heading=app.config.citerender_heading
     )
     from sphinx.util import logging
 
     log = logging.getLogger(__name__)
-    for line in result.diagnostics:
-        log.info(visible(line))
-    _store(app.env)[docname] = {"html": result.html, "bib": result.bibliography}
+    for severity, message, line in result.messages(first_line=first_line, place=False):
+        if severity is Severity.ERROR:  # a warning: ``sphinx-build -W`` fails on it
+            log.warning(message, location=(docname, line) if line else docname)
+        else:
+            log.info(message)
+    _store(app.env)[docname] = {"html": result.html, "bib": result.bibliography, "source": front + result.stripped}
     source[0] = front + result.markdown
 
 
@@ -110,6 +130,12 @@ def on_purge(app: Any, env: Any, docname: str) -> None:
 def on_build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
+    # "Show source" copies (``_sources/NAME.md.txt``) are the raw text: written without markers
+    suffix = app.config.html_sourcelink_suffix
+    for docname, page in _store(app.env).items():
+        copy = Path(app.outdir) / "_sources" / (docname + Path(app.env.doc2path(docname)).suffix + suffix)
+        if copy.is_file():
+            write_atomic(copy, page["source"])
 
     write_atomic(
         Path(app.outdir) / "_static" / CSS_NAME, load_theme(app.config.citerender_theme).css, make_parents=True
@@ -121,6 +147,9 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("citerender_theme", str(_DEFAULTS.theme), "html")
     app.add_config_value("citerender_unknown", _DEFAULTS.unknown, "html")
     app.add_config_value("citerender_heading", "Sources", "html")
+    app.add_config_value("citerender_id_prefix", "auto", "html")
+    app.add_config_value("citerender_repo", None, "html")
+    app.add_config_value("citerender_repo_url", None, "html")
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-merge-info", on_merge)

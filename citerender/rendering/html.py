@@ -20,6 +20,7 @@ from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
+from .features import add_anchors, add_features
 
 __all__ = ["DEFAULT_OPTIONS", "MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown", "render"]
 
@@ -53,16 +54,24 @@ class Rendered:
 
 
 @lru_cache(maxsize=64)
-def make_markdown(options: RenderOptions = DEFAULT_OPTIONS) -> MarkdownIt:
-    """A configured parser for ``options`` (cached: parsers keep no per-document state).
+def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool = True) -> MarkdownIt:
+    """A configured parser for ``options`` (cached: parsers keep no per-document state);
+    ``citations=False`` is the same parser without citerender (the neutrality tests' baseline).
 
+    ``markdown="full"`` adds what models write (see :mod:`citerender.rendering.features`).
     ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
     alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
     ``data:`` images and ``images="keep"`` render as usual.
     """
-    theme = load_theme(options.theme)
+    full = options.markdown == "full"
     md = MarkdownIt("commonmark", {"html": options.html}).enable(["table", "strikethrough"])
-    md.use(citation_plugin, options=options, bibliography_renderer=theme.render_bibliography)
+    if full:
+        add_features(md, options.id_prefix)
+    if citations:
+        theme = load_theme(options.theme)
+        md.use(citation_plugin, options=options, bibliography_renderer=theme.render_bibliography)
+    if full:
+        add_anchors(md, options.id_prefix)
     if options.images == "text":
         md.add_render_rule("image", _image_as_text)
     return md

@@ -72,7 +72,9 @@ class Theme:
     def css(self) -> str:
         """The shared mechanics (``_core.css``: cards shown on hover/focus, print rules) and the
         most specific ``style.css`` in the chain."""
-        core = (themes_root() / "_core.css").read_text(encoding="utf-8")
+        from .features import highlight_css
+
+        core = (themes_root() / "_core.css").read_text(encoding="utf-8") + "\n" + highlight_css() + "\n"
         for d in self.dirs:
             f = d / "style.css"
             if f.is_file():

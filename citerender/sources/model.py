@@ -38,6 +38,8 @@ class Source:
     lines: tuple[str, ...] | None = None
     text: str | None = None
     meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_META, compare=False)
+    #: the URL takes line anchors (``#L10-L20``, a repository file) instead of text fragments
+    line_anchors: bool = False
 
     @property
     def line_count(self) -> int | None:

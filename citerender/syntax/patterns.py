@@ -67,7 +67,7 @@ def patterns(fmt: CitationFormat) -> Patterns:
         # a citation bracket (gpt-oss / Assistants dagger, or a citation family and a pipe) that
         # reaches the next bracket, the end of the line or the text without closing
         unclosed_bracket=re.compile(
-            rf"\u3010(?:\d+(?::\d+)?\u2020|(?:{fams}|navlist|filenavlist|url)\|)"
+            rf"\u3010(?:\d+(?::\d+)?\u2020|F:[^\u3010\u3011\n]{{0,1000}}\u2020|(?:{fams}|navlist|filenavlist|url)\|)"
             rf"[^\u3010\u3011\n{re.escape(fmt.start + fmt.stop)}]{{0,300}}(?=\u3010|\n|\Z)"
         ),
     )

@@ -126,7 +126,8 @@ def to_stripped(p: Parsed) -> str:
 
 def to_markdown(p: Parsed) -> str:
     """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
-    body = rewrite(p, lambda g: "".join(f"[^{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
+    series = "s" if "[^" in p.input else ""  # the answer has footnotes of its own: [^s1] never meets [^1]
+    body = rewrite(p, lambda g: "".join(f"[^{series}{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
     if not p.references:
         return guard_markdown(finish(p, body + "\n"), allow_html=p.allow_html)
     defs = []
@@ -142,5 +143,5 @@ def to_markdown(p: Parsed) -> str:
             parts.append(lines)
         if not ref.known:
             parts.append("unverified source")
-        defs.append(f"[^{ref.number}]: " + ", ".join(parts))
+        defs.append(f"[^{series}{ref.number}]: " + ", ".join(parts))
     return guard_markdown(finish(p, body + "\n\n", "\n".join(defs) + "\n"), allow_html=p.allow_html)

@@ -8,6 +8,7 @@ from markdown_it.token import Token
 
 from ...sources.urls import safe_url
 from ...syntax.residue import remove_residue
+from ..features import roman
 from .parsed import Parsed, finish, group_numbers, lines_label, source_label
 
 __all__ = ["to_text"]
@@ -34,6 +35,8 @@ class _TextWriter:
                 out.append("\n")
             elif t.type == "citation":
                 out.append("[" + ", ".join(str(n) for n in group_numbers(t)) + "]")
+            elif t.type == "footnote_ref":
+                out.append(f"[note {roman(t.meta['id'] + 1)}]")
             elif t.type == "image":
                 out.append(self.inline(t.children or []))
             elif t.type == "link_open":
@@ -112,6 +115,14 @@ class _TextWriter:
                     j += 1
                 self.add("\n".join(rows))
                 i = j
+            elif t.type == "footnote_block_open":
+                self.add("Notes")
+            elif t.type == "footnote_open":
+                self.prefixes.append(f"({roman(t.meta['id'] + 1)}) ")
+                self.list_stack.append([None])
+            elif t.type == "footnote_close":
+                self.prefixes.pop()
+                self.list_stack.pop()
             elif t.type == "html_block":
                 self.add(t.content.rstrip("\n"))
             i += 1

@@ -1,0 +1,354 @@
+"""Markdown as models write it (the ``full`` preset): task lists, bare URLs, footnotes, math,
+highlighted code and heading anchors, all rendered server-side with no script and no request.
+
+The model's own Markdown footnotes (``[^1]``) are a distinct series from citations: notes are
+numbered i, ii, iii and listed under "Notes", sources are [1], [2] under "Sources" — the two roles
+(a remark of the author, the evidence for a claim) stay apart, as Wikipedia keeps Notes and
+References apart, and ``[1]`` never means two things on one page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from html import escape
+from typing import Any
+from xml.etree import ElementTree
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+__all__ = ["add_anchors", "add_features", "highlight", "highlight_css", "math_html", "roman"]
+
+MAX_MATH_CHARS = 5_000  # longer formulas are shown as code (latex2mathml's time grows with them)
+
+
+def add_features(md: MarkdownIt, id_prefix: str) -> None:
+    """Everything of the full preset but heading anchors (added after the citation rules)."""
+    md.options["linkify"] = True
+    md.enable("linkify")
+    md.options["highlight"] = highlight
+    md.use(tasklists_plugin, label=True)
+    md.use(footnote_plugin, inline=False)
+    _footnote_rules(md, id_prefix)
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=math_html)
+    md.inline.ruler.before("escape", "math_brackets", _math_brackets)
+    md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
+
+
+def add_anchors(md: MarkdownIt, id_prefix: str) -> None:
+    """Heading ids (``id="install"``), after citations so that no marker is read into a slug."""
+    prefix = id_prefix + "-" if id_prefix else ""
+    md.use(anchors_plugin, min_level=1, max_level=6, slug_func=lambda s: prefix + _slug(s))
+
+
+def _slug(title: str) -> str:
+    slug = re.sub(r"[\s-]+", "-", re.sub(r"[^\w\- ]", "", title.lower()).strip())
+    return slug or "section"
+
+
+# ---------------------------------------------------------------------- footnotes
+
+
+def roman(n: int) -> str:
+    """``n`` in lower-case Roman numerals (the notes' series)."""
+    out = []
+    for value, sym in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
+                       (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
+        count, n = divmod(n, value)
+        out.append(sym * count)
+    return "".join(out)
+
+
+def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
+    prefix = id_prefix + "-" if id_prefix else ""
+
+    def name(tok: Token) -> str:
+        return f"{prefix}note-{tok.meta['id'] + 1}"
+
+    def sub(tok: Token) -> str:
+        s = tok.meta.get("subId", -1)
+        return f"-{s}" if isinstance(s, int) and s > 0 else ""
+
+    def ref(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        tok = tokens[idx]
+        n = tok.meta["id"] + 1
+        return (
+            f'<sup class="citerender-note-ref" id="{name(tok)}-ref{sub(tok)}"><a href="#{name(tok)}" '
+            f'role="doc-noteref" aria-label="Note {roman(n)}">{roman(n)}</a></sup>'
+        )
+
+    def block_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return (
+            '<section class="citerender-notes" role="doc-endnotes" aria-label="Notes">\n'
+            '<h2 class="citerender-notes-heading">Notes</h2>\n<ol class="citerender-notes-list" type="i">\n'
+        )
+
+    def block_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return "</ol>\n</section>\n"
+
+    def item_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return f'<li id="{name(tokens[idx])}" class="citerender-note">'
+
+    def anchor(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        tok = tokens[idx]
+        n = roman(tok.meta["id"] + 1)
+        return (
+            f' <a href="#{name(tok)}-ref{sub(tok)}" class="citerender-note-back" role="doc-backlink" '
+            f'aria-label="Back to note {n} in the text">\u21a9\ufe0e</a>'
+        )
+
+    md.add_render_rule("footnote_ref", ref)
+    md.add_render_rule("footnote_block_open", block_open)
+    md.add_render_rule("footnote_block_close", block_close)
+    md.add_render_rule("footnote_open", item_open)
+    md.add_render_rule("footnote_anchor", anchor)
+
+
+# ---------------------------------------------------------------------- math
+
+_MATHML = frozenset(
+    [
+        "math",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msup",
+        "msub",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mstyle",
+        "mtable",
+        "mtr",
+        "mtd",
+        "mlabeledtr",
+        "munder",
+        "mover",
+        "munderover",
+        "mpadded",
+        "mphantom",
+        "menclose",
+        "merror",
+        "semantics",
+        "annotation",
+        "mmultiscripts",
+        "mprescripts",
+        "none",
+        "mfenced",
+    ]
+)
+_MATH_ATTRS = frozenset(
+    [
+        "display",
+        "mathvariant",
+        "mathsize",
+        "stretchy",
+        "fence",
+        "separator",
+        "lspace",
+        "rspace",
+        "movablelimits",
+        "accent",
+        "accentunder",
+        "columnalign",
+        "rowalign",
+        "columnspacing",
+        "rowspacing",
+        "columnlines",
+        "rowlines",
+        "frame",
+        "framespacing",
+        "width",
+        "height",
+        "depth",
+        "linethickness",
+        "notation",
+        "scriptlevel",
+        "displaystyle",
+        "minsize",
+        "maxsize",
+        "largeop",
+        "symmetric",
+        "form",
+        "columnspan",
+        "rowspan",
+        "align",
+        "open",
+        "close",
+        "separators",
+        "mathcolor",
+        "mathbackground",
+        "encoding",
+    ]
+)
+_SAFE_VALUE = re.compile(r"[\w\s.#%+\-,|()\[\]{}/:=]*")
+_NS = "{http://www.w3.org/1998/Math/MathML}"
+
+
+def math_html(tex: str, options: dict[str, Any] | None = None) -> str:
+    """TeX to MathML (latex2mathml), every element and attribute checked against a MathML
+    allow-list: latex2mathml passes ``\\text{<script>}`` and ``\\href{javascript:…}`` through.
+    Invalid or over-long TeX is shown as code, never an exception."""
+    return _math(tex, bool(options and options.get("display_mode")))
+
+
+@lru_cache(maxsize=1024)
+def _math(tex: str, display: bool) -> str:
+    mathml = _convert(tex, display)
+    if mathml is None:
+        return f'<code class="citerender-math-error" title="formula not rendered">{escape(tex)}</code>'
+    return mathml
+
+
+def _convert(tex: str, display: bool) -> str | None:
+    from latex2mathml.converter import convert
+
+    if not tex.strip() or len(tex) > MAX_MATH_CHARS:
+        return None
+    try:
+        raw = convert(tex, display="block" if display else "inline")
+        root = ElementTree.fromstring(raw)
+    except Exception:  # latex2mathml raises many kinds on invalid TeX; any of them means "show as code"
+        return None
+    return _serialise(root)
+
+
+def _serialise(el: ElementTree.Element) -> str | None:
+    tag = el.tag.removeprefix(_NS)
+    if tag not in _MATHML:
+        return None
+    attrs = "".join(
+        f' {k}="{escape(v)}"' for k, v in el.attrib.items() if k in _MATH_ATTRS and _SAFE_VALUE.fullmatch(v)
+    )
+    if tag == "math":
+        attrs = ' xmlns="http://www.w3.org/1998/Math/MathML"' + attrs
+    parts = [f"<{tag}{attrs}>", escape(el.text or "", quote=False)]
+    for child in el:
+        inner = _serialise(child)
+        if inner is None:
+            return None  # an element outside MathML (latex2mathml copied it from the TeX): not rendered
+        parts.append(inner)
+        parts.append(escape(child.tail or "", quote=False))
+    parts.append(f"</{tag}>")
+    return "".join(parts)
+
+
+def _looks_like_math(tex: str) -> bool:
+    """``\\[1\\]`` is an escaped bracket in Markdown; ``\\[ x^2 \\]`` is display math."""
+    return bool(tex.strip()) and re.search(r"[\\^_=+{}<>]|[A-Za-z]\s*[-*/]", tex) is not None
+
+
+def _math_brackets(state: StateInline, silent: bool) -> bool:
+    r"""ChatGPT's inline ``\(x\)`` and ``\[x\]`` (display), read before ``\(`` is an escape."""
+    src, pos = state.src, state.pos
+    if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in "([":
+        return False
+    close = "\\)" if src[pos + 1] == "(" else "\\]"
+    end = src.find(close, pos + 2, state.posMax)
+    if end == -1:
+        return False
+    tex = src[pos + 2 : end]
+    if not tex.strip() or (close == "\\]" and not _looks_like_math(tex)):
+        return False
+    if not silent:
+        tok = state.push("math_inline" if close == "\\)" else "math_inline_double", "math", 0)
+        tok.content = tex
+        tok.markup = src[pos : pos + 2]
+    state.pos = end + 2
+    return True
+
+
+def _math_brackets_block(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool:
+    r"""A display formula between ``\[`` and ``\]`` lines (ChatGPT's block math)."""
+    if state.is_code_block(startLine):
+        return False
+    start = state.bMarks[startLine] + state.tShift[startLine]
+    first = state.src[start : state.eMarks[startLine]]
+    if not first.startswith("\\["):
+        return False
+    body = first[2:]
+    line = startLine
+    lines: list[str] = []
+    while True:
+        stripped = body.rstrip()
+        if stripped.endswith("\\]"):
+            lines.append(stripped[:-2])
+            break
+        lines.append(body)
+        line += 1
+        if line >= endLine or state.isEmpty(line):
+            return False
+        body = state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
+    tex = "\n".join(lines)
+    if not _looks_like_math(tex):
+        return False
+    if silent:
+        return True
+    tok = state.push("math_block", "math", 0)
+    tok.block = True
+    tok.content = tex
+    tok.markup = "\\["
+    tok.map = [startLine, line + 1]
+    state.line = line + 1
+    return True
+
+
+# ---------------------------------------------------------------------- code
+
+
+def highlight(code: str, lang: str, attrs: str) -> str:
+    """Pygments spans for a fence with a known language (``""``: markdown-it escapes it)."""
+    from pygments import highlight as pyg_highlight
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    if not lang or len(code) > 200_000:
+        return ""
+    try:
+        lexer = get_lexer_by_name(lang.lower(), stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return ""
+    return str(pyg_highlight(code, lexer, _formatter()))
+
+
+@lru_cache(maxsize=1)
+def _formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True, classprefix="crh-")
+
+
+def highlight_css() -> str:
+    """Light and dark highlighting colours, scoped to citerender's code blocks."""
+    from pygments.formatters import HtmlFormatter
+
+    scope = ".citerender-page pre"
+    light = HtmlFormatter(classprefix="crh-", style="default").get_style_defs(scope)
+    dark = HtmlFormatter(classprefix="crh-", style="github-dark").get_style_defs(scope)
+    return "\n".join(
+        [
+            "/* code highlighting (Pygments) */",
+            _only_tokens(light),
+            "@media (prefers-color-scheme: dark) {",
+            _only_tokens(dark),
+            "}",
+        ]
+    )
+
+
+def _only_tokens(css: str) -> str:
+    """Pygments' token rules, without its rules for the block itself (the theme styles that)."""
+    return "\n".join(line for line in css.splitlines() if " .crh-" in line)
