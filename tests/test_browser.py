@@ -144,3 +144,36 @@ def test_no_marker_visible_and_nothing_loaded(browser, pages) -> None:  # type: 
         assert not any(0xE200 <= ord(c) <= 0xE206 for c in text), name
         assert requests == [], name
         context.close()
+
+
+def test_three_answers_on_one_page_each_round_trip(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Answers rendered separately with id_prefix share a page: every citation reaches its own
+    answer's source and every back-link returns to its own citation."""
+    from citerender.rendering.themes import load_theme
+
+    reg = load_sources(EXAMPLES / "service-agreement" / "answer.sources.yaml")
+    text = (EXAMPLES / "service-agreement" / "answer.md").read_text(encoding="utf-8")
+    bodies = [render(text, reg, id_prefix=f"a{n}").body for n in (1, 2, 3)]
+    theme = load_theme("default")
+    page = tmp_path / "three.html"
+    page.write_text(theme.render_page("\n<hr>\n".join(bodies), title="Three answers", css=theme.css), encoding="utf-8")
+    context, tab, requests = _open(browser, page, viewport={"width": 800, "height": 400})
+    ids = tab.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)")
+    assert len(ids) == len(set(ids)) and len(ids) > 30
+
+    def in_view(element_id: str) -> bool:
+        return bool(
+            tab.evaluate(
+                "id => { const r = document.getElementById(id).getBoundingClientRect();"
+                " return r.top >= 0 && r.top < innerHeight; }",
+                element_id,
+            )
+        )
+
+    for n in (1, 2, 3):
+        tab.locator(f"#a{n}-cite-4 a").first.click()
+        assert tab.evaluate("location.hash") == f"#a{n}-ref-1" and in_view(f"a{n}-ref-1")
+        tab.locator(f'#a{n}-ref-1 a[role="doc-backlink"][href="#a{n}-cite-4"]').click()
+        assert tab.evaluate("location.hash") == f"#a{n}-cite-4" and in_view(f"a{n}-cite-4")
+    assert requests == []
+    context.close()

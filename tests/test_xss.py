@@ -11,6 +11,7 @@ from conftest import FIXTURES, assert_no_marker
 
 from citerender import CiterenderError, render
 from citerender.publish.site import build_site
+from citerender.rendering.features import MATHML_ELEMENTS
 from citerender.rendering.themes import load_theme
 from citerender.sources.model import registry_from_data
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.browser
 PAYLOADS = [p for p in (FIXTURES / "xss-payloads.txt").read_text(encoding="utf-8").split("\n") if p]
 STYLES = ("footnotes", "superscript", "hovercard")
 THEMES = ("default", "report", "minimal")
-ALLOWED_TAGS = {
+ALLOWED_TAGS = set(MATHML_ELEMENTS) | {  # MathML: latex2mathml's output, rebuilt from an allow-list
     "main",
     "h1",
     "h2",

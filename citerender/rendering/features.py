@@ -10,7 +10,7 @@ References apart, and ``[1]`` never means two things on one page.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from html import escape
 from typing import Any
@@ -25,7 +25,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-__all__ = ["add_anchors", "add_features", "highlight", "highlight_css", "math_html", "roman"]
+__all__ = ["MATHML_ELEMENTS", "add_anchors", "add_features", "highlight", "highlight_css", "math_html", "roman"]
 
 MAX_MATH_CHARS = 5_000  # longer formulas are shown as code (latex2mathml's time grows with them)
 
@@ -39,7 +39,9 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     md.use(footnote_plugin, inline=False)
     _footnote_rules(md, id_prefix)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=math_html)
-    md.inline.ruler.before("escape", "math_brackets", _math_brackets)
+    rules = md.inline.ruler
+    rules.at("math_inline", _without_citations(rules.__rules__[rules.__find__("math_inline")].fn))
+    rules.before("escape", "math_brackets", _without_citations(_math_brackets))
     md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
 
 
@@ -114,7 +116,7 @@ def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
 
 # ---------------------------------------------------------------------- math
 
-_MATHML = frozenset(
+MATHML_ELEMENTS = frozenset(
     [
         "math",
         "mrow",
@@ -228,7 +230,7 @@ def _convert(tex: str, display: bool) -> str | None:
 
 def _serialise(el: ElementTree.Element) -> str | None:
     tag = el.tag.removeprefix(_NS)
-    if tag not in _MATHML:
+    if tag not in MATHML_ELEMENTS:
         return None
     attrs = "".join(
         f' {k}="{escape(v)}"' for k, v in el.attrib.items() if k in _MATH_ATTRS and _SAFE_VALUE.fullmatch(v)
@@ -244,6 +246,27 @@ def _serialise(el: ElementTree.Element) -> str | None:
         parts.append(escape(child.tail or "", quote=False))
     parts.append(f"</{tag}>")
     return "".join(parts)
+
+
+# what only a citation holds: a formula never spans one (``$5 … $10`` around a marker stays text)
+_CITATION_INSIDE = re.compile(r"[\ue200-\ue206\u3010]|turn\d+[a-z]+\d+|contentReference\[")
+InlineRule = Callable[[StateInline, bool], bool]
+
+
+def _without_citations(rule: InlineRule) -> InlineRule:
+    """``rule`` (an inline math rule), refusing a formula that would hold a citation: math must
+    not change how markers are read."""
+
+    def wrapped(state: StateInline, silent: bool) -> bool:
+        start = state.pos
+        if not rule(state, True):
+            return False
+        end, state.pos = state.pos, start
+        if _CITATION_INSIDE.search(state.src, start, end):
+            return False
+        return rule(state, silent)
+
+    return wrapped
 
 
 def _looks_like_math(tex: str) -> bool:
