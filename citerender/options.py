@@ -96,6 +96,10 @@ class RenderOptions:
             )
         if isinstance(self.repo, Path):
             object.__setattr__(self, "repo", str(self.repo))
+        if self.repo is not None or self.repo_url is not None:
+            from .sources.repo import Repository
+
+            Repository(self.repo, self.repo_url)  # a missing checkout or an unsafe URL: said now
 
     @property
     def families(self) -> tuple[str, ...]:

@@ -167,3 +167,50 @@ def test_worked_example_checks_clean_and_renders(tmp_path: Path) -> None:
     )
     assert r.returncode == 0 and r.stderr == ""
     assert_no_marker((tmp_path / "w.html").read_text(encoding="utf-8"))
+
+
+def test_an_option_without_effect_is_an_error(tmp_path: Path) -> None:
+    answer = tmp_path / "a.md"
+    answer.write_text(expand("Claim.{S}cite{D}a{E}\n"), encoding="utf-8")
+    for args, flag in (
+        (("--to", "json", "--style", "hovercard"), "--style"),
+        (("--to", "markdown", "--theme", "report"), "--theme"),
+        (("--to", "text", "--standalone"), "--standalone"),
+        (("--to", "csl-json", "--allow-html"), "--allow-html"),
+        (("--to", "pdf", "--standalone", "-o", str(tmp_path / "x.pdf")), "--standalone"),
+    ):
+        r = run("render", str(answer), *args)
+        assert r.returncode == 2 and f"{flag} has no effect with --to" in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert not (tmp_path / "x.pdf").exists()
+    ok = run("render", str(answer), "--to", "json", "--id-prefix", "a1")
+    assert ok.returncode == 0 and '"anchor": "a1-cite-1"' in ok.stdout
+    bad = run("render", str(answer), "--id-prefix", '1"x')
+    assert bad.returncode == 2 and "id_prefix must be a letter" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_codex_summary_with_repo_and_repo_url(tmp_path: Path) -> None:
+    from conftest import FIXTURES
+
+    answer = tmp_path / "summary.md"
+    answer.write_text("Done.【F:src/app.py†L1-L3】 Also【F:README.md†L9】 and【F:gone.py†L1】.\n", encoding="utf-8")
+    repo = str(FIXTURES / "repo")
+    r = run("render", str(answer), "--repo", repo, "--style", "hovercard")
+    assert r.returncode == 1  # CR102 and CR113 are errors
+    assert ":1:6: CR213" in r.stderr and ":1:31: CR102 [error] L9 is outside 'README.md'" in r.stderr
+    assert "CR113 [error] 'gone.py' is not in the repository checkout" in r.stderr
+    assert "def app():" in r.stdout and "【" not in r.stdout
+    r = run("render", str(answer), "--repo-url", "https://github.com/o/r/blob/main", "--style", "superscript")
+    assert r.returncode == 0, r.stderr
+    assert 'href="https://github.com/o/r/blob/main/src/app.py#L1-L3"' in r.stdout
+    r = run("render", str(answer), "--repo", str(tmp_path / "missing"))
+    assert r.returncode == 2 and "repository checkout not found" in r.stderr
+    r = run("render", str(answer), "--repo-url", "javascript:alert(1)")
+    assert r.returncode == 2 and "not an http(s) address" in r.stderr
+    out = tmp_path / "site"
+    src = tmp_path / "answers"
+    src.mkdir()
+    (src / "summary.md").write_text(answer.read_text(encoding="utf-8"), encoding="utf-8")
+    r = run("build", str(src), str(out), "--repo-url", "https://gitlab.example/o/r/-/blob/main")
+    page = (out / "summary.html").read_text(encoding="utf-8")
+    assert 'href="https://gitlab.example/o/r/-/blob/main/src/app.py"' in page and "【" not in page

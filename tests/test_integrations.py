@@ -186,3 +186,23 @@ def test_sphinx_warns_on_errors_and_scrubs_its_source_copies(tmp_path: Path) -> 
         text = copy.read_text(encoding="utf-8")
         assert not any("\ue200" <= c <= "\ue206" for c in text), copy
     assert "x = 1  cites1" in (out / "_sources" / "index.md.txt").read_text(encoding="utf-8")  # code kept
+
+
+def test_mkdocs_codex_citations_with_repo_options(tmp_path: Path) -> None:
+    from conftest import FIXTURES
+
+    docs = _site(tmp_path)
+    (docs / "codex.md").write_text("Done.【F:src/app.py†L1-L3】\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nplugins:\n  - citerender:\n      style: superscript\n"
+        f"      repo: {FIXTURES / 'repo'}\n      repo_url: https://github.com/o/r/blob/main\n",
+        encoding="utf-8",
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    page = BeautifulSoup((tmp_path / "site" / "codex" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    link = page.select_one("sup.citerender-cite a")
+    assert link["href"] == "https://github.com/o/r/blob/main/src/app.py#L1-L3"
+    assert "【" not in page.get_text()

@@ -209,6 +209,14 @@ def cmd_strip(a: argparse.Namespace) -> int:
 
 def _options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
     """The one options object of this command line."""
+
+    try:
+        return _build_options(a, **extra)
+    except ValueError as e:  # an option's value (an id prefix, say): a usage error, not a traceback
+        raise CiterenderError(str(e)) from None
+
+
+def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
     from ..options import RenderOptions
 
     return RenderOptions.build(
@@ -243,7 +251,7 @@ def _refuse_options_without_effect(a: argparse.Namespace) -> None:
         why = "a PDF is always a complete page" if a.to == "pdf" else f"--to {a.to} has no styles, themes or pages"
         raise CiterenderError(
             f"{flags} {'has' if len(given) == 1 else 'have'} no effect with --to {a.to} ({why})",
-            hint=f"drop {flags}, or render HTML (--to html)",
+            hint=f"drop {flags}, or render HTML with --to html",
         )
 
 
