@@ -65,49 +65,6 @@ def _open(browser, path: Path, **ctx):  # type: ignore[no-untyped-def]
     return context, page, requests
 
 
-def test_hovercard_opens_on_hover_and_focus(browser, pages) -> None:  # type: ignore[no-untyped-def]
-    context, page, requests = _open(browser, pages["hovercard-default"])
-    card = page.locator("#cite-2-card")
-    trigger = page.locator("#cite-2 button")
-    assert not card.is_visible()
-    trigger.hover()
-    card.wait_for(state="visible")
-    assert "thirty (30) days" in card.inner_text()
-    assert card.locator(".citerender-lno").all_inner_texts() == ["1"]
-    page.mouse.move(0, 0)
-    card.wait_for(state="hidden")
-    # keyboard: Tab reaches the citation; the card shows while it has focus, hides when focus leaves
-    page.keyboard.press("Tab")
-    for _ in range(40):
-        if page.evaluate("document.activeElement && document.activeElement.closest('#cite-2') !== null"):
-            break
-        page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.getAttribute('popovertarget')") == "cite-2-card"
-    card.wait_for(state="visible")
-    assert page.evaluate("document.activeElement.getAttribute('aria-describedby')") == "cite-2-card"
-    # Enter pins the card as a popover; Escape dismisses it
-    page.keyboard.press("Enter")
-    assert page.evaluate("document.getElementById('cite-2-card').matches(':popover-open')")
-    page.keyboard.press("Escape")
-    assert not page.evaluate("document.getElementById('cite-2-card').matches(':popover-open')")
-    page.evaluate("document.activeElement.blur()")
-    card.wait_for(state="hidden")
-    assert requests == []
-    context.close()
-
-
-def test_hovercard_works_by_tap_on_a_narrow_screen(browser, pages) -> None:  # type: ignore[no-untyped-def]
-    context, page, _ = _open(
-        browser, pages["hovercard-default"], viewport={"width": 375, "height": 700}, has_touch=True, is_mobile=True
-    )
-    page.locator("#cite-3 button").tap()
-    card = page.locator("#cite-3-card")
-    card.wait_for(state="visible")
-    box = card.bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
-    context.close()
-
-
 def test_footnote_link_scrolls_to_entry_and_back(browser, pages) -> None:  # type: ignore[no-untyped-def]
     context, page, _ = _open(browser, pages["footnotes-default"], viewport={"width": 800, "height": 400})
     page.locator("#cite-4 a").first.click()

@@ -52,27 +52,33 @@ class Entry(NamedTuple):
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
-    """``↩ a b c`` with an accessible label per link (one plain ``↩`` for a single place)."""
-    arrow = "&#8617;&#xFE0E;"
+    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it (so no
+    range is ever read as the next letter's); a single place is one ``↩`` link. Each name begins
+    with its visible text (WCAG "label in name"); the arrow is decoration."""
+    arrow = '<span aria-hidden="true">&#8617;</span>'
     if not backlinks:
         return Markup("")
     if len(backlinks) == 1:
         b = backlinks[0]
         lines = f' <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
+        name = (
+            f"{escape(b.lines)}: back to the text citing source {number}"
+            if b.lines
+            else f"Back to the text citing source {number}"
+        )
         return Markup(
             f'<span class="citerender-backlinks"><a href="#{escape(b.anchor)}" role="doc-backlink" '
-            f'aria-label="Back to the text citing source {number}">{arrow}</a>{lines}</span>'
+            f'aria-label="{name}">{arrow}{lines}</a></span>'
         )
-    parts = [f'<span class="citerender-backlinks"><span aria-hidden="true">{arrow}</span>']
+    links = []
     for b in backlinks:
-        parts.append(
-            f' <a href="#{escape(b.anchor)}" role="doc-backlink" '
-            f'aria-label="Back to citation {b.letter} of source {number}">{b.letter}</a>'
+        lines = f': <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
+        where = f", {escape(b.lines)}" if b.lines else ""
+        links.append(
+            f'<a href="#{escape(b.anchor)}" role="doc-backlink" '
+            f'aria-label="{b.letter}{where}: back to citation {b.letter} of source {number}">{b.letter}{lines}</a>'
         )
-        if b.lines:
-            parts.append(f' <span class="citerender-ref-lines">({escape(b.lines)})</span>')
-    parts.append("</span>")
-    return Markup("".join(parts))
+    return Markup(f'<span class="citerender-backlinks">{arrow} ' + " · ".join(links) + "</span>")
 
 
 def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:

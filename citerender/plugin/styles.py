@@ -56,7 +56,8 @@ def _title(ref: Reference) -> str:
 
 
 def _accessible(ref: Reference) -> str:
-    return f"Source {ref.number}: {_title(ref)}" + ("" if ref.known else " (unverified)")
+    """A number link's name: the visible number first (WCAG "label in name"), then the source."""
+    return f"{ref.number}: {_title(ref)}" + ("" if ref.known else ", unverified")
 
 
 def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
@@ -83,7 +84,7 @@ def _make_number_link(use: RefUse, style: str) -> str:
                 href = with_fragment(url, frag)
             return (
                 f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
-                f'aria-label="{escape(_title(ref))} (opens in a new tab)">{n}</a>'
+                f'aria-label="{escape(_accessible(ref))}, opens in a new tab">{n}</a>'
             )
     return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(_accessible(ref))}">{n}</a>'
 
@@ -124,10 +125,16 @@ def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any,
     label = self.rules["citation_label"](tokens, idx, options, env)
     unverified = any(not u.reference.known for u in meta["uses"])
     cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "")
-    sup = f'<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>'
+    sup = f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>'
     if meta.get("title"):
         return f'<span class="citerender-navlist">{_navlist_title(meta)}{sup}</span>'
     return sup
+
+
+#: the most lines a card quotes; the rest is counted ("… and 480 more lines")
+CARD_LINES = 8
+#: a word joiner before every citation: it never starts a line alone, away from its word
+JOIN = "&#8288;"
 
 
 def _card_item(use: RefUse) -> str:
@@ -146,13 +153,20 @@ def _card_item(use: RefUse) -> str:
     meta = f'<span class="citerender-card-meta">{" · ".join(meta_bits)}</span>' if meta_bits else ""
     lines = use.source.cited_lines(use.lines) if use.lines_valid else []
     body = ""
-    if lines:
+    if lines:  # plain text, so that the citation's description (aria-describedby) quotes the lines
         rows = "".join(
-            f'<span class="citerender-line"><span class="citerender-lno" aria-label="line {n}">{n}</span> '
+            f'<span class="citerender-line"><span class="citerender-lno">{n}</span> '
             f'<span class="citerender-ltext">{escape(t)}</span></span>'
-            for n, t in lines
+            for n, t in lines[:CARD_LINES]
         )
-        body = f'<span class="citerender-card-lines" role="group" aria-label="{escape(use.lines.label() if use.lines else "")}">{rows}</span>'
+        more = len(lines) - CARD_LINES
+        if more > 0:
+            rows += f'<span class="citerender-line citerender-more">… and {more} more lines</span>'
+        label = use.lines.label() if use.lines else ""
+        body = (
+            f'<span class="citerender-card-loc">{escape(label)}:</span>'
+            f'<span class="citerender-card-lines">{rows}</span>'
+        )
     return (
         f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
         f"{head}{meta}{body}</span>"
@@ -166,16 +180,16 @@ def _hovercard(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: 
     anchor = meta["anchor"]
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    uses = list(_uses_by_number(meta["uses"]).values())
-    names = "; ".join(_accessible(u.reference) for u in uses)
+    uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
     items = "".join(_card_item(u) for u in uses)
     unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
-    first = uses[0].reference.anchor
+    # hover and keyboard focus show the card (interestfor), a tap shows it (popovertarget), Escape
+    # and a tap elsewhere hide it; the name is the visible label, the card is the description
     html = (
-        f'<span class="citerender-cite citerender-hovercard{unverified}" id="{anchor}">'
-        f'<button type="button" class="citerender-hc-trigger" popovertarget="{card_id}" '
-        f'aria-describedby="{card_id}" aria-label="{escape(names)}" data-ref="#{first}">{label}</button>'
-        f'<span class="citerender-card" id="{card_id}" popover role="tooltip">{items}</span></span>'
+        f'{JOIN}<span class="citerender-cite citerender-hovercard{unverified}" id="{anchor}">'
+        f'<button type="button" class="citerender-hc-trigger" interestfor="{card_id}" popovertarget="{card_id}" '
+        f'popovertargetaction="show" aria-describedby="{card_id}">{label}</button>'
+        f'<span class="citerender-card" id="{card_id}" popover="hint">{items}</span></span>'
     )
     if meta.get("title"):
         return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>'

@@ -104,7 +104,7 @@ def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
         n = roman(tok.meta["id"] + 1)
         return (
             f' <a href="#{name(tok)}-ref{sub(tok)}" class="citerender-note-back" role="doc-backlink" '
-            f'aria-label="Back to note {n} in the text">\u21a9\ufe0e</a>'
+            f'aria-label="Back to note {n} in the text"><span aria-hidden="true">\u21a9</span></a>'
         )
 
     md.add_render_rule("footnote_ref", ref)
@@ -354,22 +354,22 @@ def _formatter() -> Any:
     return HtmlFormatter(nowrap=True, classprefix="crh-")
 
 
-def highlight_css() -> str:
-    """Light and dark highlighting colours, scoped to citerender's code blocks."""
+@lru_cache(maxsize=2)
+def highlight_css(*, dark: bool = True) -> str:
+    """Highlighting colours scoped to citerender's code blocks: Pygments' ``xcode`` (every token
+    at least 4.5:1 on the light code background) and, for themes with a dark scheme, ``lightbulb``
+    (likewise on the dark one)."""
     from pygments.formatters import HtmlFormatter
 
     scope = ".citerender-page pre"
-    light = HtmlFormatter(classprefix="crh-", style="default").get_style_defs(scope)
-    dark = HtmlFormatter(classprefix="crh-", style="github-dark").get_style_defs(scope)
-    return "\n".join(
-        [
-            "/* code highlighting (Pygments) */",
-            _only_tokens(light),
-            "@media (prefers-color-scheme: dark) {",
-            _only_tokens(dark),
-            "}",
-        ]
-    )
+    parts = [
+        "/* code highlighting (Pygments) */",
+        _only_tokens(HtmlFormatter(classprefix="crh-", style="xcode").get_style_defs(scope)),
+    ]
+    if dark:
+        night = HtmlFormatter(classprefix="crh-", style="lightbulb").get_style_defs(scope)
+        parts += ["@media (prefers-color-scheme: dark) {", _only_tokens(night), "}"]
+    return "\n".join(parts)
 
 
 def _only_tokens(css: str) -> str:

@@ -8,6 +8,8 @@ what is shown.
 
 from __future__ import annotations
 
+import html
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +48,16 @@ class IndexEntry(NamedTuple):
     warnings: int
 
 
+_H1 = re.compile(r"<h1[\s>]", re.I)
+_FIRST_HEADING = re.compile(r"^\s*<h[2-6][^>]*>(.*?)</h[2-6]>", re.S | re.I)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _first_heading_is(body: str, title: str) -> bool:
+    m = _FIRST_HEADING.match(body)
+    return m is not None and html.unescape(_TAG.sub("", m.group(1))).strip() == title.strip()
+
+
 @dataclass(frozen=True)
 class Theme:
     """A resolved theme: its folders, most specific first."""
@@ -74,12 +86,14 @@ class Theme:
         most specific ``style.css`` in the chain."""
         from .features import highlight_css
 
-        core = (themes_root() / "_core.css").read_text(encoding="utf-8") + "\n" + highlight_css() + "\n"
+        core = (themes_root() / "_core.css").read_text(encoding="utf-8")
         for d in self.dirs:
             f = d / "style.css"
             if f.is_file():
-                return core + "\n" + f.read_text(encoding="utf-8")
-        return core
+                own = f.read_text(encoding="utf-8")
+                dark = "prefers-color-scheme: dark" in own  # dark code colours only where the page goes dark
+                return core + "\n" + highlight_css(dark=dark) + "\n" + own
+        return core + "\n" + highlight_css(dark=False) + "\n"
 
     @cached_property
     def own_bibliography(self) -> bool:
@@ -108,10 +122,21 @@ class Theme:
         css_href: str | None = None,
         home_href: str | None = None,
     ) -> str:
-        """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds)."""
+        """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds).
+
+        A page has one ``h1``: an answer without one gets the title as its heading (for screen
+        readers only when its first heading already shows that text)."""
         safe_css = css.replace("</", "<\\/")
+        heading = None if _H1.search(body) else ("sr" if _first_heading_is(body, title) else "shown")
         return self._render(
-            "page.html.j2", body=body, title=title, css=safe_css, lang=lang, css_href=css_href, home_href=home_href
+            "page.html.j2",
+            body=body,
+            title=title,
+            css=safe_css,
+            lang=lang,
+            css_href=css_href,
+            home_href=home_href,
+            heading=heading,
         )
 
     def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:

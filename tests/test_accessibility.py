@@ -1,0 +1,198 @@
+"""axe-core (bundled by axe-playwright-python) in Debian's Chromium: zero violations, experimental
+rules included, on every style × theme × colour scheme, standalone and embedded, with a card open,
+and on the build's and MkDocs' pages. Select with ``-m browser``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, expand
+from test_browser import ARGS, CHROMIUM
+
+from citerender import build_site, load_sources, render
+from citerender.publish.web import stylesheet
+
+pytestmark = pytest.mark.browser
+
+STYLES = ("footnotes", "superscript", "hovercard")
+THEMES = ("default", "report", "minimal")
+EXTRA = (
+    "\n\n## Details\n\n- [x] Checked with the policy.{S}cite{D}turn0file0{E}\n- [ ] Ask HR.[^1]\n\n"
+    "| Item | Rule |\n|---|---|\n| Days | three{S}cite{D}turn0file1{D}L1{E} |\n\n"
+    "The budget is $x^2 + 1$ units, and an unknown id{S}cite{D}turn9file9{E}.\n\n"
+    "```python\nprint('hello')  # a comment\n```\n\n[^1]: HR answers within a week.\n"
+)
+RUN_AXE = """async () => {
+  const rules = Object.fromEntries(axe.getRules(['experimental']).map(r => [r.ruleId, {enabled: true}]));
+  const r = await axe.run(document, {rules, resultTypes: ['violations']});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.html.slice(0, 160) + ' ' + JSON.stringify((n.any[0] || {}).data || '').slice(0, 160))}));
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def axe_script() -> str:
+    from axe_playwright_python.sync_playwright import Axe
+
+    return str(Axe().axe_script)
+
+
+def _answer() -> tuple[str, Any]:
+    reg = load_sources(EXAMPLES / "handbook" / "answer.sources.json")
+    text = (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8") + expand(EXTRA)
+    return text, reg
+
+
+def _violations(browser: Any, axe_script: str, path: Path, scheme: str, *, open_card: bool = False) -> list[Any]:
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(path.as_uri())
+    if open_card:
+        page.locator(".citerender-hc-trigger").first.hover()
+        page.locator(".citerender-card:popover-open").wait_for(state="visible")
+    page.evaluate(axe_script)
+    found = page.evaluate(RUN_AXE)
+    context.close()
+    return list(found)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("style", STYLES)
+def test_standalone_pages_have_no_violations(
+    browser: Any, axe_script: str, tmp_path: Path, style: str, theme: str, scheme: str
+) -> None:
+    text, reg = _answer()
+    path = tmp_path / "page.html"
+    path.write_text(render(text, reg, style=style, theme=theme, standalone=True, unknown="keep").html, encoding="utf-8")
+    assert _violations(browser, axe_script, path, scheme, open_card=style == "hovercard") == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("style", STYLES)
+def test_embedded_fragments_have_no_violations(
+    browser: Any, axe_script: str, tmp_path: Path, style: str, scheme: str
+) -> None:
+    """A fragment inside someone else's page, with citerender's stylesheet only."""
+    text, reg = _answer()
+    body = render(text.replace("# Can I work from home?", "## Can I work from home?"), reg, style=style).body
+    host = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title>'
+        f"<style>body {{ font: 17px/1.5 Georgia, serif; margin: 2rem; }}</style><style>{stylesheet('minimal')}</style>"
+        f"</head><body><header><h1>Host site</h1></header><main><article>{body}</article></main></body></html>"
+    )
+    path = tmp_path / "host.html"
+    path.write_text(host, encoding="utf-8")
+    assert _violations(browser, axe_script, path, scheme, open_card=style == "hovercard") == []
+
+
+def test_an_answer_starting_at_h2_still_has_one_h1(browser: Any, axe_script: str, tmp_path: Path) -> None:
+    text, reg = _answer()
+    path = tmp_path / "h2.html"
+    path.write_text(render(text.replace("# Can I", "## Can I"), reg, standalone=True).html, encoding="utf-8")
+    assert _violations(browser, axe_script, path, "light") == []
+    assert path.read_text(encoding="utf-8").count("<h1") == 1
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_build_pages_have_no_violations(browser: Any, axe_script: str, tmp_path: Path, scheme: str) -> None:
+    src = tmp_path / "answers"
+    src.mkdir()
+    (src / "good.md").write_text((EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8"), encoding="utf-8")
+    (src / "good.sources.json").write_text(
+        (EXAMPLES / "handbook" / "answer.sources.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (src / "bad.md").write_text(
+        expand("## Unknown\n\nA claim.{S}cite{D}nosuch{E} Before{S}cite{D}x{E}.\n"), encoding="utf-8"
+    )
+    (src / "bad.sources.json").write_text('[{"id": "x", "title": "X"}]', encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(src, out)
+    for page in ("index.html", "good.html", "bad.html"):
+        assert _violations(browser, axe_script, out / page, scheme) == [], page
+
+
+def test_mkdocs_material_page_has_no_violations_in_citerender_parts(
+    browser: Any, axe_script: str, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text((EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8"), encoding="utf-8")
+    (docs / "index.sources.json").write_text(
+        (EXAMPLES / "handbook" / "answer.sources.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\ntheme: {name: material}\nplugins: [{citerender: {style: hovercard, theme: minimal}}]\n",
+        encoding="utf-8",
+    )
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto((tmp_path / "site" / "index.html").as_uri())
+    page.locator(".citerender-hc-trigger").first.hover()
+    page.locator(".citerender-card:popover-open").wait_for(state="visible")
+    # the card's text is the size of the page's text, not larger
+    sizes = page.evaluate(
+        "() => [getComputedStyle(document.querySelector('article p')).fontSize,"
+        " getComputedStyle(document.querySelector('.citerender-card:popover-open')).fontSize].map(parseFloat)"
+    )
+    assert sizes[1] <= sizes[0] + 0.5, sizes
+    page.evaluate(axe_script)
+    found = page.evaluate(
+        RUN_AXE.replace("axe.run(document,", "axe.run({include: [['.citerender-cite'], ['.citerender-bibliography']]},")
+    )
+    context.close()
+    assert found == []
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _rgb(css: str) -> tuple[float, float, float]:
+    nums = [float(x) for x in re.findall(r"[\d.]+", css)[:3]]
+    return nums[0], nums[1], nums[2]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("style", STYLES)
+def test_focus_rings_are_visible_in_both_schemes(browser: Any, tmp_path: Path, style: str, scheme: str) -> None:
+    text, reg = _answer()
+    path = tmp_path / "focus.html"
+    path.write_text(render(text, reg, style=style, standalone=True).html, encoding="utf-8")
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.goto(path.as_uri())
+    page.keyboard.press("Tab")
+    for _ in range(20):
+        if page.evaluate("!!document.activeElement.closest('.citerender-cite')"):
+            break
+        page.keyboard.press("Tab")
+    ring, background = page.evaluate(
+        "() => [getComputedStyle(document.activeElement).outlineColor,"
+        " getComputedStyle(document.querySelector('.citerender-page')).backgroundColor]"
+    )
+    context.close()
+    lighter, darker = sorted((_luminance(_rgb(ring)), _luminance(_rgb(background))), reverse=True)
+    assert (lighter + 0.05) / (darker + 0.05) >= 3, (ring, background)

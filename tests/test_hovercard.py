@@ -1,0 +1,165 @@
+"""Hover cards as a reader meets them, measured in Debian's Chromium: where each card opens,
+whether the pointer can reach it, Escape, keyboard focus, taps on a phone, and what a screen
+reader is told. Select with ``-m browser``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES
+from test_browser import ARGS, CHROMIUM
+
+from citerender import load_sources, render
+
+pytestmark = pytest.mark.browser
+
+TABLE = (
+    "\n\n| Term | Detail | Source |\n|---|---|---|\n"
+    "| Notice | thirty days, in writing | stated\ue200cite\ue202{a}\ue202L1\ue201 |\n"
+    "| Fees | monthly, in advance | stated\ue200cite\ue202{b}\ue201 |\n"
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The service-agreement answer with a table whose last column cites, as a hover-card page."""
+    reg = load_sources(EXAMPLES / "service-agreement" / "answer.sources.yaml")
+    ids = list(reg)
+    text = (EXAMPLES / "service-agreement" / "answer.md").read_text(encoding="utf-8")
+    text += TABLE.format(a=ids[0], b=ids[1])
+    path = tmp_path_factory.mktemp("cards") / "cards.html"
+    path.write_text(render(text, reg, style="hovercard", standalone=True).html, encoding="utf-8")
+    return path
+
+
+def _open(browser: Any, path: Path, width: int, **ctx: Any) -> tuple[Any, Any]:
+    context = browser.new_context(viewport={"width": width, "height": 800}, **ctx)
+    page = context.new_page()
+    page.goto(path.as_uri())
+    return context, page
+
+
+def _is_open(page: Any, card_id: str) -> bool:
+    return bool(page.evaluate("id => document.getElementById(id).matches(':popover-open')", card_id))
+
+
+def _gap(a: dict[str, float], b: dict[str, float]) -> float:
+    """Distance between two boxes (0 when they touch or overlap)."""
+    dx = max(b["x"] - (a["x"] + a["width"]), a["x"] - (b["x"] + b["width"]), 0)
+    dy = max(b["y"] - (a["y"] + a["height"]), a["y"] - (b["y"] + b["height"]), 0)
+    return float(max(dx, dy))
+
+
+@pytest.mark.parametrize("width", [375, 768, 1280])
+def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, page_path: Path, width: int) -> None:
+    context, page = _open(browser, page_path, width)
+    triggers = page.locator(".citerender-hc-trigger")
+    count = triggers.count()
+    assert count >= 10
+    for i in range(count):
+        trigger = triggers.nth(i)
+        trigger.scroll_into_view_if_needed()
+        card_id = trigger.get_attribute("interestfor")
+        trigger.hover()
+        card = page.locator(f"#{card_id}")
+        card.wait_for(state="visible")
+        # each citation in turn shows its own card, and only that one
+        assert page.evaluate(
+            "[...document.querySelectorAll('.citerender-card')].filter(c => c.matches(':popover-open')).map(c => c.id)"
+        ) == [card_id]
+        t, c = trigger.bounding_box(), card.bounding_box()
+        assert c["x"] >= 0 and c["x"] + c["width"] <= width and c["y"] >= 0 and c["y"] + c["height"] <= 800, (i, c)
+        if width >= 600:
+            assert _gap(t, c) <= 24, (i, t, c)
+        else:  # a bottom sheet: the width of the screen, at its bottom
+            assert c["x"] <= 16 and c["x"] + c["width"] >= width - 16 and 800 - (c["y"] + c["height"]) <= 16, c
+        page.mouse.move(0, 0)
+        card.wait_for(state="hidden")
+    context.close()
+
+
+def test_the_pointer_can_travel_into_the_card_and_reach_its_link(browser: Any, page_path: Path) -> None:
+    context, page = _open(browser, page_path, 1280)
+    trigger = page.locator(".citerender-hc-trigger").nth(1)
+    card_id = trigger.get_attribute("interestfor")
+    trigger.hover()
+    card = page.locator(f"#{card_id}")
+    card.wait_for(state="visible")
+    link = card.locator("a.citerender-card-title").first
+    box = link.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=12)
+    page.wait_for_timeout(700)  # longer than the hide delay: still open
+    assert _is_open(page, card_id)
+    hit = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y).closest('a')?.className",
+        [box["x"] + 4, box["y"] + box["height"] / 2],
+    )
+    assert hit == "citerender-card-title"
+    context.close()
+
+
+def test_escape_closes_a_card_opened_by_hover_or_by_focus(browser: Any, page_path: Path) -> None:
+    context, page = _open(browser, page_path, 1280)
+    trigger = page.locator(".citerender-hc-trigger").nth(2)
+    card_id = trigger.get_attribute("interestfor")
+    trigger.hover()
+    page.locator(f"#{card_id}").wait_for(state="visible")
+    page.keyboard.press("Escape")
+    page.locator(f"#{card_id}").wait_for(state="hidden")
+    page.mouse.move(0, 0)
+    # keyboard: Tab to the citation shows its card; Escape hides it, focus stays
+    page.keyboard.press("Tab")
+    for _ in range(60):
+        if page.evaluate("document.activeElement.getAttribute('interestfor')") == card_id:
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('interestfor')") == card_id
+    page.locator(f"#{card_id}").wait_for(state="visible")
+    page.keyboard.press("Escape")
+    page.locator(f"#{card_id}").wait_for(state="hidden")
+    assert page.evaluate("document.activeElement.getAttribute('interestfor')") == card_id
+    context.close()
+
+
+def test_a_tap_opens_a_bottom_sheet_and_a_tap_elsewhere_closes_it(browser: Any, page_path: Path) -> None:
+    context, page = _open(browser, page_path, 375, has_touch=True, is_mobile=True)
+    trigger = page.locator(".citerender-hc-trigger").nth(3)
+    card_id = trigger.get_attribute("interestfor")
+    trigger.tap()
+    card = page.locator(f"#{card_id}")
+    card.wait_for(state="visible")
+    c = card.bounding_box()
+    assert c["width"] >= 375 - 24 and c["x"] >= 0  # never squeezed to a column
+    page.touchscreen.tap(180, 20)
+    card.wait_for(state="hidden")
+    context.close()
+
+
+def test_a_screen_reader_hears_the_label_then_the_cited_lines(browser: Any, page_path: Path) -> None:
+    """The computed name and description, read from Chromium's accessibility tree."""
+    context, page = _open(browser, page_path, 1280)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Accessibility.enable")
+    doc = cdp.send("DOM.getDocument", {"depth": 0})
+    node = cdp.send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#cite-2 button"})
+    ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node["nodeId"], "fetchRelatives": False})["nodes"][0]
+    name = ax["name"]["value"]
+    description = ax.get("description", {}).get("value", "")
+    visible = page.locator("#cite-2 button").inner_text()
+    assert name.startswith(visible)  # label in name
+    assert "thirty (30) days" in description  # the cited line itself, not only its number
+    assert ax["role"]["value"] == "button"
+    context.close()
