@@ -29,7 +29,7 @@ __all__ = [
     "UnknownPolicy",
 ]
 
-Style = Literal["footnotes", "superscript", "hovercard"]
+Style = Literal["footnotes", "superscript", "hovercard", "pills"]
 UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
 MarkdownPreset = Literal["full", "commonmark"]
@@ -44,7 +44,8 @@ IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
 class RenderOptions:
     """How an answer is rendered.
 
-    :param style: ``footnotes``, ``superscript`` or ``hovercard``.
+    :param style: ``footnotes``, ``superscript``, ``hovercard`` or ``pills`` (chips naming the
+        source, as chat products show them, opening the same card).
     :param theme: a built-in theme name or a theme folder.
     :param unknown: ids the registry lacks: ``drop`` (removed, reported), ``keep`` (shown as
         unverified) or ``error`` (``render`` raises :class:`citerender.UnknownSourceError`).

@@ -20,7 +20,7 @@ from citerender.publish.web import stylesheet
 
 pytestmark = pytest.mark.browser
 
-STYLES = ("footnotes", "superscript", "hovercard")
+STYLES = ("footnotes", "superscript", "hovercard", "pills")
 THEMES = ("default", "report", "minimal")
 EXTRA = (
     "\n\n## Details\n\n- [x] Checked with the policy.{S}cite{D}turn0file0{E}\n- [ ] Ask HR.[^1]\n\n"
@@ -63,7 +63,7 @@ def _violations(browser: Any, axe_script: str, path: Path, scheme: str, *, open_
     page = context.new_page()
     page.goto(path.as_uri())
     if open_card:
-        page.locator(".citerender-hc-trigger").first.hover()
+        page.locator(".citerender-has-card > button").first.hover()
         page.locator(".citerender-card:popover-open").wait_for(state="visible")
     page.evaluate(axe_script)
     found = page.evaluate(RUN_AXE)
@@ -80,7 +80,7 @@ def test_standalone_pages_have_no_violations(
     text, reg = _answer()
     path = tmp_path / "page.html"
     path.write_text(render(text, reg, style=style, theme=theme, standalone=True, unknown="keep").html, encoding="utf-8")
-    assert _violations(browser, axe_script, path, scheme, open_card=style == "hovercard") == []
+    assert _violations(browser, axe_script, path, scheme, open_card=style in ("hovercard", "pills")) == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -98,7 +98,7 @@ def test_embedded_fragments_have_no_violations(
     )
     path = tmp_path / "host.html"
     path.write_text(host, encoding="utf-8")
-    assert _violations(browser, axe_script, path, scheme, open_card=style == "hovercard") == []
+    assert _violations(browser, axe_script, path, scheme, open_card=style in ("hovercard", "pills")) == []
 
 
 def test_an_answer_starting_at_h2_still_has_one_h1(browser: Any, axe_script: str, tmp_path: Path) -> None:
@@ -145,7 +145,7 @@ def test_mkdocs_material_page_has_no_violations_in_citerender_parts(
     context = browser.new_context(viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.goto((tmp_path / "site" / "index.html").as_uri())
-    page.locator(".citerender-hc-trigger").first.hover()
+    page.locator(".citerender-has-card > button").first.hover()
     page.locator(".citerender-card:popover-open").wait_for(state="visible")
     # the card's text is the size of the page's text, not larger
     sizes = page.evaluate(

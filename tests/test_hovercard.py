@@ -33,15 +33,18 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-@pytest.fixture(scope="module")
-def page_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The service-agreement answer with a table whose last column cites, as a hover-card page."""
+TRIGGER = ".citerender-has-card > button"
+
+
+@pytest.fixture(scope="module", params=["hovercard", "pills"])
+def page_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The service-agreement answer with a table whose last column cites, as a card page."""
     reg = load_sources(EXAMPLES / "service-agreement" / "answer.sources.yaml")
     ids = list(reg)
     text = (EXAMPLES / "service-agreement" / "answer.md").read_text(encoding="utf-8")
     text += TABLE.format(a=ids[0], b=ids[1])
-    path = tmp_path_factory.mktemp("cards") / "cards.html"
-    path.write_text(render(text, reg, style="hovercard", standalone=True).html, encoding="utf-8")
+    path = tmp_path_factory.mktemp("cards") / f"{request.param}.html"
+    path.write_text(render(text, reg, style=request.param, standalone=True).html, encoding="utf-8")
     return path
 
 
@@ -66,7 +69,7 @@ def _gap(a: dict[str, float], b: dict[str, float]) -> float:
 @pytest.mark.parametrize("width", [375, 768, 1280])
 def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, page_path: Path, width: int) -> None:
     context, page = _open(browser, page_path, width)
-    triggers = page.locator(".citerender-hc-trigger")
+    triggers = page.locator(TRIGGER)
     count = triggers.count()
     assert count >= 10
     for i in range(count):
@@ -93,7 +96,7 @@ def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, 
 
 def test_the_pointer_can_travel_into_the_card_and_reach_its_link(browser: Any, page_path: Path) -> None:
     context, page = _open(browser, page_path, 1280)
-    trigger = page.locator(".citerender-hc-trigger").nth(1)
+    trigger = page.locator(TRIGGER).nth(1)
     card_id = trigger.get_attribute("interestfor")
     trigger.hover()
     card = page.locator(f"#{card_id}")
@@ -113,7 +116,7 @@ def test_the_pointer_can_travel_into_the_card_and_reach_its_link(browser: Any, p
 
 def test_escape_closes_a_card_opened_by_hover_or_by_focus(browser: Any, page_path: Path) -> None:
     context, page = _open(browser, page_path, 1280)
-    trigger = page.locator(".citerender-hc-trigger").nth(2)
+    trigger = page.locator(TRIGGER).nth(2)
     card_id = trigger.get_attribute("interestfor")
     trigger.hover()
     page.locator(f"#{card_id}").wait_for(state="visible")
@@ -136,7 +139,7 @@ def test_escape_closes_a_card_opened_by_hover_or_by_focus(browser: Any, page_pat
 
 def test_a_tap_opens_a_bottom_sheet_and_a_tap_elsewhere_closes_it(browser: Any, page_path: Path) -> None:
     context, page = _open(browser, page_path, 375, has_touch=True, is_mobile=True)
-    trigger = page.locator(".citerender-hc-trigger").nth(3)
+    trigger = page.locator(TRIGGER).nth(3)
     card_id = trigger.get_attribute("interestfor")
     trigger.tap()
     card = page.locator(f"#{card_id}")
@@ -154,12 +157,36 @@ def test_a_screen_reader_hears_the_label_then_the_cited_lines(browser: Any, page
     cdp = context.new_cdp_session(page)
     cdp.send("Accessibility.enable")
     doc = cdp.send("DOM.getDocument", {"depth": 0})
-    node = cdp.send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#cite-2 button"})
+    node = cdp.send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#cite-2 > button"})
     ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node["nodeId"], "fetchRelatives": False})["nodes"][0]
     name = ax["name"]["value"]
     description = ax.get("description", {}).get("value", "")
-    visible = page.locator("#cite-2 button").inner_text()
+    visible = page.locator("#cite-2 > button").inner_text()
     assert name.startswith(visible)  # label in name
     assert "thirty (30) days" in description  # the cited line itself, not only its number
     assert ax["role"]["value"] == "button"
     context.close()
+
+
+@pytest.mark.parametrize("style", ["footnotes", "superscript", "hovercard", "pills"])
+def test_a_citation_never_starts_a_line_away_from_its_word(browser: Any, tmp_path: Path, style: str) -> None:
+    reg = load_sources(EXAMPLES / "handbook" / "answer.sources.json")
+    text = (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8")
+    path = tmp_path / f"{style}.html"
+    path.write_text(render(text, reg, style=style, standalone=True).html, encoding="utf-8")
+    for width in range(320, 420, 7):
+        context, page = _open(browser, path, width)
+        apart = page.evaluate(
+            """() => [...document.querySelectorAll('.citerender-cite')].filter(c => {
+                 let n = c.previousSibling;
+                 while (n && n.nodeType === 3 && !n.textContent.replace('\\u2060', '').trim()) n = n.previousSibling;
+                 if (!n || n.nodeType !== 3) return false;
+                 const r = document.createRange(); const end = n.textContent.replace(/[\\s\\u2060]+$/, '').length;
+                 if (!end) return false;
+                 r.setStart(n, end - 1); r.setEnd(n, end);
+                 const a = r.getBoundingClientRect(), b = c.getClientRects()[0];
+                 return !(b.top < a.bottom && b.bottom > a.top);
+               }).map(c => c.id)"""
+        )
+        context.close()
+        assert apart == [], (width, apart)

@@ -53,8 +53,10 @@ def test_every_entry_point_has_the_same_defaults() -> None:
 
 
 def test_options_are_validated_with_the_choices_named() -> None:
-    with pytest.raises(ValueError, match="style must be one of footnotes, superscript, hovercard"):
-        RenderOptions(style="pills")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="style must be one of footnotes, superscript, hovercard, pills"):
+        RenderOptions(style="bubbles")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="markdown must be one of full, commonmark"):
+        RenderOptions(markdown="gfm")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="unknown option"):
         RenderOptions.build(stlye="hovercard")
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -18,7 +18,7 @@ from citerender.sources.model import registry_from_data
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [p for p in (FIXTURES / "xss-payloads.txt").read_text(encoding="utf-8").split("\n") if p]
-STYLES = ("footnotes", "superscript", "hovercard")
+STYLES = ("footnotes", "superscript", "hovercard", "pills")
 THEMES = ("default", "report", "minimal")
 ALLOWED_TAGS = set(MATHML_ELEMENTS) | {  # MathML: latex2mathml's output, rebuilt from an allow-list
     "main",
@@ -104,7 +104,7 @@ def _load_and_probe(browser, path: Path, *, hover: bool) -> dict:  # type: ignor
     page.on("request", lambda r: events["requests"].append(r.url) if not r.url.startswith("file:") else None)
     page.goto(path.as_uri())
     if hover:
-        for trigger in page.locator(".citerender-hc-trigger").all()[:25]:
+        for trigger in page.locator(".citerender-has-card > button").all()[:25]:
             trigger.focus()
             trigger.evaluate("e => e.blur()")
             trigger.hover()
@@ -143,7 +143,7 @@ def test_payloads_never_run_load_or_reshape(browser, tmp_path: Path, style: str,
     assert_no_marker(html)
     path = tmp_path / f"{style}-{theme}.html"
     path.write_text(html, encoding="utf-8")
-    probe = _load_and_probe(browser, path, hover=style == "hovercard")
+    probe = _load_and_probe(browser, path, hover=style in ("hovercard", "pills"))
     assert probe["xss"] is None
     assert probe["dialogs"] == [] and probe["errors"] == [] and probe["requests"] == []
     assert probe["console"] == []

@@ -49,6 +49,7 @@ class Entry(NamedTuple):
     backlinks: list[Backlink]
     backlinks_html: Any  # Markup: the back-link list, built once in Python for speed
     note: str = ""  # why an entry is unverified
+    quotes_html: Any = ""  # Markup: the cited lines, shown in print for the card styles
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
@@ -81,8 +82,30 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     return Markup(f'<span class="citerender-backlinks">{arrow} ' + " · ".join(links) + "</span>")
 
 
-def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:
-    """Plain data for the bibliography template."""
+#: styles whose cards quote the cited lines: in print the bibliography quotes them instead
+CARD_STYLES = frozenset({"hovercard", "pills"})
+_QUOTED_LINES = 8
+
+
+def quotes_html(ref: Reference) -> Any:
+    """The lines each place cites, once per range (``lines 8–13: …``), for print."""
+    seen: set[tuple[int, int]] = set()
+    parts = []
+    for place in ref.places:
+        rng = place.lines
+        if rng is None or (rng.low, rng.high) in seen:
+            continue
+        seen.add((rng.low, rng.high))
+        cited = ref.source.cited_lines(rng)
+        if not cited:
+            continue
+        text = " ".join(t.strip() for _, t in cited[:_QUOTED_LINES]) + (" …" if len(cited) > _QUOTED_LINES else "")
+        parts.append(f'<span class="citerender-ref-quote">{escape(rng.label())}: \u201c{escape(text)}\u201d</span>')
+    return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
+
+
+def bibliography_entries(references: Sequence[Reference], *, quotes: bool = False) -> list[Entry]:
+    """Plain data for the bibliography template (``quotes``: with the cited lines, for print)."""
     entries = []
     for ref in references:
         s = ref.source
@@ -111,6 +134,7 @@ def bibliography_entries(references: Sequence[Reference]) -> list[Entry]:
                 merged=[m.title or m.id for m in ref.merged],
                 backlinks=backlinks,
                 backlinks_html=backlinks_html(ref.number, backlinks),
+                quotes_html=quotes_html(ref) if quotes else Markup(""),
             )
         )
     return entries
@@ -123,7 +147,7 @@ def render_bibliography(references: Sequence[Reference], style: str, heading: st
         f'<section class="citerender-bibliography" role="doc-endnotes" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n'
     ]
-    for e in bibliography_entries(references):
+    for e in bibliography_entries(references, quotes=style in CARD_STYLES):
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
         out.append(f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n')
         title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
@@ -147,6 +171,8 @@ def render_bibliography(references: Sequence[Reference], style: str, heading: st
             )
         if e.backlinks:
             out.append(f" {e.backlinks_html}")
+        if e.quotes_html:
+            out.append(f"{e.quotes_html}")
         out.append("</li>\n")
     out.append("</ol>\n</section>")
     return "".join(out)

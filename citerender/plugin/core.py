@@ -33,6 +33,8 @@ __all__ = ["citation_core"]
 
 _DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _NAV_FAMILIES = ("navlist", "filenavlist")
+#: an answer longer than this (about two printed pages) may print its bibliography on a new page
+LONG_ANSWER = 6_000
 _MATH_BLOCKS = ("math_block", "math_block_label")
 _MATH_INLINE = ("math_inline", "math_inline_double")
 
@@ -71,7 +73,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     if opts.bibliography and st.references:
         tok = Token("citerender_bibliography", "", 0)
         tok.block = True
-        tok.meta = BibliographyMeta(references=st.references)  # type: ignore[assignment]
+        tok.meta = BibliographyMeta(references=st.references, long=len(src) > LONG_ANSWER)  # type: ignore[assignment]
         state.tokens.append(tok)
 
 

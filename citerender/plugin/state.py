@@ -155,10 +155,11 @@ class CitationMeta(TypedDict, total=False):
     anchor: str  # the HTML id of the citing place (``cite-N``)
 
 
-class BibliographyMeta(TypedDict):
+class BibliographyMeta(TypedDict, total=False):
     """``meta`` of the ``citerender_bibliography`` token."""
 
     references: list[Reference]
+    long: bool  # the answer fills pages: in print, the bibliography may start on a page of its own
 
 
 def citation_meta(tok: Token) -> CitationMeta:

@@ -15,7 +15,7 @@ from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from ..syntax.types import LineRange
-from .bibliography import render_bibliography
+from .bibliography import CARD_STYLES, render_bibliography
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
@@ -99,7 +99,7 @@ def citation_label(
     """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
     meta = citation_meta(tokens[idx])
     by = _uses_by_number(meta["uses"])
-    linked = not meta.get("in_link") and style != "hovercard"
+    linked = not meta.get("in_link") and style not in CARD_STYLES
     cache = citation_state(env).link_cache
     if len(by) == 1:
         ((n, use),) = by.items()
@@ -133,7 +133,8 @@ def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any,
 
 #: the most lines a card quotes; the rest is counted ("… and 480 more lines")
 CARD_LINES = 8
-#: a word joiner before every citation: it never starts a line alone, away from its word
+#: a word joiner before every citation (inside a card style's wrapper: Chromium breaks before a
+#: button however joined from outside): a citation never starts a line alone, away from its word
 JOIN = "&#8288;"
 
 
@@ -173,22 +174,42 @@ def _card_item(use: RefUse) -> str:
     )
 
 
-def _hovercard(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+PILL_CHARS = 24  # a pill names its source in at most this many characters
+
+
+def _pill_name(ref: Reference) -> str:
+    """What a pill shows: the source's domain, else its title, shortened."""
+    name = ref.source.domain or _title(ref)
+    return name if len(name) <= PILL_CHARS else name[: PILL_CHARS - 1].rstrip() + "\u2026"
+
+
+def _card_cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
+    """A citation that opens a card: ``hovercard`` (its numbers) or ``pills`` (a chip naming the
+    first source, ``+N`` for the rest; it prints as its numbers)."""
     meta = citation_meta(tokens[idx])
     if meta.get("in_link"):
-        return _plain(self, tokens, idx, options, env, "hovercard")
+        return _plain(self, tokens, idx, options, env, style)
     anchor = meta["anchor"]
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
     uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
     items = "".join(_card_item(u) for u in uses)
     unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
+    if style == "pills":
+        more = f' <span class="citerender-pill-more">+{len(uses) - 1}</span>' if len(uses) > 1 else ""
+        face = f"<bdi>{escape(_pill_name(uses[0].reference))}</bdi>{more}"
+        trigger_cls, printed = (
+            "citerender-pill",
+            f'<span class="citerender-pill-print" aria-hidden="true">{label}</span>',
+        )
+    else:
+        face, trigger_cls, printed = label, "citerender-hc-trigger", ""
     # hover and keyboard focus show the card (interestfor), a tap shows it (popovertarget), Escape
     # and a tap elsewhere hide it; the name is the visible label, the card is the description
     html = (
-        f'{JOIN}<span class="citerender-cite citerender-hovercard{unverified}" id="{anchor}">'
-        f'<button type="button" class="citerender-hc-trigger" interestfor="{card_id}" popovertarget="{card_id}" '
-        f'popovertargetaction="show" aria-describedby="{card_id}">{label}</button>'
+        f'<span class="citerender-cite citerender-{style} citerender-has-card{unverified}" id="{anchor}">{JOIN}'
+        f'<button type="button" class="{trigger_cls}" interestfor="{card_id}" popovertarget="{card_id}" '
+        f'popovertargetaction="show" aria-describedby="{card_id}">{face}</button>{printed}'
         f'<span class="citerender-card" id="{card_id}" popover="hint">{items}</span></span>'
     )
     if meta.get("title"):
@@ -216,8 +237,8 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
         return citation_label(self, tokens, idx, options, env, style=style)
 
     md.add_render_rule("citation_label", label)
-    if style == "hovercard":
-        md.add_render_rule("citation", _hovercard)
+    if style in CARD_STYLES:
+        md.add_render_rule("citation", lambda self, t, i, o, e: _card_cite(self, t, i, o, e, style))
     else:
         md.add_render_rule("citation", lambda self, t, i, o, e: _plain(self, t, i, o, e, style))
     md.add_render_rule("citation_dropped", _empty)
@@ -226,6 +247,11 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     renderer = opts.bibliography_renderer or render_bibliography
 
     def bibliography(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        return renderer(tokens[idx].meta["references"], style)
+        html = renderer(tokens[idx].meta["references"], style)
+        if tokens[idx].meta.get("long"):  # themes may start it on a new page in print
+            html = html.replace(
+                'class="citerender-bibliography"', 'class="citerender-bibliography citerender-after-long"', 1
+            )
+        return html
 
     md.add_render_rule("citerender_bibliography", bibliography)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from ..errors import CiterenderError
-from ..plugin.bibliography import bibliography_entries, render_bibliography
+from ..plugin.bibliography import CARD_STYLES, bibliography_entries, render_bibliography
 from ..plugin.state import Reference
 
 __all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
@@ -109,7 +109,10 @@ class Theme:
         if not self.own_bibliography:
             return render_bibliography(references, style, heading)
         return self._render(
-            "bibliography.html.j2", entries=bibliography_entries(references), style=style, heading=heading
+            "bibliography.html.j2",
+            entries=bibliography_entries(references, quotes=style in CARD_STYLES),
+            style=style,
+            heading=heading,
         )
 
     def render_page(

@@ -36,4 +36,7 @@ def to_pdf(html: str) -> bytes:
                 return weasyprint.default_url_fetcher(url, *args, **kwargs)
             raise ValueError(f"external resource not fetched: {url[:80]}")
 
-    return bytes(weasyprint.HTML(string=html, url_fetcher=fetcher).write_pdf())
+    options: dict[str, Any] = {}
+    if "pdf_tags" in getattr(weasyprint, "DEFAULT_OPTIONS", {}):  # WeasyPrint ≥ 63: a tagged PDF
+        options["pdf_tags"] = True
+    return bytes(weasyprint.HTML(string=html, url_fetcher=fetcher).write_pdf(**options))
