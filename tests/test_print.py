@@ -42,7 +42,11 @@ def _gaps_at_citations(pages: list[Any]) -> list[tuple[float, float]]:
             if c["text"] != "[":
                 continue
             k = i - 1
-            while k >= 0 and chars[k]["text"] == " " and (chars[k]["x1"] - chars[k]["x0"] < 0.5 or chars[k]["x0"] >= c["x0"] - 0.5):
+            while (
+                k >= 0
+                and chars[k]["text"] == " "
+                and (chars[k]["x1"] - chars[k]["x0"] < 0.5 or chars[k]["x0"] >= c["x0"] - 0.5)
+            ):
                 k -= 1
             if k < 0 or abs(chars[k]["bottom"] - c["bottom"]) >= c["size"] or chars[k]["x1"] > c["x0"] + 1:
                 continue  # the first thing on its line, or on another line
