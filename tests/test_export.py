@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import assert_no_marker, example_pairs, expand
+from conftest import EXAMPLES, assert_no_marker, example_pairs, expand
 
 from citerender import CiterenderError, load_sources
 from citerender.rendering.exports.csl import to_csl_json
@@ -189,3 +190,64 @@ def test_cli_to_formats(tmp_path: Path) -> None:
         [sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "pdf"], capture_output=True, text=True
     )
     assert r.returncode == 2 and "needs an output file" in r.stderr
+
+
+def test_docx_has_real_footnotes_with_the_cited_lines(tmp_path: Path) -> None:
+    import threading
+    import zipfile
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    fetched: list[str] = []
+
+    class Pixel(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            fetched.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Pixel)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    pixel = f"http://127.0.0.1:{server.server_port}/pixel.png"
+    answer = tmp_path / "a.md"
+    text = (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8")
+    answer.write_text(text + f"\n\n![tracking pixel]({pixel}) ![local](/etc/hostname)\n", encoding="utf-8")
+    out = tmp_path / "a.docx"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citerender.cli",
+            "render",
+            str(answer),
+            "-s",
+            str(EXAMPLES / "handbook" / "answer.sources.json"),
+            "--to",
+            "docx",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    with zipfile.ZipFile(out) as z:
+        notes = re.sub(r"<[^>]+>", "", z.read("word/footnotes.xml").decode("utf-8"))
+        body = z.read("word/document.xml").decode("utf-8")
+        names = z.namelist()
+    assert (
+        "Employee Handbook" in notes and "https://company.example/handbook" in notes and "updated 2026-03-01" in notes
+    )
+    assert "Employees may work remotely up to three days per week." in notes  # the cited line itself
+    cites = len(re.findall("\ue201", (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8")))
+    assert body.count("<w:footnoteReference") >= cites - 2  # a Word footnote at every citation (groups share one)
+    assert "[image: tracking pixel]" in re.sub(r"<[^>]+>", "", body)
+    server.shutdown()
+    assert fetched == [] and not any(n.startswith("word/media/") for n in names)  # nothing fetched, nothing embedded
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "docx"], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "--to docx needs an output file" in r.stderr

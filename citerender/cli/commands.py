@@ -237,6 +237,7 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
 _NO_EFFECT = {
     "html": (),
     "pdf": ("standalone",),
+    "docx": ("style", "theme", "standalone", "id_prefix"),
     "markdown": ("style", "theme", "standalone"),
     "json": ("style", "theme", "standalone"),
     "text": ("style", "theme", "standalone", "allow_html", "id_prefix"),
@@ -263,8 +264,8 @@ def cmd_render(a: argparse.Namespace) -> int:
     _refuse_options_without_effect(a)
     text, registry = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
-    if a.to == "pdf" and not a.output:
-        raise CiterenderError("--to pdf needs an output file", hint="add -o answer.pdf")
+    if a.to in ("pdf", "docx") and not a.output:
+        raise CiterenderError(f"--to {a.to} needs an output file", hint=f"add -o answer.{a.to}")
     if a.to in ("html", "pdf"):
         try:
             result = render(text, registry, _options(a, standalone=a.standalone or a.to == "pdf"))
@@ -290,6 +291,12 @@ def cmd_render(a: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        if a.to == "docx":
+            from ..rendering.exports.docx import to_docx
+
+            _print_diagnostics(diags, name, "text", sys.stderr)
+            write_atomic(a.output, to_docx(parsed))
+            return 1 if has_errors(diags) else 0
         out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
     _print_diagnostics(diags, name, "text", sys.stderr)
     if a.to == "pdf":

@@ -9,9 +9,12 @@ from urllib.parse import quote
 from markdown_it import MarkdownIt
 
 from ...errors import CiterenderError
+from ...plugin.state import Reference
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
+
+QUOTED_LINES = 8  # a note quotes at most this many lines
 
 __all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
 
@@ -118,14 +121,31 @@ def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = Tru
     return "".join(out)
 
 
+def _md_quotes(ref: Reference) -> list[str]:
+    """``lines 8–13: “…”`` for each range cited from ``ref``, Markdown-escaped."""
+    out = []
+    seen: set[tuple[int, int]] = set()
+    for place in ref.places:
+        rng = place.lines
+        if rng is None or (rng.low, rng.high) in seen:
+            continue
+        seen.add((rng.low, rng.high))
+        cited = ref.source.cited_lines(rng)
+        if cited:
+            text = " ".join(t.strip() for _, t in cited[:QUOTED_LINES]) + (" …" if len(cited) > QUOTED_LINES else "")
+            out.append(f"{rng.label()}: \u201c{_md_escape(remove_residue(text))}\u201d")
+    return out
+
+
 def to_stripped(p: Parsed) -> str:
     """The answer's Markdown with every mark removed (tidily; an entity keeps its name) and code
     kept as written but for invisible characters; a link that removal made unsafe stays text."""
     return guard_markdown(finish(p, rewrite(p, lambda g: "")), allow_html=p.allow_html)
 
 
-def to_markdown(p: Parsed) -> str:
-    """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``."""
+def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
+    """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``
+    (``quotes``: and the cited lines, ``lines 8–13: “…”``, as Word footnotes carry them)."""
     series = "s" if "[^" in p.input else ""  # the answer has footnotes of its own: [^s1] never meets [^1]
     body = rewrite(p, lambda g: "".join(f"[^{series}{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
     if not p.references:
@@ -138,8 +158,11 @@ def to_markdown(p: Parsed) -> str:
             parts.append(url)
         if ref.source.updated:
             parts.append(f"updated {_md_escape(ref.source.updated)}")
+        quoted = _md_quotes(ref) if quotes else []
         lines = lines_label(ref)
-        if lines:
+        if quoted:
+            parts.extend(quoted)  # each quote names its lines
+        elif lines:
             parts.append(lines)
         if not ref.known:
             parts.append("unverified source")
