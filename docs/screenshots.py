@@ -25,16 +25,26 @@ def main() -> None:
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        for style in ("footnotes", "superscript", "hovercard"):
+        for style in ("footnotes", "superscript", "hovercard", "pills"):
             page_file = tmp / f"{style}.html"
             page_file.write_text(render(text, reg, style=style, standalone=True).html, encoding="utf-8")
             page = browser.new_page(viewport={"width": 900, "height": 760}, device_scale_factor=1)
             page.goto(page_file.as_uri())
-            if style == "hovercard":
-                page.locator("#cite-4 button").hover()
+            if style in ("hovercard", "pills"):  # the card open next to its citation
+                page.locator("#cite-4 > button").hover()
                 page.locator("#cite-4-card").wait_for(state="visible")
             page.screenshot(path=str(OUT / f"{style}.png"), full_page=style == "footnotes")
             page.close()
+        # a phone: the card as a bottom sheet, dark scheme
+        context = browser.new_context(
+            viewport={"width": 390, "height": 760}, has_touch=True, is_mobile=True, color_scheme="dark"
+        )
+        page = context.new_page()
+        page.goto((tmp / "hovercard.html").as_uri())
+        page.locator("#cite-3 > button").tap()
+        page.locator("#cite-3-card").wait_for(state="visible")
+        page.screenshot(path=str(OUT / "hovercard-phone-dark.png"))
+        context.close()
         report = tmp / "report.html"
         report.write_text(render(text, reg, style="footnotes", theme="report", standalone=True).html, encoding="utf-8")
         page = browser.new_page(viewport={"width": 900, "height": 760})

@@ -68,7 +68,7 @@ GROWTH: dict[str, tuple[Callable[[int], Callable[[], object]], int]] = {
     "one paragraph of flagged markers": (lambda n: lambda: render("…marker.citeturn0search0\n" * n), 1_500),
     "streamed HTML, one long line": (lambda n: lambda: _stream("html", "word " * n), 8_000),
     "streamed Markdown, a growing bare anchor": (lambda n: lambda: _stream("markdown", "x " + D + "a" * n), 40_000),
-    "streamed Markdown, one long line": (lambda n: lambda: _stream("markdown", "word `code` " * n), 3_000),
+    "streamed Markdown, one long line": (lambda n: lambda: _stream("markdown", "word `code` " * n), 10_000),
     "units of deeply nested HTML": (lambda n: lambda: html_to_lines("<div>" * n + "<p>x</p>" * n), 2_000),
     "entity[ then many [": (lambda n: lambda: strip_citations("entity[" + "[" * n), 50_000),
 }
