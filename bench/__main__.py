@@ -111,15 +111,22 @@ def _floor_md() -> Any:
 def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
     from mdit_py_plugins.footnote import footnote_plugin
 
-    from citerender import render
+    from citerender import RenderOptions, render
+    from citerender.rendering.html import make_markdown
     from citerender.sources.model import registry_from_data
 
-    print("\n# in-process render (footnotes style)", flush=True)
+    print("\n# in-process render (footnotes style; the commonmark preset, like the floor)", flush=True)
     plain = _floor_md()
     foot = _floor_md().use(footnote_plugin)
+    full = RenderOptions()  # the default: Markdown as models write it, against the same parser without us
+    full_floor = make_markdown(full, citations=False)
     for name, c in corpora.items():
         reg = registry_from_data(c.sources)
-        ours = measure(lambda c=c, reg=reg: render(c.marked, reg), repeat=5)
+        ours = measure(lambda c=c, reg=reg: render(c.marked, reg, markdown="commonmark"), repeat=5)
+        ours_full = measure(lambda c=c, reg=reg: render(c.marked, reg, full), repeat=5)
+        floor_full = measure(lambda c=c: full_floor.render(c.stripped), repeat=5)
+        rep.row(f"citerender render, full preset, {name}", ours_full)
+        rep.row(f"the full preset's parser alone on stripped text, {name}", floor_full)
         floor = measure(lambda c=c: plain.render(c.stripped), repeat=5)
         peer = measure(lambda c=c: foot.render(c.footnoted), repeat=5)
         rep.row(f"citerender render, {name} ({len(c.marked) / 1e3:.0f} KB, {c.markers} markers)", ours)

@@ -335,16 +335,23 @@ def _math_brackets_block(state: StateBlock, startLine: int, endLine: int, silent
 def highlight(code: str, lang: str, attrs: str) -> str:
     """Pygments spans for a fence with a known language (``""``: markdown-it escapes it)."""
     from pygments import highlight as pyg_highlight
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
 
     if not lang or len(code) > 200_000:
         return ""
+    lexer = _lexer(lang.lower()[:40])
+    return str(pyg_highlight(code, lexer, _formatter())) if lexer is not None else ""
+
+
+@lru_cache(maxsize=256)
+def _lexer(name: str) -> Any:
+    """The lexer for a fence's language, looked up once (an unknown name scans every lexer)."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
-        lexer = get_lexer_by_name(lang.lower(), stripnl=False, ensurenl=False)
+        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
     except ClassNotFound:
-        return ""
-    return str(pyg_highlight(code, lexer, _formatter()))
+        return None
 
 
 @lru_cache(maxsize=1)
