@@ -7,13 +7,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import EXAMPLES, expand
-from test_browser import ARGS, CHROMIUM
 
 from citerender import build_site, load_sources, render
 from citerender.publish.web import stylesheet
@@ -33,16 +31,6 @@ RUN_AXE = """async () => {
   const r = await axe.run(document, {rules, resultTypes: ['violations']});
   return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.html.slice(0, 160) + ' ' + JSON.stringify((n.any[0] || {}).data || '').slice(0, 160))}));
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,11 @@ reader is told. Select with ``-m browser``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import EXAMPLES
-from test_browser import ARGS, CHROMIUM
 
 from citerender import load_sources, render
 
@@ -21,16 +19,6 @@ TABLE = (
     "| Notice | thirty days, in writing | stated\ue200cite\ue202{a}\ue202L1\ue201 |\n"
     "| Fees | monthly, in advance | stated\ue200cite\ue202{b}\ue201 |\n"
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 TRIGGER = ".citerender-has-card > button"

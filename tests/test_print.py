@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,17 +86,6 @@ def test_a_long_report_starts_its_sources_on_a_new_page() -> None:
     pages = _pages(to_pdf(render(long_text, REG, theme="report", standalone=True).html))
     first = next(i for i, (_, t, _) in enumerate(pages) if re.match(r"\s*sources", t, re.I))
     assert first > 0 and not any(re.search("sources", t, re.I) for _, t, _ in pages[:first])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-    from test_browser import ARGS, CHROMIUM
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.browser

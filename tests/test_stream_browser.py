@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from conftest import EXAMPLES, load_example_module
@@ -34,22 +35,17 @@ new MutationObserver(() => {
 """
 
 
-def test_stream_never_shows_a_marker(server: str) -> None:
-    from playwright.sync_api import sync_playwright
-    from test_browser import ARGS, CHROMIUM
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page()
-        page.add_init_script(WATCH)
-        page.goto(server + "/")
-        page.wait_for_function("document.getElementById('status').textContent === 'done'", timeout=30000)
-        assert page.evaluate("window.__leaks") == []
-        assert page.evaluate("window.__snapshots") > 3  # the answer really arrived in pieces
-        assert page.locator("#answer .citerender-hovercard").count() == 8
-        assert page.locator("#sources li.citerender-ref").count() == 3
-        trigger = page.locator("#answer .citerender-hc-trigger").first
-        trigger.hover()
-        page.locator("#cite-1-card").wait_for(state="visible")
-        assert "three days per week" in page.locator("#cite-1-card").inner_text()
-        browser.close()
+def test_stream_never_shows_a_marker(server: str, browser: Any) -> None:
+    page = browser.new_page()
+    page.add_init_script(WATCH)
+    page.goto(server + "/")
+    page.wait_for_function("document.getElementById('status').textContent === 'done'", timeout=30000)
+    assert page.evaluate("window.__leaks") == []
+    assert page.evaluate("window.__snapshots") > 3  # the answer really arrived in pieces
+    assert page.locator("#answer .citerender-hovercard").count() == 8
+    assert page.locator("#sources li.citerender-ref").count() == 3
+    trigger = page.locator("#answer .citerender-hc-trigger").first
+    trigger.hover()
+    page.locator("#cite-1-card").wait_for(state="visible")
+    assert "three days per week" in page.locator("#cite-1-card").inner_text()
+    page.close()

@@ -83,17 +83,6 @@ def _answer() -> str:
     return "\n\n".join(parts) + "\n"
 
 
-@pytest.fixture(scope="module")
-def browser():  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-    from test_browser import ARGS, CHROMIUM
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 def _load_and_probe(browser, path: Path, *, hover: bool) -> dict:  # type: ignore[no-untyped-def]
     context = browser.new_context()
     page = context.new_page()

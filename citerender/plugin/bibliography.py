@@ -87,20 +87,29 @@ CARD_STYLES = frozenset({"hovercard", "pills"})
 _QUOTED_LINES = 8
 
 
-def quotes_html(ref: Reference) -> Any:
-    """The lines each place cites, once per range (``lines 8–13: …``), for print."""
+def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, str]]:
+    """``(locator, text)`` for each line range cited from ``ref``, once per range: the lines
+    joined, at most ``limit`` of them (``…`` when cut). Print notes and Word footnotes quote these."""
     seen: set[tuple[int, int]] = set()
-    parts = []
+    out = []
     for place in ref.places:
         rng = place.lines
         if rng is None or (rng.low, rng.high) in seen:
             continue
         seen.add((rng.low, rng.high))
         cited = ref.source.cited_lines(rng)
-        if not cited:
-            continue
-        text = " ".join(t.strip() for _, t in cited[:_QUOTED_LINES]) + (" …" if len(cited) > _QUOTED_LINES else "")
-        parts.append(f'<span class="citerender-ref-quote">{escape(rng.label())}: \u201c{escape(text)}\u201d</span>')
+        if cited:
+            text = " ".join(t.strip() for _, t in cited[:limit]) + (" …" if len(cited) > limit else "")
+            out.append((rng.label(), text))
+    return out
+
+
+def quotes_html(ref: Reference) -> Any:
+    """The lines each place cites (``lines 8–13: “…”``), for print."""
+    parts = [
+        f'<span class="citerender-ref-quote">{escape(label)}: \u201c{escape(text)}\u201d</span>'
+        for label, text in cited_quotes(ref)
+    ]
     return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
 
 

@@ -9,12 +9,11 @@ from urllib.parse import quote
 from markdown_it import MarkdownIt
 
 from ...errors import CiterenderError
+from ...plugin.bibliography import cited_quotes
 from ...plugin.state import Reference
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
-
-QUOTED_LINES = 8  # a note quotes at most this many lines
 
 __all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
 
@@ -123,18 +122,7 @@ def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = Tru
 
 def _md_quotes(ref: Reference) -> list[str]:
     """``lines 8–13: “…”`` for each range cited from ``ref``, Markdown-escaped."""
-    out = []
-    seen: set[tuple[int, int]] = set()
-    for place in ref.places:
-        rng = place.lines
-        if rng is None or (rng.low, rng.high) in seen:
-            continue
-        seen.add((rng.low, rng.high))
-        cited = ref.source.cited_lines(rng)
-        if cited:
-            text = " ".join(t.strip() for _, t in cited[:QUOTED_LINES]) + (" …" if len(cited) > QUOTED_LINES else "")
-            out.append(f"{rng.label()}: \u201c{_md_escape(remove_residue(text))}\u201d")
-    return out
+    return [f"{label}: \u201c{_md_escape(remove_residue(text))}\u201d" for label, text in cited_quotes(ref)]
 
 
 def to_stripped(p: Parsed) -> str:
