@@ -39,7 +39,7 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
 # --------------------------------------------------------------------------- 2. linear time
 
 
-def _best(f: Callable[[], object], repeat: int = 3) -> float:
+def _best(f: Callable[[], object], repeat: int = 5) -> float:
     """Best of ``repeat`` runs, garbage collection paused: its pauses grow with the whole heap,
     not with our code, and would blur the ratio this measures."""
     best = float("inf")
