@@ -9,6 +9,7 @@ reported). Escapes, ``entity[…]``, bracket forms and ``citeturn…`` stay exac
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from markdown_it.token import Token
@@ -28,21 +29,22 @@ def _invisible(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{re.escape(chars)}]+")
 
 
-def scrub_math(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, *, offset: int) -> None:
+def scrub_math(tok: Token, st: CitationState, fmt: CitationFormat, where: Callable[[], int]) -> None:
     """A formula (inline or block) minus the invisible characters; TeX is not read back from the
-    original (a formula is rendered, not shown as written). ``offset``: where it is reported."""
+    original (a formula is rendered, not shown as written). ``where()``: the offset to report."""
     pattern = _invisible(fmt.marker_chars)
     count = sum(len(m.group(0)) for m in pattern.finditer(tok.content))
     if count:
         tok.content = pattern.sub("", tok.content)
-        st.report(
-            "CR302", f"{count} invisible marker character{'s' if count > 1 else ''} removed from a formula", offset
-        )
+        what = f"{count} invisible marker character{'s' if count > 1 else ''}"
+        st.report("CR302", f"{what} removed from a formula", where())
 
 
 def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat) -> None:
     """A fence or indented code block (and a fence's info string) as written, minus the
     invisible characters."""
+    if st.spans is None and not st.offsets and not _invisible(fmt.marker_chars).search(tok.content + tok.info):
+        return  # nothing to read back, nothing to remove
     removed: list[tuple[int, int]] = []
     tok.content = _block_text(tok, st, loc, fmt, removed)
     _report(st, removed, "CR302")
@@ -107,8 +109,6 @@ def _block_text(
     tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, removed: list[tuple[int, int]]
 ) -> str:
     content = tok.content
-    if st.spans is None and not st.offsets and not _invisible(fmt.marker_chars).search(content):
-        return content
     first = (tok.map[0] if tok.map else 0) + (1 if tok.type == "fence" else 0)
     lines = content.split("\n")
     out = [_line_suffix(line, first + j, st, loc, fmt, removed) for j, line in enumerate(lines)]

@@ -8,6 +8,8 @@ bibliography token is appended.
 
 from __future__ import annotations
 
+from functools import partial
+
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
@@ -58,7 +60,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
         elif tok.type in ("fence", "code_block"):
             scrub_code(tok, st, loc, opts.fmt)
         elif tok.type in _MATH_BLOCKS:
-            scrub_math(tok, st, loc, opts.fmt, offset=loc.offset(tok, tok.content, None, ""))
+            scrub_math(tok, st, opts.fmt, partial(loc.offset, tok, tok.content, None, ""))
         elif tok.type == "inline" and tok.children is not None:
             if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, registry):
                 blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
@@ -226,9 +228,7 @@ class InlinePass:
             self.line_has_text = self.line_has_text or visible
             self.has_text = self.has_text or visible
         elif t in _MATH_INLINE:
-            scrub_math(
-                tok, self.st, self.loc, self.opts.fmt, offset=self.loc.offset(self.block, self.content, None, "")
-            )
+            scrub_math(tok, self.st, self.opts.fmt, lambda: self.loc.offset(self.block, self.content, None, ""))
         elif t == "html_inline":
             tok.content = scrub_html_inline(
                 tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, self.code_cursor
