@@ -22,6 +22,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
@@ -39,8 +40,8 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     md.use(footnote_plugin, inline=False)
     _footnote_rules(md, id_prefix)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=math_html)
-    rules = md.inline.ruler
-    rules.at("math_inline", _without_citations(rules.__rules__[rules.__find__("math_inline")].fn))
+    rules = md.inline.ruler  # dollarmath's own inline rule, wrapped: a formula never spans a citation
+    rules.at("math_inline", _without_citations(math_inline_dollar(False, False, False)))
     rules.before("escape", "math_brackets", _without_citations(_math_brackets))
     md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
 
