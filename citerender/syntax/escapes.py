@@ -7,9 +7,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .format import RESERVED_CHARS
-
-__all__ = ["ESCAPE_RE", "OffsetMap", "contains_reserved", "normalize_escapes", "printable", "visible"]
+__all__ = ["ESCAPE_RE", "OffsetMap", "normalize_escapes", "printable", "visible"]
 
 ESCAPE_RE = re.compile(
     r"\\{1,2}(?:u([eE]20[0-6])|u\{([eE]20[0-6])\}|U0000([eE]20[0-6]))"
@@ -86,8 +84,3 @@ def _name(m: re.Match[str]) -> str:
     if c < "\xa0":
         return f"\\x{ord(c):02x}"
     return f"{{U+{ord(c):04X}}}" if "\ue200" <= c <= "\ue206" else f"<U+{ord(c):04X}>"
-
-
-def contains_reserved(text: str) -> bool:
-    """True when ``text`` holds a reserved character or a literal escape of one."""
-    return any(c in text for c in RESERVED_CHARS) or ESCAPE_RE.search(text) is not None
