@@ -132,9 +132,10 @@ ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for every browser test (tests open their own contexts)."""
+    """A headless Chromium per test module (tests open their own contexts). Not per session:
+    Playwright's sync API holds an event loop while it runs, and asyncio tests need none."""
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).exists(), "install Debian's chromium (make test does) or set CITERENDER_CHROMIUM"
