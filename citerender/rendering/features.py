@@ -345,14 +345,18 @@ def highlight(code: str, lang: str, attrs: str) -> str:
 
 @lru_cache(maxsize=256)
 def _lexer(name: str) -> Any:
-    """The lexer for a fence's language, looked up once (an unknown name scans every lexer)."""
+    """The lexer for a fence's language, looked up once. Only Pygments' own lexers: an unknown
+    name would otherwise load every installed plugin's entry point, on every render."""
     from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
 
-    try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
+    return get_lexer_by_name(name, stripnl=False, ensurenl=False) if name in _builtin_aliases() else None
+
+
+@lru_cache(maxsize=1)
+def _builtin_aliases() -> frozenset[str]:
+    from pygments.lexers import get_all_lexers
+
+    return frozenset(alias for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases)
 
 
 @lru_cache(maxsize=1)
