@@ -163,32 +163,20 @@ def test_pdf_without_the_extra_says_how_to_get_it(monkeypatch: pytest.MonkeyPatc
         to_pdf("<p>x</p>")
 
 
+def _cli(*args: object) -> subprocess.CompletedProcess[str]:
+    """``citerender ARGS`` in a fresh interpreter."""
+    cmd = [sys.executable, "-m", "citerender.cli", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
 def test_cli_to_formats(tmp_path: Path) -> None:
     answer, sources = PAIRS[0]
     for fmt in ("markdown", "text", "json", "csl-json"):
         out = tmp_path / f"out.{fmt}"
-        r = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "citerender.cli",
-                "render",
-                str(answer),
-                "-s",
-                str(sources),
-                "--to",
-                fmt,
-                "-o",
-                str(out),
-            ],
-            capture_output=True,
-            text=True,
-        )
+        r = _cli("render", answer, "-s", sources, "--to", fmt, "-o", out)
         assert r.returncode == 0, r.stderr
         assert_no_marker(out.read_text(encoding="utf-8"))
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "pdf"], capture_output=True, text=True
-    )
+    r = _cli("render", answer, "--to", "pdf")
     assert r.returncode == 2 and "needs an output file" in r.stderr
 
 
@@ -215,24 +203,7 @@ def test_docx_has_real_footnotes_with_the_cited_lines(tmp_path: Path) -> None:
     text = (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8")
     answer.write_text(text + f"\n\n![tracking pixel]({pixel}) ![local](/etc/hostname)\n", encoding="utf-8")
     out = tmp_path / "a.docx"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "citerender.cli",
-            "render",
-            str(answer),
-            "-s",
-            str(EXAMPLES / "handbook" / "answer.sources.json"),
-            "--to",
-            "docx",
-            "-o",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    r = _cli("render", answer, "-s", EXAMPLES / "handbook" / "answer.sources.json", "--to", "docx", "-o", out)
     assert r.returncode == 0, r.stderr
     with zipfile.ZipFile(out) as z:
         notes = re.sub(r"<[^>]+>", "", z.read("word/footnotes.xml").decode("utf-8"))
@@ -247,7 +218,5 @@ def test_docx_has_real_footnotes_with_the_cited_lines(tmp_path: Path) -> None:
     assert "[image: tracking pixel]" in re.sub(r"<[^>]+>", "", body)
     server.shutdown()
     assert fetched == [] and not any(n.startswith("word/media/") for n in names)  # nothing fetched, nothing embedded
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "render", str(answer), "--to", "docx"], capture_output=True, text=True
-    )
+    r = _cli("render", answer, "--to", "docx")
     assert r.returncode == 2 and "--to docx needs an output file" in r.stderr

@@ -65,7 +65,7 @@ def scrub_code_span(
     invisible = _invisible(fmt.marker_chars)
     if st.spans is None and not st.offsets and not invisible.search(text):
         return
-    found = re.compile(re.escape(text).replace("\\ ", "[ \n]")).search(content, cursor[0]) if text else None
+    found = _find_span(text, content, cursor[0]) if text else None
     removed: list[tuple[int, int]] = []
     pieces: list[tuple[str, int, int]] = []  # (original text, start, end) of each line of the span
     if found is not None:
@@ -90,6 +90,15 @@ def scrub_code_span(
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _find_span(text: str, content: str, start: int) -> re.Match[str] | None:
+    """Where a code span's text stands in its block's source; a span over several lines shows
+    its line breaks as spaces, so any space may be a line break there."""
+    pattern = re.escape(text)
+    if " " in text:
+        pattern = pattern.replace("\\ ", "[ \n]")
+    return re.compile(pattern).search(content, start)
 
 
 def _normalised(text: str) -> str:

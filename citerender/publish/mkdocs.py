@@ -85,7 +85,8 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             markdown, registry, opts, token=self.token, path=page.file.src_uri, heading=self.config.heading
         )
         log = get_plugin_logger(__name__)
-        _, _, first_line = split_front_matter(src.read_text(encoding="utf-8", errors="replace"), str(src))
+        # lines are counted in the file, front matter included (read again only if something is said)
+        first_line = split_front_matter(page.file.content_string, str(src))[2] if result.diagnostics else 1
         for severity, message, _ in result.messages(first_line=first_line):
             # errors are warnings, so that ``mkdocs build --strict`` fails on them
             if severity is Severity.ERROR:

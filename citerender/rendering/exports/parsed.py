@@ -4,6 +4,7 @@ is not a marker stays as the model wrote it."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -76,16 +77,17 @@ def finish(p: Parsed, body: str, notes: str = "") -> str:
     return clean_body + clean_notes
 
 
-def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]]) -> str:
-    """``src[start:end]`` with residue removed outside code and reserved characters inside it."""
+def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]], ends: Sequence[int]) -> str:
+    """``src[start:end]`` with residue removed outside code and reserved characters inside it
+    (``code``: sorted, disjoint ranges; ``ends``: their ends, to start at the first that matters)."""
     chunk = src[start:end]
     if not has_residue(chunk):
         return chunk
     out: list[str] = []
     pos = start
-    for a, b in code:
-        if b <= pos or a >= end:
-            continue
+    for a, b in code[bisect_right(ends, start) :]:
+        if a >= end:
+            break
         out.append(remove_residue(src[pos:a]) if a > pos else "")
         out.append(RESERVED_RE.sub("", src[max(a, pos) : min(b, end)]))
         pos = min(b, end)
@@ -115,6 +117,7 @@ def rewrite(
     edits.sort(key=lambda e: (e[0], e[1]))
     src = p.state.original
     code = sorted(p.state.code)
+    ends = [b for _, b in code]
     out: list[str] = []
     at: list[tuple[int, int]] = []  # (id(group), index in out where its replacement goes)
     seam = False
@@ -122,7 +125,7 @@ def rewrite(
     for a, b, text, group in edits:
         if a < pos:
             continue
-        chunk = _clean(src, pos, a, code)
+        chunk = _clean(src, pos, a, code, ends)
         if tight and group is not None:
             chunk = chunk.rstrip(" \t")
         if seam:
@@ -133,7 +136,7 @@ def rewrite(
         out.append(text)
         seam = tidy and not text
         pos = b
-    tail = _clean(src, pos, len(src), code)
+    tail = _clean(src, pos, len(src), code, ends)
     out.append(tidy_into(out, tail) if seam else tail)
     if positions is not None:
         starts = [0]
