@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from bs4 import BeautifulSoup
 from conftest import assert_no_marker
 from markdown_it import MarkdownIt
@@ -29,6 +31,7 @@ from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
 from citerender.sources.model import registry_from_data
 from citerender.sources.urls import is_live_link
+from citerender.syntax.residue import RESIDUE, has_residue
 
 RESIDUES = [
     "\ue200",
@@ -203,3 +206,15 @@ def test_strip_command_never_carries_an_unsafe_link(tmp_path: Path) -> None:
     assert_no_marker(r.stdout, "strip")
     for url in _permissive_links(r.stdout):
         assert not is_live_link(url), url
+
+
+_PIECES = [*RESIDUES, "&#8288;", "&#x2060;", "&amp;", "\\", "\\\\", "%", "%EE%88", "&#", "&#x", "u", "E200", "e206", ";", "a", "\ue207"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_the_fast_residue_check_agrees_with_the_pattern(pieces: list[str]) -> None:
+    """``has_residue`` skips to each form's first character; it must find exactly what RESIDUE
+    finds anywhere (adjacent pieces make new forms, such as ``\\\\`` + ``ue200``)."""
+    text = "".join(pieces)
+    assert has_residue(text) == (RESIDUE.search(text) is not None)

@@ -32,9 +32,12 @@ def reference_for(st: CitationState, source: Source, *, known: bool) -> Referenc
     return ref
 
 
-def lookup(st: CitationState, sid: str, unknown: str, offset: int | None) -> tuple[Source | None, bool]:
+def lookup(
+    st: CitationState, sid: str, unknown: str, offset: int | Token | None
+) -> tuple[Source | None, bool]:
     """The source for ``sid`` and whether the registry knows it; an unknown id is reported (CR101)
-    and, under ``unknown="drop"``, gives None."""
+    and, under ``unknown="drop"``, gives None. ``offset`` may be the citation token: its offset is
+    then computed only for a report (locating a mark is most of a known citation's cost)."""
     registry = st.registry
     if registry is None:
         if not st.without_sources_reported:
@@ -44,7 +47,7 @@ def lookup(st: CitationState, sid: str, unknown: str, offset: int | None) -> tup
     source = registry.get(sid)
     if source is not None:
         return source, True
-    st.report("CR101", f"unknown source id {sid!r}", offset)
+    st.report("CR101", f"unknown source id {sid!r}", where(offset) if isinstance(offset, Token) else offset)
     st.unknown_ids.append(sid)
     return (None if unknown == "drop" else Source(sid)), False
 
@@ -85,7 +88,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         if cit.dialect == "codex" and (registry is None or sid not in registry):
             source, known = repo_lookup(st, sid, opts, where(tok))
         else:
-            source, known = lookup(st, sid, opts.unknown, where(tok) if registry is not None else None)
+            source, known = lookup(st, sid, opts.unknown, tok)
         if source is None:
             continue
         lines = cit.lines

@@ -29,21 +29,31 @@ _URL_ATTR = re.compile(
 
 
 _CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.S | re.I)
+# RESIDUE tried at every position costs ~30 ns a character (100 ms on a 3 MB page); each form
+# alone starts with a fixed character that the regex engine (or str.find) skips to directly.
+_RESERVED = tuple(RESERVED_CHARS)
+_BACKSLASH_ESCAPE = re.compile(r"\\\\?(?:u[eE]20[0-6]|u\{[eE]20[0-6]\}|U0000[eE]20[0-6])")
+_NUMERIC_ESCAPE = re.compile(r"&#(?:[xX]0*[eE]20[0-6](?![0-9A-Fa-f])|0*(?:5785[6-9]|5786[0-2])(?!\d))")
 
 
 def has_residue(text: str) -> bool:
     """Does ``text`` hold a reserved character in any form?"""
-    return RESIDUE.search(text) is not None
+    return (
+        any(ch in text for ch in _RESERVED)
+        or ("%" in text and PCT_RESIDUE.search(text) is not None)
+        or ("\\" in text and _BACKSLASH_ESCAPE.search(text) is not None)
+        or ("&#" in text and _NUMERIC_ESCAPE.search(text) is not None)
+    )
 
 
 def remove_residue(text: str) -> str:
     """``text`` without any reserved character in any form."""
-    return RESIDUE.sub("", text) if RESIDUE.search(text) else text
+    return RESIDUE.sub("", text) if has_residue(text) else text
 
 
 def url_has_residue(url: str) -> bool:
     """Does ``url`` hold a reserved character, also once percent- or entity-decoded?"""
-    if RESIDUE.search(url):
+    if has_residue(url):
         return True
     decoded = html.unescape(url)
     return RESIDUE.search(unquote(url)) is not None or RESIDUE.search(unquote(decoded)) is not None
@@ -63,7 +73,7 @@ def clean_html(markup: str) -> tuple[str, bool]:
     """
     if "\x00" in markup:
         markup = markup.replace("\x00", "\ufffd")
-    if RESIDUE.search(markup) is None:
+    if not has_residue(markup):
         return markup, False
     given = markup
     markup = _URL_ATTR.sub(_drop_url_attr, markup)
