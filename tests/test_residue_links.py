@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from bs4 import BeautifulSoup
 from conftest import assert_no_marker
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from citerender import render
@@ -208,7 +208,24 @@ def test_strip_command_never_carries_an_unsafe_link(tmp_path: Path) -> None:
         assert not is_live_link(url), url
 
 
-_PIECES = [*RESIDUES, "&#8288;", "&#x2060;", "&amp;", "\\", "\\\\", "%", "%EE%88", "&#", "&#x", "u", "E200", "e206", ";", "a", "\ue207"]
+_PIECES = [
+    *RESIDUES,
+    "&#8288;",
+    "&#x2060;",
+    "&amp;",
+    "\\",
+    "\\\\",
+    "%",
+    "%EE%88",
+    "&#",
+    "&#x",
+    "u",
+    "E200",
+    "e206",
+    ";",
+    "a",
+    "\ue207",
+]
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=12))

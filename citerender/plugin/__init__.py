@@ -50,7 +50,9 @@ def citation_plugin(
         md.inline.add_terminator_char(ch)
     md.validateLink = partial(validate_link, md.validateLink, opts.fmt.marker_chars)  # type: ignore[method-assign]
     md.core.ruler.after("normalize", "citerender_escapes", partial(escapes_rule, opts=opts))
-    md.inline.ruler.after("text", "citation", partial(citation_inline, opts=opts))
+    # last: no other rule starts at a marker character, and every other stop of the text rule
+    # (``*``, ``[``, a newline …) then never pays for a marker check
+    md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", partial(backslash_rule, opts=opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
     add_render_rules(md, opts)

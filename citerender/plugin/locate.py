@@ -7,6 +7,7 @@ from bisect import bisect_left
 
 from markdown_it.token import Token
 
+from ..syntax.lines import line_starts
 from ..syntax.types import Mark
 from .state import CitationState
 
@@ -21,12 +22,7 @@ class Locator:
     def __init__(self, st: CitationState, src: str) -> None:
         self.st = st
         self.src = src
-        starts = [0]
-        i = src.find("\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = src.find("\n", i + 1)
-        self.starts = starts
+        self._starts: list[int] | None = None  # built on the first report: most answers need none
         self._prefix: dict[tuple[int, int, bool], int] = {}
         self._newlines: dict[str, list[int]] = {}
 
@@ -34,6 +30,12 @@ class Locator:
         """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content
         (``header``: in a fence's info string, on its first line)."""
         return self.span(block, content, pos, raw, header=header)[0]
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = line_starts(self.src)
+        return self._starts
 
     def _breaks(self, content: str) -> list[int]:
         """Positions of the newlines of ``content``, found once per content (many marks in one
@@ -58,9 +60,10 @@ class Locator:
         line = first + k_line
         if block.type == "fence" and not header:
             line += 1
-        line = min(line, len(self.starts) - 1)
-        start = self.starts[line]
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.src)
+        starts = self.starts
+        line = min(line, len(starts) - 1)
+        start = starts[line]
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.src)
         key = (id(block), line_start, header)
         k = self._prefix.get(key)
         if k is None:

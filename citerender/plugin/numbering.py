@@ -32,9 +32,7 @@ def reference_for(st: CitationState, source: Source, *, known: bool) -> Referenc
     return ref
 
 
-def lookup(
-    st: CitationState, sid: str, unknown: str, offset: int | Token | None
-) -> tuple[Source | None, bool]:
+def lookup(st: CitationState, sid: str, unknown: str, offset: int | Token | None) -> tuple[Source | None, bool]:
     """The source for ``sid`` and whether the registry knows it; an unknown id is reported (CR101)
     and, under ``unknown="drop"``, gives None. ``offset`` may be the citation token: its offset is
     then computed only for a report (locating a mark is most of a known citation's cost)."""

@@ -1,7 +1,7 @@
 """The plugin's parsing rules (markdown-it contracts: core ``(state)``, inline ``(state, silent)``).
 
 * core ``citerender_escapes`` (after ``normalize``): literal escapes become the characters;
-* inline ``citation`` (after ``text``): a marker, read atomically like a code span, becomes a
+* inline ``citation`` (the last inline rule): a marker, read atomically like a code span, becomes a
   ``citation`` token (entities become text, highlight marks become ``citation_highlight_*``);
 * inline ``citation_backslash`` (before ``escape``): a backslash never swallows a marker;
 * ``validate_link``: markdown-it's link check, refusing any URL with marker residue.

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..diagnostics import Diagnostic
 from ..sources.model import Registry, Source
 from ..syntax.escapes import OffsetMap
+from ..syntax.lines import line_starts
 from ..syntax.types import LineRange
 
 if TYPE_CHECKING:
@@ -105,13 +106,7 @@ class CitationState:
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""
         if self._line_starts is None:
-            starts = [0]
-            text = self.original
-            i = text.find("\n")
-            while i != -1:
-                starts.append(i + 1)
-                i = text.find("\n", i + 1)
-            self._line_starts = starts
+            self._line_starts = line_starts(self.original)
         k = bisect_right(self._line_starts, offset) - 1
         return k + 1, offset - self._line_starts[k] + 1
 

@@ -1,0 +1,17 @@
+"""Where each line of a text starts: the one table that turns offsets into line numbers."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+__all__ = ["line_starts"]
+
+_PLUS_ONE = (1).__add__
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which the lines of ``text`` start (only ``\\n`` ends a line; the first is 0).
+
+    Summed from line lengths in C (``map``/``accumulate``): a Python loop over ``str.find`` took
+    twice as long on a long answer."""
+    return list(accumulate(map(_PLUS_ONE, map(len, text.split("\n")[:-1])), initial=0))
