@@ -5,16 +5,20 @@ fragment render never imports the template machinery; the default theme's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
+from html import escape as _escape
 from typing import Any, NamedTuple
 
 from markupsafe import Markup, escape
 
 from ..sources.urls import safe_url
+from ..syntax.types import LineRange
 from .state import Reference
 
 __all__ = ["Backlink", "Entry", "bibliography_entries", "render_bibliography"]
 
 
+@lru_cache(maxsize=4096)
 def _letters(i: int) -> str:
     s = ""
     i += 1
@@ -72,11 +76,14 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
             f'aria-label="{name}">{arrow}{lines}</a></span>'
         )
     links = []
-    for b in backlinks:
-        lines = f': <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
-        where = f", {escape(b.lines)}" if b.lines else ""
+    for b in backlinks:  # str escaping, one Markup at the end: hundreds of places per source
+        if b.lines:
+            e = _escape(b.lines)
+            lines, where = f': <span class="citerender-ref-lines">{e}</span>', f", {e}"
+        else:
+            lines = where = ""
         links.append(
-            f'<a href="#{escape(b.anchor)}" role="doc-backlink" '
+            f'<a href="#{_escape(b.anchor)}" role="doc-backlink" '
             f'aria-label="{b.letter}{where}: back to citation {b.letter} of source {number}">{b.letter}{lines}</a>'
         )
     return Markup(f'<span class="citerender-backlinks">{arrow} ' + " · ".join(links) + "</span>")
@@ -113,6 +120,11 @@ def quotes_html(ref: Reference) -> Any:
     return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
 
 
+@lru_cache(maxsize=4096)
+def _label(lines: LineRange) -> str:
+    return lines.label()
+
+
 def bibliography_entries(references: Sequence[Reference], *, quotes: bool = False) -> list[Entry]:
     """Plain data for the bibliography template (``quotes``: with the cited lines, for print)."""
     entries = []
@@ -122,7 +134,7 @@ def bibliography_entries(references: Sequence[Reference], *, quotes: bool = Fals
         backlinks: list[Backlink] = []
         seen: set[tuple[str, str | None]] = set()
         for place in ref.places:
-            lines = place.lines.label() if place.lines else None
+            lines = _label(place.lines) if place.lines else None
             if (place.anchor, lines) in seen:
                 continue
             seen.add((place.anchor, lines))

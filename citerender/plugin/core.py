@@ -100,6 +100,10 @@ class InlinePass:
         self.line_has_text = False
         self.line_cites: list[Token] = []
         self.cite_only_lines: list[Token] = []
+        # source ids written outside markers are looked for per text token only when the block,
+        # its well-formed markers removed, holds a candidate (one search instead of one a token)
+        outside = opts.canonical.sub("", self.content) if opts.fmt.start in self.content else self.content
+        self.ids_possible = bool(verbatim_ids(outside, st.registry))
 
     def run(self) -> tuple[bool, bool]:
         """Walk the children; returns (has text, has a citation)."""
@@ -152,7 +156,7 @@ class InlinePass:
         return split_text(tok, marks) if marks else None
 
     def text(self, tok: Token) -> None:
-        if "mark" not in tok.meta:
+        if self.ids_possible and "mark" not in tok.meta:
             report_verbatim_ids(self.st, self.loc, self.block, tok.content, self.cursor)
         if tok.content.strip():
             self.has_text = True
@@ -175,9 +179,12 @@ class InlinePass:
         self.position(tok)
         st = self.st
         mk: Mark = tok.meta["mark"]
-        check_in_emphasis(st, tok, self.depth["em"] + self.depth["strong"])
-        in_link = self.depth["link"] > 0
-        check_in_link(st, tok, in_link)
+        depth = self.depth
+        if depth["em"] or depth["strong"]:
+            check_in_emphasis(st, tok, depth["em"] + depth["strong"])
+        in_link = depth["link"] > 0
+        if in_link:
+            check_in_link(st, tok, in_link)
         prev = self._group_with(in_link)
         if prev is not None:  # adjacent to the previous citation: one group
             prev.meta["marks"].append(mk)

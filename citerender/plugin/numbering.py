@@ -81,7 +81,22 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     if cit is None:
         return
     registry = st.registry
+    meta = tok.meta
+    # fast path: a source already numbered from the registry, its locator (if any) valid
+    fast = registry is not None and cit.dialect != "codex"
     for sid in cit.source_ids:
+        if fast and registry is not None:
+            ref = st.by_id.get(sid)
+            known_source = registry.get(sid) if ref is not None and ref.known else None
+            lines = cit.lines
+            if known_source is not None and (
+                lines is None
+                or (not lines.is_reversed and known_source.lines is not None and known_source.has_lines(lines))
+            ):
+                assert ref is not None
+                ref.places.append(CitingPlace(meta["anchor"], lines))
+                meta["uses"].append(RefUse(ref, known_source, lines, lines is not None))
+                continue
         source: Source | None
         if cit.dialect == "codex" and (registry is None or sid not in registry):
             source, known = repo_lookup(st, sid, opts, where(tok))

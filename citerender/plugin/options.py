@@ -12,6 +12,7 @@ from ..options import RenderOptions
 from ..sources.model import Registry
 from ..sources.repo import Repository
 from ..syntax.format import CitationFormat
+from ..syntax.patterns import patterns
 from .state import Reference
 
 __all__ = ["BibliographyRenderer", "PluginOptions"]
@@ -57,6 +58,11 @@ class PluginOptions:
     def triggers(self) -> str:
         """Characters at which the inline rule looks for a marker."""
         return self.fmt.marker_chars + "\u3010"
+
+    @cached_property
+    def canonical(self) -> re.Pattern[str]:
+        """A well-formed marker of a citation family (the scanner's fast path)."""
+        return patterns(self.fmt).canonical
 
     @cached_property
     def trigger_class(self) -> re.Pattern[str]:

@@ -28,7 +28,7 @@ __all__ = ["MAX_MARKERS", "backslash_rule", "citation_inline", "escapes_rule", "
 
 #: The most markers one answer may hold (see SECURITY.md).
 MAX_MARKERS = 100_000
-_IN_DESTINATION = re.compile(r"\]\([ \t]*<?[^\s()<>\]\[]*\Z")
+_IN_DESTINATION = re.compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
 
 
 def validate_link(validate: Any, marker_chars: str, url: str) -> bool:
@@ -58,18 +58,27 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     st = state.env.get("citerender")
     if st is None:
         st = citation_state(state.env, opts.registry)
-    scanner = st.scanner
-    if scanner is None or scanner.text is not src:
-        scanner = st.scanner = Scanner(src, opts.fmt)
-    mk = scanner.at(state.pos, state.posMax)
+    pos = state.pos
+    mk = None
+    well_formed = opts.canonical.match(src, pos, state.posMax)
+    if well_formed is not None:  # a repeated well-formed marker is parsed once per document
+        mk = st.parsed.get(well_formed.group(0))
     if mk is None:
-        return False
-    if mk.kind is not MarkKind.DROPPED and _IN_DESTINATION.search(src, max(0, state.pos - 400), state.pos):
+        scanner = st.scanner
+        if scanner is None or scanner.text is not src:
+            scanner = st.scanner = Scanner(src, opts.fmt)
+        mk = scanner.at(pos, state.posMax)
+        if mk is None:
+            return False
+        if well_formed is not None:
+            st.parsed[mk.raw] = mk
+    end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
+    if mk.kind is not MarkKind.DROPPED and _in_destination(src, pos):
         # the would-be link is refused (validate_link): its URL stays text, the marker goes
         mk = Mark(
             MarkKind.DROPPED,
-            mk.start,
-            mk.end,
+            pos,
+            end,
             mk.raw,
             notes=(
                 ("CR311", f"marker {printable(mk.raw)} removed from a link destination; the link is shown as text"),
@@ -81,19 +90,26 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
         if mk.kind is MarkKind.TEXT:  # the text to show, and a token that carries the report
             state.push("text", "", 0).content = mk.text
-            state.push("citation_dropped", "", 0).meta = {"mark": mk, "offset": mk.start}
+            state.push("citation_dropped", "", 0).meta = {"mark": mk, "offset": pos}
         elif mk.kind is MarkKind.CITATION and mk.text:
             state.push("text", "", 0).content = mk.text
-            state.push("citation", "", 0).meta = {"mark": mk, "offset": mk.start}
+            state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
         else:
             typ = {
                 MarkKind.CITATION: "citation",
                 MarkKind.HIGHLIGHT_OPEN: "citation_highlight_open",
                 MarkKind.HIGHLIGHT_CLOSE: "citation_highlight_close",
             }.get(mk.kind, "citation_dropped")
-            state.push(typ, "", 0).meta = {"mark": mk, "offset": mk.start}
-    state.pos = mk.end
+            state.push(typ, "", 0).meta = {"mark": mk, "offset": pos}
+    state.pos = end
     return True
+
+
+def _in_destination(src: str, pos: int) -> bool:
+    """Does the marker at ``pos`` sit in a link destination (``](url…`` right before it)? The
+    ``](`` is found first, so a marker costs one ``rfind``, not a regex tried at 400 positions."""
+    opener = src.rfind("](", max(0, pos - 400), pos)
+    return opener != -1 and _IN_DESTINATION.fullmatch(src, opener + 2, pos) is not None
 
 
 def backslash_rule(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:

@@ -88,7 +88,11 @@ class CitationState:
     offsets: OffsetMap = field(default_factory=OffsetMap)
     _line_starts: list[int] | None = None
     scanner: Any = None
+    #: well-formed markers already parsed in this document, by their text (a repeated marker is
+    #: one dict lookup; the Mark keeps its first occurrence's offsets, the token holds its own)
+    parsed: dict[str, Mark] = field(default_factory=dict)
     link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
+    label_cache: dict[tuple[Any, ...], str] = field(default_factory=dict)  # labels, by group numbers
     #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
     #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
     spans: list[tuple[int, int, str]] | None = None
@@ -102,6 +106,7 @@ class CitationState:
         self.offsets = offsets
         self._line_starts = None
         self.scanner = None
+        self.parsed = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""

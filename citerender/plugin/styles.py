@@ -98,9 +98,23 @@ def citation_label(
 ) -> str:
     """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
     meta = citation_meta(tokens[idx])
-    by = _uses_by_number(meta["uses"])
+    uses = meta["uses"]
     linked = not meta.get("in_link") and style not in CARD_STYLES
-    cache = citation_state(env).link_cache
+    st = citation_state(env)
+    key = None
+    if style != "superscript":  # the label depends on the numbers only: made once per group
+        key = (linked, *(u.reference.number for u in uses))
+        label = st.label_cache.get(key)
+        if label is not None:
+            return label
+    label = _label(uses, style, linked, st.link_cache)
+    if key is not None:
+        st.label_cache[key] = label
+    return label
+
+
+def _label(uses: list[RefUse], style: str, linked: bool, cache: dict[int, str]) -> str:
+    by = _uses_by_number(uses)
     if len(by) == 1:
         ((n, use),) = by.items()
         return "[" + (_number_link(use, style, cache) if linked else str(n)) + "]"
