@@ -18,10 +18,12 @@ from typing import Any, Literal, get_args
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
 __all__ = [
+    "ENGINES",
     "IMAGE_POLICIES",
     "MARKDOWN_PRESETS",
     "STYLES",
     "UNKNOWN_POLICIES",
+    "Engine",
     "ImagePolicy",
     "MarkdownPreset",
     "RenderOptions",
@@ -34,6 +36,8 @@ UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
 MarkdownPreset = Literal["full", "commonmark"]
 MARKDOWN_PRESETS: tuple[str, ...] = get_args(MarkdownPreset)
+Engine = Literal["markdown-it", "fast"]
+ENGINES: tuple[str, ...] = get_args(Engine)
 _ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 STYLES: tuple[str, ...] = get_args(Style)
 UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
@@ -62,6 +66,9 @@ class RenderOptions:
     :param id_prefix: put before every HTML id (``a1-cite-1``), so several answers share a page.
     :param repo: a repository checkout that Codex file citations (``【F:path†L10-L20】``) are read from.
     :param repo_url: the repository's web address; each file citation links to ``URL/path#L10-L20``.
+    :param engine: ``markdown-it`` (markdown-it-py and this package's plugin) or ``fast``: the
+        compiled comrak parser (extra ``citerender[fast]``, ``markdown="commonmark"`` only), the
+        same citations, bibliography and diagnostics (see ``docs/fast-engine.md``).
     """
 
     style: Style = "footnotes"
@@ -77,6 +84,7 @@ class RenderOptions:
     id_prefix: str = ""
     repo: str | None = None
     repo_url: str | None = None
+    engine: Engine = "markdown-it"
 
     def __post_init__(self) -> None:
         choices = (
@@ -84,6 +92,7 @@ class RenderOptions:
             ("unknown", UNKNOWN_POLICIES),
             ("images", IMAGE_POLICIES),
             ("markdown", MARKDOWN_PRESETS),
+            ("engine", ENGINES),
         )
         for name, allowed in choices:
             value = getattr(self, name)
@@ -94,6 +103,10 @@ class RenderOptions:
         if self.id_prefix and not _ID_PREFIX.fullmatch(self.id_prefix):
             raise ValueError(
                 f"id_prefix must be a letter then up to 63 letters, digits, '-' or '_', not {self.id_prefix[:80]!r}"
+            )
+        if self.engine == "fast" and self.markdown != "commonmark":
+            raise ValueError(
+                "engine='fast' reads the CommonMark preset (tables, strikethrough): pass markdown='commonmark'"
             )
         if isinstance(self.repo, Path):
             object.__setattr__(self, "repo", str(self.repo))
@@ -121,6 +134,8 @@ class RenderOptions:
             raise TypeError(f"unknown option(s) {', '.join(unknown)}; valid: families, {', '.join(sorted(names))}")
         opts = base or cls()
         changes = {k: v for k, v in changes.items() if v is not None}
+        if changes.get("engine") == "fast" and "markdown" not in changes:
+            changes["markdown"] = "commonmark"  # the fast engine's one preset, unless asked otherwise
         if changes:
             opts = replace(opts, **changes)
         if families is not None and tuple(families) != opts.fmt.families:

@@ -224,6 +224,7 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         theme=a.theme,
         unknown=a.unknown,
         markdown=a.markdown,
+        engine=a.engine,
         id_prefix=a.id_prefix,
         repo=a.repo,
         repo_url=a.repo_url,
@@ -237,11 +238,11 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
 _NO_EFFECT = {
     "html": (),
     "pdf": ("standalone",),
-    "docx": ("style", "theme", "standalone", "id_prefix"),
-    "markdown": ("style", "theme", "standalone"),
-    "json": ("style", "theme", "standalone"),
-    "text": ("style", "theme", "standalone", "allow_html", "id_prefix"),
-    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix"),
+    "docx": ("style", "theme", "standalone", "id_prefix", "engine"),
+    "markdown": ("style", "theme", "standalone", "engine"),
+    "json": ("style", "theme", "standalone", "engine"),
+    "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine"),
+    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine"),
 }
 
 
@@ -249,7 +250,11 @@ def _refuse_options_without_effect(a: argparse.Namespace) -> None:
     given = [name for name in _NO_EFFECT[a.to] if getattr(a, name, None)]
     if given:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        why = "a PDF is always a complete page" if a.to == "pdf" else f"--to {a.to} has no styles, themes or pages"
+        why = (
+            "a PDF is always a complete page"
+            if a.to == "pdf"
+            else f"--to {a.to} has no styles, themes, pages or HTML engine"
+        )
         raise CiterenderError(
             f"{flags} {'has' if len(given) == 1 else 'have'} no effect with --to {a.to} ({why})",
             hint=f"drop {flags}, or render HTML with --to html",

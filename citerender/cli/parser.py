@@ -36,7 +36,7 @@ def _add_from(q: argparse.ArgumentParser) -> None:
 def _add_render_options(q: argparse.ArgumentParser) -> None:
     """The render options, with the defaults of :class:`RenderOptions` (as everywhere); left
     ``None`` here so that ``render`` can tell an option given for a format it does not affect."""
-    from ..options import MARKDOWN_PRESETS, STYLES, UNKNOWN_POLICIES, RenderOptions
+    from ..options import ENGINES, MARKDOWN_PRESETS, STYLES, UNKNOWN_POLICIES, RenderOptions
 
     d = RenderOptions()
     q.add_argument("--style", choices=STYLES, help=f"citation style (default: {d.style})")
@@ -47,6 +47,12 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
         choices=MARKDOWN_PRESETS,
         help=f"Markdown features: full (task lists, bare URLs, footnotes, math, highlighting) or strict commonmark"
         f" (default: {d.markdown})",
+    )
+    q.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help="parser: markdown-it, or fast (compiled comrak, CommonMark preset; pip install 'citerender[fast]')"
+        f" (default: {d.engine})",
     )
     q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
     q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")

@@ -19,7 +19,7 @@ from ..syntax.format import CitationFormat
 from .locate import Locator
 from .state import CitationState
 
-__all__ = ["scrub_code", "scrub_code_span", "scrub_math"]
+__all__ = ["report_removed", "scrub_code", "scrub_code_span", "scrub_math"]
 
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
@@ -47,12 +47,12 @@ def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat)
         return  # nothing to read back, nothing to remove
     removed: list[tuple[int, int]] = []
     tok.content = _block_text(tok, st, loc, fmt, removed)
-    _report(st, removed, "CR302")
+    report_removed(st, removed, "CR302")
     if tok.info:
         removed = []
         first = tok.map[0] if tok.map else 0
         tok.info = _line_suffix(tok.info, first, st, loc, fmt, removed)
-        _report(st, removed, "CR304")
+        report_removed(st, removed, "CR304")
 
 
 def scrub_code_span(
@@ -86,7 +86,7 @@ def scrub_code_span(
         pos = found.start() if found is not None else max(content.find(text), 0)
         removed.extend(loc.span(block, content, pos + m.start(), m.group(0)) for m in invisible.finditer(text))
         tok.content = invisible.sub("", text)
-    _report(st, removed, "CR302")
+    report_removed(st, removed, "CR302")
 
 
 # ---------------------------------------------------------------------- helpers
@@ -149,7 +149,8 @@ def _line_suffix(
     return _invisible(fmt.marker_chars).sub("", line)  # not found: keep what was parsed, minus the characters
 
 
-def _report(st: CitationState, removed: list[tuple[int, int]], code: str) -> None:
+def report_removed(st: CitationState, removed: list[tuple[int, int]], code: str) -> None:
+    """One CR302 (code) or CR304 (a code-fence line) for the characters removed from one code element."""
     if not removed:
         return
     if st.spans is not None:

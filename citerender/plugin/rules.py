@@ -24,7 +24,7 @@ from ..syntax.types import Mark, MarkKind
 from .options import PluginOptions
 from .state import citation_state
 
-__all__ = ["MAX_MARKERS", "backslash_rule", "citation_inline", "escapes_rule", "validate_link"]
+__all__ = ["MAX_MARKERS", "backslash_rule", "citation_inline", "escapes_rule", "in_destination", "validate_link"]
 
 #: The most markers one answer may hold (see SECURITY.md).
 MAX_MARKERS = 100_000
@@ -73,7 +73,7 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
         if well_formed is not None:
             st.parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
-    if mk.kind is not MarkKind.DROPPED and _in_destination(src, pos):
+    if mk.kind is not MarkKind.DROPPED and in_destination(src, pos):
         # the would-be link is refused (validate_link): its URL stays text, the marker goes
         mk = Mark(
             MarkKind.DROPPED,
@@ -105,7 +105,7 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     return True
 
 
-def _in_destination(src: str, pos: int) -> bool:
+def in_destination(src: str, pos: int) -> bool:
     """Does the marker at ``pos`` sit in a link destination (``](url…`` right before it)? The
     ``](`` is found first, so a marker costs one ``rfind``, not a regex tried at 400 positions."""
     opener = src.rfind("](", max(0, pos - 400), pos)

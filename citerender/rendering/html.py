@@ -14,12 +14,14 @@ from markdown_it.token import Token
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..options import RenderOptions
-from ..plugin import citation_plugin
+from ..plugin import PluginOptions, citation_plugin
+from ..plugin.core import citation_core
 from ..plugin.state import CitationState, Reference
 from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
+from .fast import PLACEHOLDER_CHARS, render_fast
 from .features import add_anchors, add_features
 
 __all__ = ["DEFAULT_OPTIONS", "MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown", "render"]
@@ -77,6 +79,14 @@ def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool =
     return md
 
 
+def _plugin_options(md: MarkdownIt) -> PluginOptions:
+    """The plugin's settings as bound to ``md``'s core rule."""
+    for rule in md.core.ruler.getRules(""):
+        if getattr(rule, "func", None) is citation_core:
+            return rule.keywords["opts"]  # type: ignore[attr-defined, no-any-return]
+    raise CiterenderError("the parser has no citation rule")
+
+
 def _image_as_text(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     tok = tokens[idx]
     src = str(tok.attrGet("src") or "")
@@ -114,8 +124,12 @@ def render(
     th = load_theme(opts.theme)
     md = make_markdown(opts)
     st = CitationState(registry=registry)
-    env = {"citerender": st}
-    body = md.render(text, env)
+    body = None
+    if opts.engine == "fast" and not PLACEHOLDER_CHARS.search(text):
+        body = render_fast(text, st, md, _plugin_options(md))
+    if body is None:  # the default engine (and answers the fast engine leaves to it)
+        st = CitationState(registry=registry)
+        body = md.render(text, {"citerender": st})
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:
         st.report("CR109", "marker residue removed from the output", None)
