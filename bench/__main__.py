@@ -134,6 +134,23 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
         rep.row(f"markdown-it-py + footnote_plugin, {name}", peer)
         rep.target(f"render {name}: ours / plain markdown-it-py", ours["median"] / floor["median"], 1.10)
         rep.target(f"render {name}: ours / footnote_plugin", ours["median"] / peer["median"], 1.0)
+        if _has_comrak():
+            fast = measure(lambda c=c, reg=reg: render(c.marked, reg, engine="fast"), repeat=5)
+            rep.row(f"citerender render, engine='fast' (comrak), {name}", fast)
+            rep.target(
+                f"render {name}: plain markdown-it-py / engine='fast'",
+                floor["median"] / fast["median"],
+                3.0,
+                lower_is_better=False,
+            )
+
+
+def _has_comrak() -> bool:
+    from citerender.rendering.fast import available
+
+    if not available():
+        print("SKIP  engine='fast': comrak not installed (pip install 'citerender[fast]')")
+    return available()
 
 
 def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:

@@ -76,9 +76,7 @@ def test_fuzz_corpus_same_citations_and_safety(text: str, reg: Registry) -> None
     assert _cites(fast.html) == _cites(default.html)  # type: ignore[attr-defined]
     if "](" not in text:  # markers in a would-be link destination may differ (docs/fast-engine.md)
         validity = re.compile(r"CR[12]")  # what a marker says of itself; placement may differ
-        assert [d for d in _diags(fast) if validity.match(d[0])] == [
-            d for d in _diags(default) if validity.match(d[0])
-        ]
+        assert [d for d in _diags(fast) if validity.match(d[0])] == [d for d in _diags(default) if validity.match(d[0])]
     assert_no_marker(fast.html)  # type: ignore[attr-defined]
     assert_well_formed(fast.html)  # type: ignore[attr-defined]
     assert_no_live_script_url(fast.html)  # type: ignore[attr-defined]
@@ -110,4 +108,3 @@ def test_an_answer_holding_placeholder_characters_uses_the_default_engine() -> N
     text = "Odd \ue0f0\ue0e0\ue0f1 text.\ue200cite\ue202turn0file0\ue201"
     default, fast = _both(text, REG)
     assert fast.html == default.html  # type: ignore[attr-defined]
-

@@ -73,8 +73,10 @@ class PluginOptions:
         """Could ``text`` hold a copy-paste form (``citeturn0search3``, ``entity[…]``)? The
         scanner's own test."""
         fmt = self.fmt
-        return ("turn" in text and any(f in text for f in fmt.families)) or "entity[" in text or (
-            "contentReference[" in text
+        return (
+            ("turn" in text and any(f in text for f in fmt.families))
+            or "entity[" in text
+            or ("contentReference[" in text)
         )
 
     def needs_attention(self, text: str) -> bool:
