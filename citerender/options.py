@@ -106,7 +106,7 @@ class RenderOptions:
             )
         if self.engine == "fast" and self.markdown != "commonmark":
             raise ValueError(
-                "engine='fast' reads the CommonMark preset (tables, strikethrough): pass markdown='commonmark'"
+                "engine='fast' reads the CommonMark preset (tables, strikethrough): pass markdown='commonmark' (--markdown commonmark)"
             )
         if isinstance(self.repo, Path):
             object.__setattr__(self, "repo", str(self.repo))

@@ -108,3 +108,17 @@ def test_an_answer_holding_placeholder_characters_uses_the_default_engine() -> N
     text = "Odd \ue0f0\ue0e0\ue0f1 text.\ue200cite\ue202turn0file0\ue201"
     default, fast = _both(text, REG)
     assert fast.html == default.html  # type: ignore[attr-defined]
+
+
+def test_command_line_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from citerender.cli import main
+
+    root = Path(__file__).resolve().parent.parent / "examples" / "handbook"
+    args = ["render", str(root / "answer.md"), "--sources", str(root / "answer.sources.json")]
+    assert main([*args, "--engine", "fast", "-o", str(tmp_path / "fast.html")]) == 0
+    assert main([*args, "--markdown", "commonmark", "-o", str(tmp_path / "default.html")]) == 0
+    assert (tmp_path / "fast.html").read_text(encoding="utf-8") == (tmp_path / "default.html").read_text(
+        encoding="utf-8"
+    )
+    assert main([*args, "--engine", "fast", "--to", "markdown"]) == 2  # no HTML engine in an export
+    assert "--engine has no effect with --to markdown" in capsys.readouterr().err
