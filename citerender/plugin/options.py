@@ -69,16 +69,6 @@ class PluginOptions:
         """One character class of :attr:`triggers`."""
         return re.compile(f"[{re.escape(self.triggers)}]")
 
-    def copy_paste(self, text: str) -> bool:
-        """Could ``text`` hold a copy-paste form (``citeturn0search3``, ``entity[…]``)? The
-        scanner's own test."""
-        fmt = self.fmt
-        return (
-            ("turn" in text and any(f in text for f in fmt.families))
-            or "entity[" in text
-            or ("contentReference[" in text)
-        )
-
     def needs_attention(self, text: str) -> bool:
         """Could ``text`` hold anything the core rule handles? (Plain searches: a regex with
         alternatives would test every position and cost more than the whole check.)"""

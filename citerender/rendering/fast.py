@@ -26,7 +26,7 @@ from ..plugin.placement import (
 from ..plugin.rules import MAX_MARKERS, in_destination
 from ..plugin.state import BibliographyMeta, CitationState
 from ..syntax.escapes import normalize_escapes, printable
-from ..syntax.scanner import Scanner
+from ..syntax.scanner import Scanner, may_hold_copy_paste
 from ..syntax.types import Mark, MarkKind
 from .splice import Splice, drop_empty, placeholder, report_notes
 
@@ -51,7 +51,7 @@ def _marks(norm: str, plugin: PluginOptions) -> list[Mark]:
     canonical = plugin.canonical
     scanner = Scanner(norm, plugin.fmt)
     rest = canonical.sub("", norm) if plugin.fmt.start in norm else norm
-    if any(ch in rest for ch in plugin.triggers) or plugin.copy_paste(rest):
+    if any(ch in rest for ch in plugin.triggers) or may_hold_copy_paste(rest, plugin.fmt):
         return scanner.scan()
     parsed: dict[str, Mark] = {}
     marks = []

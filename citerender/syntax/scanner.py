@@ -31,7 +31,15 @@ from .patterns import (
 )
 from .types import MAX_MARKER_BODY, Citation, Mark, MarkKind, parse_locator, pop_locator
 
-__all__ = ["Scanner", "scan"]
+__all__ = ["Scanner", "may_hold_copy_paste", "scan"]
+
+
+def may_hold_copy_paste(text: str, fmt: CitationFormat) -> bool:
+    """Could ``text`` hold a copy-paste form (``citeturn0search3``, ``entity[…]``)? Plain
+    substring tests, so that most texts skip the slow pattern."""
+    return (
+        ("turn" in text and any(f in text for f in fmt.families)) or "entity[" in text or ("contentReference[" in text)
+    )
 
 
 class Scanner:
@@ -64,12 +72,7 @@ class Scanner:
         marks: list[Mark] = []
         pos = start
         # Copy-paste forms need the slow pattern with alternatives; most texts have none.
-        copy_paste = (
-            ("turn" in text and any(f in text for f in self.fmt.families))
-            or "entity[" in text
-            or "contentReference[" in text
-        )
-        search = (self.p.trigger if copy_paste else self.p.trigger_chars).search
+        search = (self.p.trigger if may_hold_copy_paste(text, self.fmt) else self.p.trigger_chars).search
         while True:
             m = search(text, pos, end)
             if m is None:
