@@ -43,6 +43,33 @@ def measure(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 1) -> di
     return {"median": statistics.median(times), "min": min(times), "max": max(times), "runs": repeat}
 
 
+def side_by_side(
+    fns: dict[str, Callable[[], object]], *, repeat: int = 7
+) -> tuple[dict[str, dict[str, float]], dict[str, list[float]]]:
+    """Time several functions in alternation (one run of each per round, after one warm-up run of
+    each), so that a slow spell of the machine weighs on all of them alike. Returns each one's
+    median/min/max, and the times per round for :func:`ratio`."""
+    for fn in fns.values():
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            gc.collect()
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    stats = {
+        name: {"median": statistics.median(ts), "min": min(ts), "max": max(ts), "runs": repeat}
+        for name, ts in times.items()
+    }
+    return stats, times
+
+
+def ratio(times: dict[str, list[float]], a: str, b: str) -> float:
+    """The median over rounds of ``a``'s time / ``b``'s time in the same round."""
+    return statistics.median(x / y for x, y in zip(times[a], times[b], strict=True))
+
+
 def fmt_t(m: dict[str, float]) -> str:
     return f"{m['median'] * 1000:9.1f} ms  ({m['min'] * 1000:.1f}–{m['max'] * 1000:.1f})"
 
@@ -115,31 +142,36 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
     from citerender.rendering.html import make_markdown
     from citerender.sources.model import registry_from_data
 
-    print("\n# in-process render (footnotes style; the commonmark preset, like the floor)", flush=True)
+    print("\n# in-process render (footnotes style; the commonmark preset, like the floor), side by side", flush=True)
     plain = _floor_md()
     foot = _floor_md().use(footnote_plugin)
     full = RenderOptions()  # the default: Markdown as models write it, against the same parser without us
     full_floor = make_markdown(full, citations=False)
+    fast_ok = _has_comrak()
     for name, c in corpora.items():
         reg = registry_from_data(c.sources)
-        ours = measure(lambda c=c, reg=reg: render(c.marked, reg, markdown="commonmark"), repeat=5)
-        ours_full = measure(lambda c=c, reg=reg: render(c.marked, reg, full), repeat=5)
-        floor_full = measure(lambda c=c: full_floor.render(c.stripped), repeat=5)
-        rep.row(f"citerender render, full preset, {name}", ours_full)
-        rep.row(f"the full preset's parser alone on stripped text, {name}", floor_full)
-        floor = measure(lambda c=c: plain.render(c.stripped), repeat=5)
-        peer = measure(lambda c=c: foot.render(c.footnoted), repeat=5)
-        rep.row(f"citerender render, {name} ({len(c.marked) / 1e3:.0f} KB, {c.markers} markers)", ours)
-        rep.row(f"markdown-it-py on stripped text, {name}", floor)
-        rep.row(f"markdown-it-py + footnote_plugin, {name}", peer)
-        rep.target(f"render {name}: ours / plain markdown-it-py", ours["median"] / floor["median"], 1.10)
-        rep.target(f"render {name}: ours / footnote_plugin", ours["median"] / peer["median"], 1.0)
-        if _has_comrak():
-            fast = measure(lambda c=c, reg=reg: render(c.marked, reg, engine="fast"), repeat=5)
-            rep.row(f"citerender render, engine='fast' (comrak), {name}", fast)
+        fns: dict[str, Callable[[], object]] = {
+            "plain": lambda c=c: plain.render(c.stripped),
+            "ours": lambda c=c, reg=reg: render(c.marked, reg, markdown="commonmark"),
+            "footnote": lambda c=c: foot.render(c.footnoted),
+            "full": lambda c=c, reg=reg: render(c.marked, reg, full),
+            "full_floor": lambda c=c: full_floor.render(c.stripped),
+        }
+        if fast_ok:
+            fns["fast"] = lambda c=c, reg=reg: render(c.marked, reg, engine="fast")
+        stats, times = side_by_side(fns, repeat=5)
+        rep.row(f"citerender render, {name} ({len(c.marked) / 1e3:.0f} KB, {c.markers} markers)", stats["ours"])
+        rep.row(f"markdown-it-py on stripped text, {name}", stats["plain"])
+        rep.row(f"markdown-it-py + footnote_plugin, {name}", stats["footnote"])
+        rep.row(f"citerender render, full preset, {name}", stats["full"])
+        rep.row(f"the full preset's parser alone on stripped text, {name}", stats["full_floor"])
+        rep.target(f"render {name}: ours / plain markdown-it-py", ratio(times, "ours", "plain"), 1.10)
+        rep.target(f"render {name}: ours / footnote_plugin", ratio(times, "ours", "footnote"), 1.0)
+        if fast_ok:
+            rep.row(f"citerender render, engine='fast' (comrak), {name}", stats["fast"])
             rep.target(
                 f"render {name}: plain markdown-it-py / engine='fast'",
-                floor["median"] / fast["median"],
+                ratio(times, "plain", "fast"),
                 3.0,
                 lower_is_better=False,
             )
@@ -154,63 +186,53 @@ def _has_comrak() -> bool:
 
 
 def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
-    print("\n# whole process, spec: citerender render vs pandoc --citeproc", flush=True)
+    """Whole process, both warm: pandoc's binary in the page cache, and our modules as an installed
+    package has them (compiled to bytecode at install; ``PYTHONDONTWRITEBYTECODE`` is dropped so
+    the warm-up run writes the cache a developer's checkout would otherwise recompile every run)."""
+    print("\n# whole process, spec: citerender render vs pandoc --citeproc, side by side", flush=True)
     pandoc = shutil.which("pandoc")
     answer, sources = tmp / "spec.md", tmp / "spec.sources.json"
     answer.write_text(corpus.marked, encoding="utf-8")
     sources.write_text(json.dumps({"sources": corpus.sources}), encoding="utf-8")
-    exe = [
-        sys.executable,
-        "-m",
-        "citerender.cli",
-        "render",
-        str(answer),
-        "--sources",
-        str(sources),
-        "-o",
-        str(tmp / "ours.html"),
-    ]
-    ours = measure(lambda: subprocess.run(exe, check=False, capture_output=True), repeat=5)
-    rep.row("citerender render (whole process)", ours)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    ours = [sys.executable, "-m", "citerender.cli", "render", str(answer), "--sources", str(sources)]
+
+    def run(cmd: list[str]) -> Callable[[], object]:
+        return lambda: subprocess.run(cmd, check=False, capture_output=True, env=env)
+
+    fns = {
+        "ours": run([*ours, "-o", str(tmp / "ours.html")]),
+        "commonmark": run([*ours, "--markdown", "commonmark", "-o", str(tmp / "cm.html")]),
+    }
+    if _has_comrak():
+        fns["fast"] = run([*ours, "--engine", "fast", "-o", str(tmp / "fast.html")])
+    if pandoc is not None:
+        pmd = tmp / "spec.pandoc.md"
+        pmd.write_text(corpus.pandoc, encoding="utf-8")
+        bib = tmp / "bib.json"
+        bib.write_text(json.dumps([_csl(s) for s in corpus.sources]), encoding="utf-8")
+        out = str(tmp / "pandoc.html")
+        fns["pandoc"] = run([pandoc, str(pmd), "--citeproc", "--bibliography", str(bib), "-t", "html", "-o", out])
+    stats, times = side_by_side(fns, repeat=5)
+    rep.row("citerender render (whole process)", stats["ours"])
+    rep.row("citerender render --markdown commonmark (whole process)", stats["commonmark"])
+    if "fast" in stats:
+        rep.row("citerender render --engine fast (whole process)", stats["fast"])
     if pandoc is None:
         print("SKIP  pandoc not installed (apt-get install pandoc)")
         return
-    pmd = tmp / "spec.pandoc.md"
-    pmd.write_text(corpus.pandoc, encoding="utf-8")
-    bib = tmp / "bib.json"
-    bib.write_text(
-        json.dumps(
-            [
-                {
-                    "id": s["id"],
-                    "type": "webpage",
-                    "title": s["title"],
-                    "URL": s["url"],
-                    "issued": {"date-parts": [[int(x) for x in s["updated"].split("-")]]},
-                }
-                for s in corpus.sources
-            ]
-        ),
-        encoding="utf-8",
-    )
-    cmd = [
-        pandoc,
-        str(pmd),
-        "--citeproc",
-        "--bibliography",
-        str(bib),
-        "-f",
-        "markdown",
-        "-t",
-        "html",
-        "-o",
-        str(tmp / "pandoc.html"),
-    ]
-    theirs = measure(lambda: subprocess.run(cmd, check=False, capture_output=True), repeat=5)
-    rep.row("pandoc --citeproc (whole process)", theirs)
-    rep.target(
-        "whole process on spec: pandoc time / ours", theirs["median"] / ours["median"], 5.0, lower_is_better=False
-    )
+    rep.row("pandoc --citeproc (whole process)", stats["pandoc"])
+    rep.target("whole process on spec: pandoc time / ours", ratio(times, "pandoc", "ours"), 5.0, lower_is_better=False)
+
+
+def _csl(s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": s["id"],
+        "type": "webpage",
+        "title": s["title"],
+        "URL": s["url"],
+        "issued": {"date-parts": [[int(x) for x in s["updated"].split("-")]]},
+    }
 
 
 def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
@@ -255,27 +277,40 @@ def bench_scale(rep: Report, quick: bool) -> None:
         )
         times[size] = m["median"]
         rep.row(f"render dense {size / 1e6:g} MB", m)
-        if size in (1_000_000, sizes[-1]):
-            tracemalloc.start()
-            render(c.marked, reg)
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            tracemalloc.start()
-            _floor_md().render(c.stripped)
-            _, floor_peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            ratio = peak / len(c.marked.encode("utf-8"))
-            print(
-                f"  peak memory at {size / 1e6:g} MB: ours {peak / 1e6:.0f} MB ({ratio:.1f}× input), "
-                f"plain markdown-it-py {floor_peak / 1e6:.0f} MB",
-                flush=True,
-            )
-            rep.data[f"peak_memory_{size}"] = {"ours": peak, "markdown_it": floor_peak, "input": len(c.marked)}
-            rep.target(f"peak memory at {size / 1e6:g} MB / input size", ratio, 6.0)
+        if size == 1_000_000:
+            _memory(rep, f"dense {size / 1e6:g} MB", c, reg)
+    spec = inputs.spec()
+    _memory(rep, "spec", spec, registry_from_data(spec.sources))
     if 10_000_000 in times:
         rep.target("scale: time(10 MB) / time(1 MB)", times[10_000_000] / times[1_000_000], 12.0)
     else:
         rep.target("scale: time(1 MB) / time(100 KB)", times[1_000_000] / times[100_000], 12.0)
+
+
+def _peak(fn: Callable[[], object]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def _memory(rep: Report, name: str, c: inputs.Corpus, reg: Any) -> None:
+    """Peak memory of a render against markdown-it-py alone (the commonmark preset) on the same
+    text without markers: what the issue's 1.5× target is measured against."""
+    from citerender import render
+
+    ours = _peak(lambda: render(c.marked, reg, markdown="commonmark"))
+    floor = _peak(lambda: _floor_md().render(c.stripped))
+    size = len(c.marked.encode("utf-8"))
+    print(
+        f"  peak memory, {name}: ours {ours / 1e6:.1f} MB, plain markdown-it-py {floor / 1e6:.1f} MB "
+        f"(input {size / 1e6:.2f} MB, {c.markers} markers)",
+        flush=True,
+    )
+    rep.data[f"peak_memory {name}"] = {"ours": ours, "markdown_it": floor, "input": size}
+    rep.target(f"peak memory {name}: ours / markdown-it-py", ours / floor, 1.5)
 
 
 def bench_build(rep: Report, tmp: Path) -> None:
@@ -284,7 +319,9 @@ def bench_build(rep: Report, tmp: Path) -> None:
     print("\n# build: 1,000 answers of 2-5 KB (many)", flush=True)
     src = inputs.many(tmp)
     timings = {}
-    for jobs in (1, 2):
+    cores = os.cpu_count() or 1
+    levels = sorted({1, min(cores, 2), cores})
+    for jobs in levels:
         out = tmp / f"site{jobs}"
         t = time.perf_counter()
         res = build_site(src, out, jobs=jobs)
@@ -295,12 +332,15 @@ def bench_build(rep: Report, tmp: Path) -> None:
             {"median": timings[jobs], "min": timings[jobs], "max": timings[jobs], "runs": 1},
         )
     t = time.perf_counter()
-    res = build_site(src, tmp / "site2", jobs=2)
+    res = build_site(src, tmp / f"site{cores}", jobs=cores)
     rebuild = time.perf_counter() - t
     assert res.written == 0 and res.skipped == 1000
     rep.row("citerender build, no-change rebuild", {"median": rebuild, "min": rebuild, "max": rebuild, "runs": 1})
-    rep.target("build: --jobs 1 time / --jobs 2 time", timings[1] / timings[2], 1.6, lower_is_better=False)
-    rep.target("build: no-change rebuild / first build (%)", 100 * rebuild / timings[2], 5.0, unit=" %")
+    for jobs in levels[1:]:  # ≥ 0.8 × N faster with N workers, up to the cores present
+        rep.target(
+            f"build: --jobs 1 time / --jobs {jobs} time", timings[1] / timings[jobs], 0.8 * jobs, lower_is_better=False
+        )
+    rep.target("build: no-change rebuild / first build (%)", 100 * rebuild / timings[cores], 5.0, unit=" %")
 
 
 def bench_import(rep: Report) -> None:
