@@ -343,6 +343,42 @@ def bench_build(rep: Report, tmp: Path) -> None:
     rep.target("build: no-change rebuild / first build (%)", 100 * rebuild / timings[cores], 5.0, unit=" %")
 
 
+def bench_evidence(rep: Report) -> None:
+    """The support checks on the generated set (bench/evidence.py): false alarms on supported
+    claims, what each kind of unsupported claim is caught at, and time against answer size."""
+    from collections import Counter
+
+    from bench.evidence import generate
+    from citerender.model.evidence import support_report
+    from citerender.sources.model import registry_from_data
+
+    print("\n# evidence checks: generated claims from the CommonMark spec's prose", flush=True)
+    sources, cases = generate()
+    reg = registry_from_data(sources)
+    seen: Counter[str] = Counter()
+    hit: Counter[str] = Counter()
+    for c in cases:
+        claim = support_report(c.claim, reg).claims[0]
+        seen[c.kind] += 1
+        # a false alarm: a supported claim judged anything but supported; a catch: "unsupported"
+        hit[c.kind] += claim.verdict != "supported" if c.supported else claim.verdict == "unsupported"
+    for kind in seen:
+        what = "false alarms" if any(c.supported for c in cases if c.kind == kind) else "caught"
+        print(f"  {kind:<10} {what:<13} {hit[kind]:4d} / {seen[kind]:<4d}", flush=True)
+    supported = [k for k in seen if any(c.supported for c in cases if c.kind == k)]
+    alarms = sum(hit[k] for k in supported) / sum(seen[k] for k in supported)
+    rep.data["evidence"] = {"seen": dict(seen), "hit": dict(hit)}
+    rep.target("evidence: false alarms on supported claims (%)", 100 * alarms, 1.0, unit=" %")
+    paragraphs = [c.claim for c in cases]
+    times = {}
+    for n in (60, 600):
+        text = "\n\n".join(paragraphs[i % len(paragraphs)] for i in range(n))
+        m = measure(lambda text=text: support_report(text, reg), repeat=3)
+        times[n] = m["median"]
+        rep.row(f"support_report, {n} claims ({len(text) / 1e3:.0f} KB)", m)
+    rep.target("evidence: time(600 claims) / time(60 claims)", times[600] / times[60], 12.0)
+
+
 def bench_import(rep: Report) -> None:
     print("\n# start-up", flush=True)
     base = measure(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat=11)
@@ -356,10 +392,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point")
     ap.add_argument(
-        "--only", choices=["extract", "render", "pandoc", "stream", "scale", "import", "build"], action="append"
+        "--only",
+        choices=["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence"],
+        action="append",
     )
     a = ap.parse_args(argv)
-    only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build"])
+    only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence"])
     rep = Report()
     started = time.perf_counter()
     print(f"citerender benchmarks — Python {sys.version.split()[0]}, {os.cpu_count()} cores", flush=True)
@@ -377,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_scale(rep, a.quick)
     if "import" in only:
         bench_import(rep)
+    if "evidence" in only:
+        bench_evidence(rep)
     if "build" in only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_build(rep, Path(tmp))

@@ -13,9 +13,10 @@ if TYPE_CHECKING:
     from .diagnostics import Diagnostic, Severity
     from .errors import CiterenderError
     from .model.check import check
+    from .model.evidence import support_report
     from .model.prompts import citation_instructions
     from .model.quality import quality_report
-    from .options import RenderOptions
+    from .options import RenderOptions, SupportScorer
     from .plugin import citation_plugin
     from .providers import adapt, load_response
     from .publish.site import build_site
@@ -45,6 +46,7 @@ _LAZY = {
     "Diagnostic": "diagnostics",
     "Severity": "diagnostics",
     "RenderOptions": "options",
+    "SupportScorer": "options",
     "Registry": "sources.model",
     "Source": "sources.model",
     "registry_from_data": "sources.model",
@@ -56,6 +58,7 @@ _LAZY = {
     "UnknownSourceError": "rendering.html",
     "parse_answer": "rendering.exports.parsed",
     "check": "model.check",
+    "support_report": "model.evidence",
     "quality_report": "model.quality",
     "citation_instructions": "model.prompts",
     "adapt": "providers",
@@ -83,6 +86,7 @@ __all__ = [
     "Severity",
     "Source",
     "StreamRenderer",
+    "SupportScorer",
     "UnknownSourceError",
     "adapt",
     "astream",
@@ -103,6 +107,7 @@ __all__ = [
     "scan",
     "strip_citations",
     "stylesheet",
+    "support_report",
 ]
 
 

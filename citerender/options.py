@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
@@ -44,6 +44,15 @@ UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
 IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
 
 
+@runtime_checkable
+class SupportScorer(Protocol):
+    """A model that rates how well a passage supports a claim (an entailment model a team
+    already runs): 0 (contradicted or unrelated) to 1 (entailed). Used when configured, after
+    the deterministic checks; below 0.5 a claim is unsupported (CR406). Nothing is downloaded."""
+
+    def score(self, claim: str, evidence: str) -> float: ...
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     """How an answer is rendered.
@@ -69,6 +78,11 @@ class RenderOptions:
     :param engine: ``markdown-it`` (markdown-it-py and this package's plugin) or ``fast``: the
         compiled comrak parser (extra ``citerender[fast]``, ``markdown="commonmark"`` only), the
         same citations, bibliography and diagnostics (see ``docs/fast-engine.md``).
+    :param evidence: check that each cited passage supports its claim (CR401–CR406; always on
+        in :func:`citerender.check`).
+    :param mark_unsupported: give unsupported claims a visible, accessible flag and a note in
+        the hover card, for an editor's review (turns ``evidence`` on).
+    :param scorer: a :class:`SupportScorer` used with the deterministic checks.
     """
 
     style: Style = "footnotes"
@@ -85,6 +99,9 @@ class RenderOptions:
     repo: str | None = None
     repo_url: str | None = None
     engine: Engine = "markdown-it"
+    evidence: bool = False
+    mark_unsupported: bool = False
+    scorer: SupportScorer | None = None
 
     def __post_init__(self) -> None:
         choices = (
@@ -108,6 +125,10 @@ class RenderOptions:
             raise ValueError(
                 "engine='fast' reads the CommonMark preset (tables, strikethrough): pass markdown='commonmark' (--markdown commonmark)"
             )
+        if self.mark_unsupported and not self.evidence:
+            object.__setattr__(self, "evidence", True)
+        if self.scorer is not None and not isinstance(self.scorer, SupportScorer):
+            raise TypeError("scorer must have a score(claim, evidence) -> float method")
         if isinstance(self.repo, Path):
             object.__setattr__(self, "repo", str(self.repo))
         if self.repo is not None or self.repo_url is not None:

@@ -184,3 +184,43 @@ def test_focus_rings_are_visible_in_both_schemes(browser: Any, tmp_path: Path, s
     context.close()
     lighter, darker = sorted((_luminance(_rgb(ring)), _luminance(_rgb(background))), reverse=True)
     assert (lighter + 0.05) / (darker + 0.05) >= 3, (ring, background)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("style", ["footnotes", "hovercard"])
+def test_unsupported_claims_are_flagged_accessibly(
+    browser: Any, axe_script: str, tmp_path: Path, style: str, scheme: str
+) -> None:
+    """``mark_unsupported``: axe finds nothing, the badge is seen beside its citation, and a
+    screen reader hears why (the warning sign itself is not read out)."""
+    reg = load_sources(EXAMPLES / "evidence" / "answer.sources.yaml")
+    text = (EXAMPLES / "evidence" / "answer.md").read_text(encoding="utf-8")
+    path = tmp_path / "flags.html"
+    path.write_text(render(text, reg, style=style, standalone=True, mark_unsupported=True).html, encoding="utf-8")
+    assert _violations(browser, axe_script, path, scheme, open_card=style == "hovercard") == []
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(path.as_uri())
+    flag, cite = page.locator(".citerender-flag").first, page.locator("#cite-1")
+    f, c = flag.bounding_box(), cite.bounding_box()
+    assert f is not None and c is not None and f["width"] > 20
+    assert abs(f["y"] - c["y"]) < f["height"] and 0 <= c["x"] - (f["x"] + f["width"]) < 12  # side by side
+    assert flag.inner_text().startswith("\u26a0 unsupported")
+    cdp = context.new_cdp_session(page)
+    cdp.send("Accessibility.enable")
+    tree = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    context.close()
+    by_id = {n["nodeId"]: n for n in tree}
+    notes = [n for n in tree if n.get("role", {}).get("value") == "note"]
+
+    def spoken(node: dict[str, Any]) -> str:  # the text a screen reader reads inside a node
+        reasons = {r.get("name") for r in node.get("ignoredReasons", [])}
+        if reasons & {"ariaHiddenElement", "ariaHiddenSubtree"}:
+            return ""
+        if node.get("role", {}).get("value") in ("StaticText", "text"):
+            return str(node.get("name", {}).get("value", ""))
+        return "".join(spoken(by_id[c]) for c in node.get("childIds", []) if c in by_id)
+
+    assert len(notes) == 4
+    heard = spoken(notes[0])
+    assert heard.strip() == "unsupported: 'sixty days' is not in the cited passage (it says 'thirty (30) days')"

@@ -9,15 +9,29 @@ from markdown_it.utils import read_fixture_file
 from citerender import check, load_sources
 from citerender.diagnostics import CODES, Diagnostic, Severity, has_errors, markdown_table
 
+
+class MoonScorer:
+    """A stand-in for an entailment model: 0.1 for claims about the moon, 0.9 otherwise."""
+
+    def score(self, claim: str, evidence: str) -> float:
+        return 0.1 if "moon" in claim else 0.9
+
+
 CASES = read_fixture_file(FIXTURES / "diagnostics.md")
 REGISTRY = load_sources(FIXTURES / "diagnostics.sources.json")
 
 
 @pytest.mark.parametrize("line,title,text,expected", CASES, ids=[c[1] for c in CASES])
 def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> None:
-    # "[no sources]" in a title: checked without a registry; "[repo]": against fixtures/repo
+    # "[no sources]" in a title: checked without a registry; "[repo]": against fixtures/repo;
+    # "[scorer]": with a support scorer that rejects claims about the moon
     registry = None if "[no sources]" in title else REGISTRY
-    diags = check(expand(text), registry, repo=str(FIXTURES / "repo") if "[repo]" in title else None)
+    diags = check(
+        expand(text),
+        registry,
+        repo=str(FIXTURES / "repo") if "[repo]" in title else None,
+        scorer=MoonScorer() if "[scorer]" in title else None,
+    )
     if "CR308" not in title:
         diags = [d for d in diags if d.code != "CR308"]
     got = "\n".join(f"{d.code} {d.line}:{d.column}" for d in diags)

@@ -78,25 +78,28 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
 def cmd_check(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..model.check import check
+    from ..syntax.escapes import visible
 
     text, registry = _answer_and_registry(a)
-    diags = check(text, registry)
+    scorer = _scorer(a)
+    diags = check(text, registry, scorer=scorer)
     name = "<stdin>" if a.answer == "-" else a.answer
-    report = None
     if a.report:
+        from ..model.evidence import support_report
         from ..model.quality import quality_report
 
         report = quality_report(text, registry)
-    if a.format == "json" and report is not None:
-        print(
-            json.dumps(
-                {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}, ensure_ascii=False, indent=2
-            )
-        )
+        support = support_report(text, registry, scorer=scorer)
+        if a.format == "json":
+            data = {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}
+            print(json.dumps({**data, "support": support.to_dict()}, ensure_ascii=False, indent=2))
+        else:
+            _print_diagnostics(diags, name, a.format, sys.stdout)
+            print(report.format())
+            print()
+            print(visible(support.format()))
     else:
         _print_diagnostics(diags, name, a.format, sys.stdout)
-        if report is not None:
-            print(report.format())
     if a.format == "text" and diags:
         errors = sum(d.severity.value == "error" for d in diags)
         print(f"{len(diags)} diagnostic(s), {errors} error(s)", file=sys.stderr)
@@ -216,6 +219,15 @@ def _options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         raise CiterenderError(str(e)) from None
 
 
+def _scorer(a: argparse.Namespace):  # type: ignore[no-untyped-def]
+    spec = getattr(a, "scorer", None)
+    if not spec:
+        return None
+    from .scorer import load_scorer
+
+    return load_scorer(spec)
+
+
 def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
     from ..options import RenderOptions
 
@@ -230,6 +242,8 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         repo_url=a.repo_url,
         list_all=getattr(a, "all_sources", None) or None,
         html=getattr(a, "allow_html", None) or None,
+        mark_unsupported=getattr(a, "mark_unsupported", None) or None,
+        scorer=_scorer(a),
         **extra,
     )
 
@@ -238,11 +252,11 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
 _NO_EFFECT = {
     "html": (),
     "pdf": ("standalone",),
-    "docx": ("style", "theme", "standalone", "id_prefix", "engine"),
-    "markdown": ("style", "theme", "standalone", "engine"),
-    "json": ("style", "theme", "standalone", "engine"),
-    "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine"),
-    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine"),
+    "docx": ("style", "theme", "standalone", "id_prefix", "engine", "mark_unsupported"),
+    "markdown": ("style", "theme", "standalone", "engine", "mark_unsupported"),
+    "json": ("style", "theme", "standalone", "engine", "mark_unsupported"),
+    "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine", "mark_unsupported"),
+    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine", "mark_unsupported"),
 }
 
 
@@ -287,7 +301,13 @@ def cmd_render(a: argparse.Namespace) -> int:
         from ..rendering.exports.text import to_text
 
         unknown = _options(a).unknown
-        parsed = parse_answer(text, registry, _options(a), unknown="keep" if unknown == "error" else unknown)
+        parsed = parse_answer(
+            text,
+            registry,
+            _options(a),
+            unknown="keep" if unknown == "error" else unknown,
+            evidence=a.to == "json",  # the JSON export carries every claim's verdict
+        )
         diags = parsed.diagnostics
         if unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)

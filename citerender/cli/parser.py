@@ -57,6 +57,20 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
     q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")
     q.add_argument("--repo-url", metavar="URL", help="repository web address: file citations link to URL/path#L10-L20")
+    q.add_argument(
+        "--mark-unsupported",
+        action="store_true",
+        help="flag claims their cited passage does not support (a badge, and a note in the hover card)",
+    )
+    _add_scorer(q)
+
+
+def _add_scorer(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--scorer",
+        metavar="MODULE:NAME",
+        help="a support scorer of yours (score(claim, evidence) -> 0..1) used with the built-in checks",
+    )
 
 
 def _add_unit_options(q: argparse.ArgumentParser) -> None:
@@ -79,7 +93,10 @@ def _add_check(sub: Any) -> None:
     c.add_argument("answer", help="answer file (Markdown with markers), or - for stdin")
     c.add_argument("--sources", "-s", help="sources file (JSON, YAML, TOML, tool output or <BLOCK> text)")
     c.add_argument("--format", choices=("text", "json"), default="text")
-    c.add_argument("--report", action="store_true", help="add the answer quality report")
+    c.add_argument(
+        "--report", action="store_true", help="add the answer quality report and the per-claim support table"
+    )
+    _add_scorer(c)
     _add_from(c)
     c.set_defaults(func=cmd_check)
 

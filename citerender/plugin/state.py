@@ -99,6 +99,9 @@ class CitationState:
     #: with ``spans``: (start, end) of the code in the original text (code blocks by line, code
     #: spans), where visible marker forms are the author's text and stay
     code: list[tuple[int, int]] = field(default_factory=list)
+    #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
+    #: (:class:`citerender.plugin.claims.Claim`)
+    claims: list[Any] = field(default_factory=list)
 
     def begin(self, original: str, offsets: OffsetMap) -> None:
         """Start a (new) parse: positions refer to ``original`` from now on."""
@@ -153,6 +156,7 @@ class CitationMeta(TypedDict, total=False):
     in_link: bool  # inside link text: numbers are shown without their own links
     title: str | None  # a navlist's title
     anchor: str  # the HTML id of the citing place (``cite-N``)
+    claims: list[Any]  # with ``evidence``: the claims this group closes (citerender.plugin.claims.Claim)
 
 
 class BibliographyMeta(TypedDict, total=False):

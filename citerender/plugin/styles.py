@@ -197,6 +197,27 @@ def _pill_name(ref: Reference) -> str:
     return name if len(name) <= PILL_CHARS else name[: PILL_CHARS - 1].rstrip() + "\u2026"
 
 
+def unsupported_reason(meta: CitationMeta) -> str | None:
+    """Why the group's claim was found unsupported (``mark_unsupported``), or ``None``."""
+    for claim in meta.get("claims", ()):
+        if claim.verdict == "unsupported":
+            return "; ".join(claim.reasons) or "not found in the cited passage"
+    return None
+
+
+def _flag(reason: str) -> str:
+    """The visible, accessible mark of an unsupported claim, put before its citation: a badge a
+    reader sees, and what a screen reader says (the warning sign is not read out)."""
+    return (
+        f'{JOIN}<span class="citerender-flag" role="note" title="{escape(reason)}"><span aria-hidden="true">\u26a0</span> '
+        f'unsupported<span class="citerender-sr">: {escape(reason)}</span></span>'
+    )
+
+
+def _card_warning(reason: str) -> str:
+    return f'<span class="citerender-card-warning">Check this claim: {escape(reason)}</span>'
+
+
 def _card_cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
     """A citation that opens a card: ``hovercard`` (its numbers) or ``pills`` (a chip naming the
     first source, ``+N`` for the rest; it prints as its numbers)."""
@@ -208,6 +229,9 @@ def _card_cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: 
     label = self.rules["citation_label"](tokens, idx, options, env)
     uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
     items = "".join(_card_item(u) for u in uses)
+    reason = unsupported_reason(meta)
+    if reason is not None:
+        items = _card_warning(reason) + items
     unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(uses) - 1}</span>' if len(uses) > 1 else ""
@@ -251,10 +275,17 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
         return citation_label(self, tokens, idx, options, env, style=style)
 
     md.add_render_rule("citation_label", label)
-    if style in CARD_STYLES:
-        md.add_render_rule("citation", lambda self, t, i, o, e: _card_cite(self, t, i, o, e, style))
+    cite = _card_cite if style in CARD_STYLES else _plain
+    if opts.options.mark_unsupported:
+
+        def flagged(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+            html = cite(self, tokens, idx, options, env, style)
+            reason = unsupported_reason(citation_meta(tokens[idx]))
+            return html if reason is None else _flag(reason) + html
+
+        md.add_render_rule("citation", flagged)
     else:
-        md.add_render_rule("citation", lambda self, t, i, o, e: _plain(self, t, i, o, e, style))
+        md.add_render_rule("citation", lambda self, t, i, o, e: cite(self, t, i, o, e, style))
     md.add_render_rule("citation_dropped", _empty)
     md.add_render_rule("citation_highlight_open", _highlight_open)
     md.add_render_rule("citation_highlight_close", _highlight_close)

@@ -78,7 +78,8 @@ class BuildResult:
 
 
 def _options_key(opts: RenderOptions) -> str:
-    """What, besides the inputs, a page depends on: version, options and the theme's files."""
+    """What, besides the inputs, a page depends on: version, options (a scorer by its class: its
+    repr holds an address, new every run) and the theme's files."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -91,7 +92,8 @@ def _options_key(opts: RenderOptions) -> str:
             if f.is_file():
                 theme_hash.update(f.name.encode())
                 theme_hash.update(f.read_bytes())
-    return f"{ver}|{opts!r}|{theme_hash.hexdigest()}"
+    scorer = f"{type(opts.scorer).__module__}.{type(opts.scorer).__qualname__}" if opts.scorer else ""
+    return f"{ver}|{replace(opts, scorer=None)!r}|{scorer}|{theme_hash.hexdigest()}"
 
 
 def _render_page(task: dict[str, Any]) -> PageResult:
@@ -110,12 +112,9 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         data = page.encode("utf-8")
         write_atomic(out, data, make_parents=True)
         res.output_hash = hash_bytes(data)
-        for d in r.diagnostics:
-            if d.severity.value == "error":
-                res.errors += 1
-            elif d.severity.value == "warning":
-                res.warnings += 1
-            res.lines.append(d.format(str(src)))
+        res.errors = sum(d.severity.value == "error" for d in r.diagnostics)
+        res.warnings = sum(d.severity.value == "warning" for d in r.diagnostics)
+        res.lines = [d.format(str(src)) for d in r.diagnostics]
     except CiterenderError as e:
         res.failure = str(e)
     except Exception as e:  # a bug of ours must not cost the rest of the site its pages
@@ -124,18 +123,17 @@ def _render_page(task: dict[str, Any]) -> PageResult:
 
 
 class _Progress:
+    """A progress bar on a terminal (not in CI, not when piped)."""
+
     def __init__(self, total: int, stream: TextIO) -> None:
-        self.total = total
-        self.stream = stream
+        self.total, self.stream, self.done = total, stream, 0
         self.on = stream.isatty() and not os.environ.get("CI") and total > 0
-        self.done = 0
 
     def step(self) -> None:
         self.done += 1
         if self.on:
-            width = 30
-            fill = int(width * self.done / self.total)
-            self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total}")
+            fill = int(30 * self.done / self.total)
+            self.stream.write(f"\r[{'#' * fill}{'.' * (30 - fill)}] {self.done}/{self.total}")
             self.stream.flush()
 
     def close(self) -> None:

@@ -125,7 +125,7 @@ def render(
     md = make_markdown(opts)
     st = CitationState(registry=registry)
     body = None
-    if opts.engine == "fast" and not PLACEHOLDER_CHARS.search(text):
+    if opts.engine == "fast" and not opts.evidence and not PLACEHOLDER_CHARS.search(text):
         body = render_fast(text, st, md, _plugin_options(md))
     if body is None:  # the default engine (and answers the fast engine leaves to it)
         st = CitationState(registry=registry)

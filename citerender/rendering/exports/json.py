@@ -89,13 +89,16 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
                 "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
             }
         )
-    return {
+    data: dict[str, Any] = {
         "version": 1,
         "text": clean,
         "citations": citations,
         "bibliography": _bibliography_json(p.references),
         "diagnostics": [d.to_dict() for d in p.diagnostics],
     }
+    if p.evidence:
+        data["claims"] = [c.to_dict() for c in p.state.claims]
+    return data
 
 
 def to_json(p: Parsed) -> str:

@@ -33,6 +33,7 @@ class Parsed:
     groups: list[Token]
     state: CitationState
     allow_html: bool = False  # the answer's raw HTML may pass into the Markdown and JSON exports
+    evidence: bool = False  # claims were checked against their passages (``state.claims``)
 
     @property
     def references(self) -> list[Reference]:
@@ -63,7 +64,7 @@ def parse_answer(
     st = CitationState(registry=registry, spans=[])
     tokens = md.parse(text, {"citerender": st})
     groups = [t for t in _walk(tokens) if t.type == "citation"]
-    return Parsed(text, tokens, groups, st, allow_html=asked.html)
+    return Parsed(text, tokens, groups, st, allow_html=asked.html, evidence=opts.evidence)
 
 
 def finish(p: Parsed, body: str, notes: str = "") -> str:

@@ -1,0 +1,79 @@
+"""The support report: every claim of an answer, the passage it cites, and whether the passage
+supports it (see :mod:`citerender.plugin.support` for the checks), as data and as a table."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..options import RenderOptions, SupportScorer
+from ..plugin.claims import Claim
+from ..plugin.state import CitationState
+from ..rendering.html import make_markdown
+from ..sources.model import Registry
+
+__all__ = ["SupportReport", "support_report"]
+
+VERDICTS = ("supported", "weak", "unsupported", "unchecked")
+
+
+@dataclass
+class SupportReport:
+    """The claims of one answer with their verdicts."""
+
+    claims: list[Claim]
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for c in self.claims if c.verdict == verdict)
+
+    @property
+    def supported_share(self) -> float:
+        """Supported claims among those that could be checked (``unchecked`` left out)."""
+        checked = len(self.claims) - self.count("unchecked")
+        return self.count("supported") / checked if checked else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "claims": [c.to_dict() for c in self.claims],
+            "counts": {v: self.count(v) for v in VERDICTS},
+            "supported_share": round(self.supported_share, 4),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+    def format(self, width: int = 60) -> str:
+        """A per-claim table (line, verdict, cited passage, claim, reason) and the supported share."""
+        rows = [("line", "verdict", "cites", "claim", "reason")]
+        for c in self.claims:
+            cites = ", ".join(
+                f"[{e.number}]"
+                + (f" L{e.lines[0]}" + (f"-L{e.lines[1]}" if e.lines[1] != e.lines[0] else "") if e.lines else "")
+                for e in c.evidence
+            )
+            claim = c.text if len(c.text) <= width else c.text[: width - 1] + "…"
+            rows.append((str(c.line), c.verdict, cites or "-", claim, "; ".join(c.reasons) or "-"))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+        counts = ", ".join(f"{self.count(v)} {v}" for v in VERDICTS if self.count(v))
+        lines.append(f"supported: {self.supported_share:.0%} of checked claims ({counts or 'no claims'})")
+        return "\n".join(lines)
+
+
+def support_report(
+    text: str,
+    registry: Registry | None = None,
+    options: RenderOptions | None = None,
+    *,
+    scorer: SupportScorer | None = None,
+    **kwargs: Any,
+) -> SupportReport:
+    """Check every claim of ``text`` against the passage it cites (``options`` or keyword
+    arguments as for :func:`citerender.render`; ``scorer`` adds a model's judgement)."""
+    opts = replace(
+        RenderOptions.build(options, **kwargs), unknown="keep", bibliography=False, evidence=True, scorer=scorer
+    )
+    st = CitationState(registry=registry)
+    make_markdown(opts).parse(text, {"citerender": st})
+    return SupportReport(list(st.claims))

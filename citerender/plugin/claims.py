@@ -1,0 +1,154 @@
+"""Claims and their evidence: for every citation group, the words it closes (its sentence, or the
+clause since the previous citation in that sentence; a list item's or table cell's text) and the
+passage it cites (the locator's lines, or the whole source without one)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from markdown_it.token import Token
+
+from .locate import where
+from .state import CitationState
+
+__all__ = ["Claim", "Evidence", "claims_of"]
+
+_PH = "\x00"  # stands for a citation group while sentences are split
+# the end of a sentence: terminal punctuation (and closing quotes or brackets) before a space,
+# a citation or the end
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]]*(?=\s|\x00|$)")
+# what separates clauses a citation may close on its own
+_LEAD = re.compile(r"^[\s,;:\u2014\u2013-]*(?:and|but|or|while|whereas)?\b\s*", re.I)
+
+
+@dataclass
+class Evidence:
+    """One cited passage: the source, its reference number, the lines (``None``: the whole
+    source) and their text (empty when the source holds no text to check against)."""
+
+    source_id: str
+    number: int
+    lines: tuple[int, int] | None
+    text: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source_id,
+            "number": self.number,
+            "lines": list(self.lines) if self.lines else None,
+            "text": self.text,
+        }
+
+
+@dataclass
+class Claim:
+    """What one citation group claims, what it cites, and the verdict of the support checks."""
+
+    text: str
+    line: int
+    column: int
+    anchor: str
+    evidence: list[Evidence]
+    verdict: str = "unchecked"  # supported | weak | unsupported | unchecked
+    reasons: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    score: float | None = None
+    group: Token | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def evidence_text(self) -> str:
+        return "\n".join(e.text for e in self.evidence if e.text)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "claim": self.text,
+            "line": self.line,
+            "column": self.column,
+            "anchor": self.anchor,
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "codes": list(self.codes),
+            "score": self.score,
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+def _evidence(group: Token) -> list[Evidence]:
+    out: list[Evidence] = []
+    seen: set[tuple[str, tuple[int, int] | None]] = set()
+    for use in group.meta["uses"]:
+        src = use.source
+        if not use.reference.known:
+            continue
+        rng = (use.lines.low, use.lines.high) if use.lines is not None and use.lines_valid else None
+        if (src.id, rng) in seen:
+            continue
+        seen.add((src.id, rng))
+        if rng is not None:
+            text = "\n".join(t for _, t in src.cited_lines(use.lines))
+        elif src.lines is not None:
+            text = "\n".join(src.lines)
+        else:
+            text = src.text or ""
+        out.append(Evidence(src.id, use.reference.number, rng, text))
+    return out
+
+
+def _flatten(children: Sequence[Token]) -> tuple[str, list[Token]]:
+    """The block's words with a placeholder per citation group (code spans count as words)."""
+    parts: list[str] = []
+    groups: list[Token] = []
+    for child in children:
+        if child.type == "citation":
+            parts.append(_PH)
+            groups.append(child)
+        elif child.type in ("text", "code_inline"):
+            parts.append(child.content.replace(_PH, ""))
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts), groups
+
+
+def _segments(flat: str) -> Iterator[tuple[int, str]]:
+    """For each placeholder in ``flat``, in order: (index of the group, the words it closes)."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(flat)]
+    previous = ""
+    last = 0  # just after the previous citation group
+    k = 0
+    for i, ch in enumerate(flat):
+        if ch != _PH:
+            continue
+        j = bisect_right(ends, i) - 1  # the last sentence end at or before the group
+        if j >= 0 and not flat[ends[j] : i].replace(_PH, "").strip():
+            stop, start = ends[j], (ends[j - 1] if j >= 1 else 0)  # it follows a finished sentence
+        else:
+            stop, start = i, (ends[j] if j >= 0 else 0)
+        clause = start < last <= stop  # an earlier group inside this sentence: a clause of its own
+        words = flat[max(start, last) if clause else start : stop].replace(_PH, "").strip()
+        if clause:
+            words = _LEAD.sub("", words, count=1)
+        if not words.strip(" .,;:"):
+            words = previous  # right after another group, or alone in its block: the same claim
+        yield k, words
+        previous, last, k = words, i + 1, k + 1
+
+
+def claims_of(tokens: Sequence[Token], st: CitationState) -> list[Claim]:
+    """Every citation group's claim and evidence, in document order."""
+    out: list[Claim] = []
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children:
+            continue
+        flat, groups = _flatten(tok.children)
+        if not groups:
+            continue
+        for k, words in _segments(flat):
+            group = groups[k]
+            if not group.meta["uses"]:
+                continue
+            line, col = st.line_col(where(group))
+            out.append(Claim(words, line, col, group.meta["anchor"], _evidence(group), group=group))
+    return out

@@ -1,0 +1,268 @@
+"""Does the cited passage support the claim? Deterministic checks (CR401–CR405), tuned for
+precision over recall, and an optional scorer (CR406); each claim gets a verdict.
+
+* CR401 a number, amount, date or duration of the claim is nowhere in the passage;
+* CR402 the claim negates what the passage states (or the reverse), or says *must* where it
+  says *may*, on the words they share;
+* CR403 the passage barely shares the claim's words while another source matches it well;
+* CR404 the locator's lines are unrelated while nearby lines of the same source match;
+* CR405 a quotation is not in the passage word for word;
+* CR406 the configured scorer rates the support below one half.
+
+Verdicts: ``unsupported`` (CR401–CR403, CR405, CR406), ``weak`` (CR404, or few shared words and
+no better passage anywhere), ``supported``, ``unchecked`` (nothing to compare: the source holds
+no text). Time is linear in the answer plus the cited passages; the registry is indexed once, and
+only for claims whose passage does not match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from markdown_it.rules_core import StateCore
+
+from ..options import SupportScorer
+from ..sources.model import Registry
+from ..syntax.quantities import Quantity, quantities
+from ..syntax.words import NO_SPACE_SCRIPT, content_stems, quotations, quote_in, stance
+from .claims import Claim, claims_of
+from .locate import where
+from .options import PluginOptions
+from .state import CitationState, citation_state
+
+__all__ = ["check_support", "evidence_core"]
+
+LOW = 0.25  # below this share of the claim's words, the passage does not speak of the claim
+GOOD = 0.6  # a passage sharing this much of the claim's words speaks of it
+MARGIN = 0.35  # a better passage must beat the cited one by this much
+HALF = 0.5  # cited lines sharing less than half the claim's words: nearby lines may be the ones meant
+CLEAR = 0.8  # ... when lines of the same source share this much
+MIN_WORDS = 3  # shorter claims (a table cell, "Yes.") are not judged on words; a better passage shares as many
+NEARBY = 25  # lines around a locator searched for a better range
+_SENTENCES = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n")
+_UNSUPPORTED = ("CR401", "CR402", "CR403", "CR405", "CR406")
+
+
+def _spaceless(text: str) -> bool:
+    """Mostly written in a script without spaces between words?"""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(1 for c in letters if NO_SPACE_SCRIPT.match(c)) * 2 > len(letters)
+
+
+def _share(claim: set[str], passage: set[str]) -> float:
+    return len(claim & passage) / len(claim) if claim else 1.0
+
+
+def _matches(q: Quantity, found: Sequence[Quantity]) -> bool:
+    if isinstance(q.value, tuple):
+        return any(f.value == q.value for f in found)
+    for f in found:
+        if f.value == q.value:
+            return True
+        if isinstance(f.value, tuple) and len(f.value) == 3 and q.value in (float(f.value[0]), float(f.value[2])):
+            return True  # a year or a day written inside a date
+    days = q.days()
+    if days is not None:  # "two weeks" against "14 days", "a month" against "30 days"
+        for f in found:
+            other = f.days()
+            if other is not None and other[0] <= days[1] and days[0] <= other[1]:
+                return True
+    return False
+
+
+@dataclass
+class _Index:
+    """Every line of every source with text, by content word: built once, on first need."""
+
+    lines: dict[str, list[set[str]]] = field(default_factory=dict)
+    postings: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, registry: Registry) -> _Index:
+        idx = cls()
+        for sid in registry:
+            src = registry[sid]
+            rows = list(src.lines) if src.lines is not None else ([src.text] if src.text else [])
+            stems = [content_stems(r) for r in rows]
+            idx.lines[src.id] = stems
+            for n, words in enumerate(stems):
+                for w in words:
+                    idx.postings.setdefault(w, []).append((src.id, n))
+        return idx
+
+    def best(self, claim: set[str], skip: set[str]) -> tuple[float, str, int, int] | None:
+        """The best passage of one to three lines outside ``skip``: (share, source, first, last)."""
+        hits: Counter[tuple[str, int]] = Counter()
+        for w in claim:
+            posting = self.postings.get(w, [])
+            if len(posting) > 200:  # a word on every page says nothing of where the claim is
+                continue
+            hits.update(p for p in posting if p[0] not in skip)
+        best: tuple[float, str, int, int] | None = None
+        for (sid, n), _ in hits.most_common(20):
+            rows = self.lines[sid]
+            for a in range(max(0, n - 2), n + 1):
+                for b in range(n, min(len(rows), a + 3)):
+                    share = _share(claim, set().union(*rows[a : b + 1]))
+                    # the best share; on a tie, the narrower passage
+                    if best is None or share > best[0] + 1e-9 or (share > best[0] - 1e-9 and b - a < best[3] - best[2]):
+                        best = (share, sid, a + 1, b + 1)
+        return best
+
+
+class _Checker:
+    def __init__(self, st: CitationState, scorer: SupportScorer | None) -> None:
+        self.st, self.scorer = st, scorer
+        self.index: _Index | None = None
+
+    def flag(self, claim: Claim, code: str, reason: str) -> None:
+        claim.codes.append(code)
+        claim.reasons.append(reason)
+        if claim.group is not None:
+            self.st.report(code, reason, where(claim.group))
+
+    def run(self, claim: Claim) -> None:
+        evidence = claim.evidence_text
+        if not evidence.strip() or not claim.text.strip():
+            claim.verdict = "unchecked"
+            claim.reasons.append("the cited source holds no text to check against")
+            return
+        self.numbers(claim, evidence)
+        self.quotes(claim, evidence)
+        words = content_stems(claim.text)
+        if _spaceless(claim.text) != _spaceless(evidence):  # Chinese claim, English passage: words can't be compared
+            if not claim.codes:
+                claim.verdict = "unchecked"
+                claim.reasons.append("the claim and the cited passage are not in the same script")
+                return
+            weak = False
+        else:
+            self.polarity(claim, words, evidence)
+            weak = self.lexical(claim, words, evidence)
+        if self.scorer is not None:
+            claim.score = float(self.scorer.score(claim.text, evidence))
+            if claim.score < 0.5:
+                self.flag(claim, "CR406", f"the support scorer rates this claim {claim.score:.2f}")
+        if any(c in _UNSUPPORTED for c in claim.codes):
+            claim.verdict = "unsupported"
+        elif weak or "CR404" in claim.codes:
+            claim.verdict = "weak"
+        else:
+            claim.verdict = "supported"
+
+    def numbers(self, claim: Claim, evidence: str) -> None:
+        found = quantities(evidence)
+        for q in quantities(claim.text):
+            if not _matches(q, found):
+                said = [f.text for f in found if f.unit is not None and f.unit == q.unit]
+                tail = f" (it says {', '.join(repr(s) for s in said[:3])})" if said else ""
+                self.flag(claim, "CR401", f"{q.text!r} is not in the cited passage{tail}")
+
+    def quotes(self, claim: Claim, evidence: str) -> None:
+        for quote in quotations(claim.text):
+            if not quote_in(quote, evidence):
+                short = quote if len(quote) <= 60 else quote[:57] + "…"
+                self.flag(claim, "CR405", f"the quotation {short!r} is not in the cited passage word for word")
+
+    def polarity(self, claim: Claim, words: set[str], evidence: str) -> None:
+        """Against the passage's sentence that shares most of the claim's words (at least half
+        of them, and two): a negation on one side only, or must against may."""
+        if len(words) < 2:
+            return
+        best, best_share = "", 0.0
+        for sentence in _SENTENCES.split(evidence):
+            share = _share(words, content_stems(sentence))
+            if share > best_share:
+                best, best_share = sentence, share
+        shared = words & content_stems(best)
+        if best_share < 0.5 or len(shared) < 2:
+            return
+        mine, theirs = stance(claim.text), stance(best)
+        # a word one side only negates, the other only states, used alike on both sides
+        claim_only = sorted((mine.negated - mine.plain) & (theirs.plain - theirs.negated) & shared)
+        passage_only = sorted((theirs.negated - theirs.plain) & (mine.plain - mine.negated) & shared)
+        claim_only = [w for w in claim_only if mine.alike(theirs, w)]
+        passage_only = [w for w in passage_only if mine.alike(theirs, w)]
+        if claim_only and not theirs.has_negation:
+            self.flag(claim, "CR402", f"the claim negates {claim_only[0]!r}, the cited passage does not")
+        elif passage_only and not mine.has_negation:
+            self.flag(claim, "CR402", f"the cited passage negates {passage_only[0]!r}, the claim does not")
+        for w in sorted(shared & mine.modal.keys() & theirs.modal.keys()):
+            if mine.modal[w] != theirs.modal[w] and mine.alike(theirs, w):
+                self.flag(
+                    claim, "CR402", f"the claim says {mine.modal[w]!r} where the cited passage says {theirs.modal[w]!r}"
+                )
+                break
+
+    def lexical(self, claim: Claim, words: set[str], evidence: str) -> bool:
+        """True when the passage shares few of the claim's words (a weak claim)."""
+        if len(words) < MIN_WORDS:
+            return False
+        share = _share(words, content_stems(evidence))
+        registry = self.st.registry
+        if share >= HALF or registry is None:
+            return share < LOW
+        need = GOOD if share < LOW else CLEAR  # a passage sharing some words needs a clearer rival
+        for ev in claim.evidence:  # a locator off by a few lines
+            if ev.lines is not None and self.better_lines(claim, words, ev.source_id, ev.lines, share, need):
+                return True
+        if self.index is None:
+            self.index = _Index.of(registry)
+        found = self.index.best(words, {e.source_id for e in claim.evidence})
+        if found is not None and found[0] >= need and found[0] >= share + MARGIN and found[0] * len(words) >= MIN_WORDS:
+            _, sid, a, b = found
+            where_ = f"L{a}" if a == b else f"L{a}-L{b}"
+            self.flag(
+                claim,
+                "CR403",
+                f"the cited passage shares {share:.0%} of the claim's words; {sid} {where_} shares {found[0]:.0%}",
+            )
+            return True
+        return share < LOW
+
+    def better_lines(
+        self, claim: Claim, words: set[str], sid: str, cited: tuple[int, int], share: float, need: float
+    ) -> bool:
+        registry = self.st.registry
+        src = registry.get(sid) if registry is not None else None
+        if src is None or src.lines is None:
+            return False
+        width = min(cited[1] - cited[0] + 1, 5)
+        stems = [content_stems(t) for t in src.lines[max(0, cited[0] - 1 - NEARBY) : cited[1] + NEARBY]]
+        offset = max(0, cited[0] - 1 - NEARBY)
+        best: tuple[float, int, int] | None = None
+        for a in range(len(stems) - width + 1):
+            s = _share(words, set().union(*stems[a : a + width]))
+            first = offset + a + 1
+            distance = abs(first - cited[0])
+            if best is None or s > best[0] + 1e-9 or (abs(s - best[0]) <= 1e-9 and distance < best[2]):
+                best = (s, first, distance)
+        if best is None or best[0] < need or best[0] < share + MARGIN or best[0] * len(words) < MIN_WORDS:
+            return False
+        first, last = best[1], best[1] + width - 1
+        lines = f"L{first}" if first == last else f"L{first}-L{last}"
+        self.flag(claim, "CR404", f"lines {lines} of {sid} match the claim better than the cited ones")
+        return True
+
+
+def evidence_core(state: StateCore, opts: PluginOptions) -> None:
+    """The core rule (after the citation rule): claims, evidence and verdicts, when asked."""
+    if not opts.options.evidence:
+        return
+    st = citation_state(state.env)
+    st.claims = claims_of(state.tokens, st)
+    check_support(st.claims, st, opts.options.scorer)
+    for claim in st.claims:
+        if claim.group is not None:
+            claim.group.meta.setdefault("claims", []).append(claim)
+
+
+def check_support(claims: Sequence[Claim], st: CitationState, scorer: SupportScorer | None = None) -> None:
+    """Run every check on ``claims`` (in place: verdict, reasons, codes, score), reporting
+    diagnostics in ``st``."""
+    checker = _Checker(st, scorer)
+    for claim in claims:
+        checker.run(claim)

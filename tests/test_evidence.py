@@ -1,0 +1,88 @@
+"""Support checks (CR401–CR406): claims, evidence and verdicts from a fixture file of realistic
+answers, each check with a supported and an unsupported variant."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES, ROOT, expand
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it.utils import read_fixture_file
+
+from citerender import load_sources, registry_from_data
+from citerender.model.evidence import support_report
+
+CASES = read_fixture_file(FIXTURES / "evidence.md")
+REGISTRIES = {
+    "handbook": load_sources(ROOT / "examples" / "handbook" / "answer.sources.json"),
+    "agreement": load_sources(ROOT / "examples" / "service-agreement" / "answer.sources.yaml"),
+    "zh": load_sources(FIXTURES / "evidence.zh.sources.json"),
+}
+
+
+def _registry(title: str):  # type: ignore[no-untyped-def]
+    return next(reg for name, reg in REGISTRIES.items() if f"[{name}]" in title)
+
+
+@pytest.mark.parametrize("line,title,text,expected", CASES, ids=[c[1] for c in CASES])
+def test_evidence_fixture(line: int, title: str, text: str, expected: str) -> None:
+    report = support_report(expand(text), _registry(title))
+    got = "\n".join(" ".join([c.verdict, *c.codes]) for c in report.claims)
+    assert got == expected.strip("\n"), f"{title} (fixture line {line}): {[c.reasons for c in report.claims]}"
+
+
+_WORD = st.sampled_from(
+    [
+        "employees",
+        "may",
+        "must",
+        "not",
+        "work",
+        "remotely",
+        "three",
+        "30",
+        "days",
+        "per",
+        "week",
+        "notice",
+        "written",
+        "June",
+        "1,",
+        "2026",
+        "approval",
+        "manager",
+        "“quoted",
+        "words”",
+        "renewal",
+        "unless",
+        "no",
+        "termination",
+        "sixty",
+        "(60)",
+        "12%",
+        "300",
+        "EUR",
+        "10:00",
+        "non-renewal",
+        "员工",
+        "远程",
+        "工作",
+        "Straße",
+        "café",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_WORD, min_size=3, max_size=18).map(" ".join), min_size=1, max_size=6), st.data())
+def test_a_claim_that_repeats_its_line_is_never_flagged(lines: list[str], data: st.DataObject) -> None:
+    """Precision as a property: whatever the words, numbers, negations, modals or quotes of a
+    source line, a claim that states the line as written, citing it, raises nothing."""
+    registry = registry_from_data({"sources": [{"id": "turn0file0", "lines": lines}]})
+    n = data.draw(st.integers(min_value=1, max_value=len(lines)))
+    line = lines[n - 1].replace("\ue200", "")
+    lead = data.draw(st.sampled_from(["", "According to the policy, ", "In short: "]))
+    text = f"{lead}{line}.\ue200cite\ue202turn0file0\ue202L{n}\ue201"
+    report = support_report(text, registry)
+    assert [c.codes for c in report.claims] == [[]], (text, [c.reasons for c in report.claims])
+    assert report.claims[0].verdict in ("supported", "unchecked")
