@@ -379,6 +379,35 @@ def bench_evidence(rep: Report) -> None:
     rep.target("evidence: time(600 claims) / time(60 claims)", times[600] / times[60], 12.0)
 
 
+def bench_export(rep: Report, tmp: Path, quick: bool) -> None:
+    """``citerender build`` on a generated ChatGPT export: peak memory above the interpreter
+    (with the same imports) against the export's size, and time."""
+    from bench.export import write_export
+
+    size = 20_000_000 if quick else 100_000_000
+    print(f"\n# ChatGPT export: citerender build on {size / 1e6:.0f} MB (one process)", flush=True)
+    export = tmp / "conversations.json"
+    count = write_export(export, size)
+    actual = export.stat().st_size
+    probe = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True); " + (
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    base_cmd = [sys.executable, "-c", "import citerender.publish.conversations, citerender.rendering.html"]
+    build_cmd = [sys.executable, "-m", "citerender.cli", "build", str(export), str(tmp / "site"), "--jobs", "1"]
+    kb = [int(subprocess.run([sys.executable, "-c", probe, *c], capture_output=True, text=True, check=True).stdout)
+          for c in (base_cmd,)]  # fmt: skip
+    t = time.perf_counter()
+    peak = int(subprocess.run([sys.executable, "-c", probe, *build_cmd], capture_output=True, text=True).stdout)
+    seconds = time.perf_counter() - t
+    above = (peak - kb[0]) * 1024
+    pages = len(list((tmp / "site" / "c").glob("*.html")))
+    rep.row(f"citerender build, {actual / 1e6:.0f} MB export, {count} conversations", {
+        "median": seconds, "min": seconds, "max": seconds, "runs": 1})  # fmt: skip
+    print(f"  peak memory above the interpreter: {above / 1e6:.0f} MB; {pages} pages", flush=True)
+    rep.data["export_memory"] = {"input": actual, "above_interpreter": above, "pages": pages}
+    rep.target("export build: memory above the interpreter / export size", above / actual, 2.0)
+
+
 def bench_import(rep: Report) -> None:
     print("\n# start-up", flush=True)
     base = measure(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat=11)
@@ -390,14 +419,14 @@ def bench_import(rep: Report) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
-    ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point")
+    ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point; a 20 MB export, not 100 MB")
     ap.add_argument(
         "--only",
-        choices=["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence"],
+        choices=["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence", "export"],
         action="append",
     )
     a = ap.parse_args(argv)
-    only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence"])
+    only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence", "export"])
     rep = Report()
     started = time.perf_counter()
     print(f"citerender benchmarks — Python {sys.version.split()[0]}, {os.cpu_count()} cores", flush=True)
@@ -417,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
         bench_import(rep)
     if "evidence" in only:
         bench_evidence(rep)
+    if "export" in only:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_export(rep, Path(tmp), a.quick)
     if "build" in only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_build(rep, Path(tmp))

@@ -280,6 +280,21 @@ _CODES = [
         "a marker inside raw HTML or a link destination was removed",
         "place citations in text",
     ),
+    # imports: a chat export's content references (citerender build conversations.json)
+    Code(
+        "CR501",
+        "unknown-content-reference",
+        Severity.WARNING,
+        "a content reference of a type citerender does not know was shown as its text (alt or prompt_text)",
+        "check how the page reads there; report the type so it can be supported",
+    ),
+    Code(
+        "CR502",
+        "unplaced-content-reference",
+        Severity.WARNING,
+        "a content reference's text was found neither at its offsets nor anywhere in the message",
+        "no fix needed in the answer: the reference is left out",
+    ),
     # evidence: does the cited passage support the claim? (on in check; precision over recall)
     Code(
         "CR401",

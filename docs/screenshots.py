@@ -12,6 +12,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from citerender import load_sources, render
+from citerender.publish.conversations import build_conversations
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples" / "service-agreement"
@@ -51,6 +52,15 @@ def main() -> None:
         page.goto(report.as_uri())
         page.emulate_media(media="print")
         page.screenshot(path=str(OUT / "report-print.png"), full_page=True)
+        page.close()
+        # a ChatGPT export built into a site: one conversation, a card open
+        site = tmp / "site"
+        build_conversations(ROOT / "tests" / "fixtures" / "chatgpt" / "conversations.json", site, style="hovercard")
+        page = browser.new_page(viewport={"width": 900, "height": 900})
+        page.goto(next((site / "c").glob("remote-work-policy-*.html")).as_uri())
+        page.locator(".citerender-has-card > button").first.hover()
+        page.locator(".citerender-card:popover-open").wait_for(state="visible")
+        page.screenshot(path=str(OUT / "conversation.png"))
         browser.close()
     print(f"wrote {', '.join(sorted(p.name for p in OUT.glob('*.png')))}")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, expand
+from conftest import EXAMPLES, FIXTURES, expand
 
 from citerender import build_site, load_sources, render
 from citerender.publish.web import stylesheet
@@ -224,3 +224,34 @@ def test_unsupported_claims_are_flagged_accessibly(
     assert len(notes) == 4
     heard = spoken(notes[0])
     assert heard.strip() == "unsupported: 'sixty days' is not in the cited passage (it says 'thirty (30) days')"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_built_conversation_reads_as_the_chat_did(browser: Any, axe_script: str, tmp_path: Path, scheme: str) -> None:
+    """A ChatGPT export built into a site, opened as a reader would: axe finds nothing on the
+    index and on every conversation, each citation's card quotes the page's snippet and links to
+    the recorded URL, no marker is visible, and who speaks is said in words."""
+    from citerender.publish.conversations import build_conversations
+
+    out = tmp_path / "site"
+    build_conversations(FIXTURES / "chatgpt" / "conversations.json", out, style="hovercard")
+    assert _violations(browser, axe_script, out / "index.html", scheme) == []
+    pages = sorted((out / "c").glob("*.html"))
+    for page in pages:
+        assert _violations(browser, axe_script, page, scheme, open_card="untitled" not in page.name) == [], page.name
+    remote = next(p for p in pages if p.name.startswith("remote-work-policy"))
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(remote.as_uri())
+    visible_text = page.locator("main").inner_text()
+    assert re.search("[\ue200-\ue206]|cite\ue202|turn0search", visible_text) is None
+    trigger = page.locator(".citerender-has-card > button").first
+    trigger.hover()
+    card = page.locator(".citerender-card:popover-open")
+    card.wait_for(state="visible")
+    assert "Employees may work remotely up to three days per week." in card.inner_text()
+    hrefs = card.locator("a.citerender-card-title").evaluate_all("els => els.map(e => e.href)")
+    assert hrefs == ["https://handbook.example/remote", "https://hr.example/faq", "https://intranet.example/summary"]
+    who = page.locator(".citerender-turn-who").all_inner_texts()
+    context.close()
+    assert [w.casefold() for w in who] == ["you", "chatgpt", "you", "chatgpt"]

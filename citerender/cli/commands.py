@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import CiterenderError
 from ..publish.files import write_atomic
+from ..syntax.escapes import visible
+from .transcripts import is_export, read_transcript_arg, render_conversation_page
 
 if TYPE_CHECKING:
     from ..options import RenderOptions
@@ -65,6 +67,11 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The answer and its registry: a Markdown answer with --sources, or a saved provider
     response (``--from``, inferred for .json / .jsonl files) carrying both."""
     provider = getattr(a, "from_", None)
+    if is_export(a.answer, provider):
+        raise CiterenderError(
+            "this is a chat export: it holds many answers", path=a.answer,
+            hint="citerender build EXPORT OUT renders and checks every conversation",
+        )  # fmt: skip
     if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
         from ..providers import load_response
 
@@ -78,7 +85,6 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
 def cmd_check(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..model.check import check
-    from ..syntax.escapes import visible
 
     text, registry = _answer_and_registry(a)
     scorer = _scorer(a)
@@ -210,7 +216,7 @@ def cmd_strip(a: argparse.Namespace) -> int:
     return 0
 
 
-def _options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
+def cli_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
     """The one options object of this command line."""
 
     try:
@@ -281,13 +287,24 @@ def cmd_render(a: argparse.Namespace) -> int:
 
     _refuse_overwriting_inputs(a.output, a.answer, getattr(a, "sources", None))
     _refuse_options_without_effect(a)
+    if is_export(a.answer, getattr(a, "from_", None)):
+        if a.sources:
+            raise CiterenderError("a chat export carries its own sources", path=a.sources, hint="drop --sources")
+        return render_conversation_page(a)
+    if getattr(a, "conversation", None):
+        raise CiterenderError("--conversation names a conversation of a chat export", path=a.answer)
+    conv = read_transcript_arg(a)
+    if conv is not None:
+        if a.sources:
+            raise CiterenderError("a transcript carries its own sources", path=a.sources, hint="drop --sources")
+        return render_conversation_page(a, conv)
     text, registry = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to in ("pdf", "docx") and not a.output:
         raise CiterenderError(f"--to {a.to} needs an output file", hint=f"add -o answer.{a.to}")
     if a.to in ("html", "pdf"):
         try:
-            result = render(text, registry, _options(a, standalone=a.standalone or a.to == "pdf"))
+            result = render(text, registry, cli_options(a, standalone=a.standalone or a.to == "pdf"))
         except UnknownSourceError as e:
             _print_diagnostics(e.diagnostics, name, "text", sys.stderr)
             print(f"{name}: {e}", file=sys.stderr)
@@ -300,11 +317,11 @@ def cmd_render(a: argparse.Namespace) -> int:
         from ..rendering.exports.parsed import parse_answer
         from ..rendering.exports.text import to_text
 
-        unknown = _options(a).unknown
+        unknown = cli_options(a).unknown
         parsed = parse_answer(
             text,
             registry,
-            _options(a),
+            cli_options(a),
             unknown="keep" if unknown == "error" else unknown,
             evidence=a.to == "json",  # the JSON export carries every claim's verdict
         )
@@ -341,7 +358,16 @@ def cmd_build(a: argparse.Namespace) -> int:
     from ..publish.site import build_site, summarise
 
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
-    result = build_site(a.src, a.out, _options(a), jobs=jobs, force=a.force, follow_outside=a.follow_outside)
+    if is_export(a.src, getattr(a, "from_", None)):  # a chat export: one page per conversation
+        from ..publish.conversations import build_conversations
+
+        result = build_conversations(a.src, a.out, cli_options(a), jobs=jobs, force=a.force)
+    elif Path(a.src).is_file() and a.src.lower().endswith(".json"):  # a transcript of saved responses
+        from ..publish.conversations import build_conversations
+
+        result = build_conversations(a.src, a.out, cli_options(a), force=a.force, provider=getattr(a, "from_", None))
+    else:
+        result = build_site(a.src, a.out, cli_options(a), jobs=jobs, force=a.force, follow_outside=a.follow_outside)
     summarise(result, sys.stderr, verbose=a.verbose)
     if result.failed:
         return 2

@@ -22,14 +22,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _add_from(q: argparse.ArgumentParser) -> None:
+def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
     from ..providers import PROVIDERS
 
     q.add_argument(
         "--from",
         dest="from_",
-        choices=PROVIDERS,
-        help="the answer is a saved provider response (inferred for .json/.jsonl files)",
+        choices=("chatgpt-export",) if export_only else (*PROVIDERS, "chatgpt-export"),
+        help="the input is a saved provider response, or a ChatGPT data export (inferred from the file)",
     )
 
 
@@ -147,12 +147,15 @@ def _add_render(sub: Any) -> None:
     r.add_argument("--all-sources", action="store_true", help="list uncited sources too")
     _add_from(r)
     r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")
+    r.add_argument("--conversation", metavar="ID_OR_TITLE", help="with a ChatGPT export: the conversation to render")
     r.add_argument("-o", "--output")
     r.set_defaults(func=cmd_render)
 
 
 def _add_build(sub: Any) -> None:
-    b = sub.add_parser("build", help="render every answer under a folder into a static site")
+    b = sub.add_parser(
+        "build", help="render every answer under a folder, or every conversation of a ChatGPT export, into a site"
+    )
     b.add_argument("src")
     b.add_argument("out")
     _add_render_options(b)
@@ -164,6 +167,7 @@ def _add_build(sub: Any) -> None:
         help="publish answers that link, and sources that lie, outside the source folder",
     )
     b.add_argument("--verbose", "-v", action="store_true", help="print every diagnostic")
+    _add_from(b, export_only=True)
     b.set_defaults(func=cmd_build)
 
 

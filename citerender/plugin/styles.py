@@ -147,6 +147,8 @@ def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any,
 
 #: the most lines a card quotes; the rest is counted ("… and 480 more lines")
 CARD_LINES = 8
+#: the most characters of a source's text (a snippet) a card quotes
+CARD_CHARS = 320
 #: a word joiner before every citation (inside a card style's wrapper: Chromium breaks before a
 #: button however joined from outside): a citation never starts a line alone, away from its word
 JOIN = "&#8288;"
@@ -182,6 +184,10 @@ def _card_item(use: RefUse) -> str:
             f'<span class="citerender-card-loc">{escape(label)}:</span>'
             f'<span class="citerender-card-lines">{rows}</span>'
         )
+    elif s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
+        quote = " ".join(s.text.split())
+        quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
+        body = f'<span class="citerender-card-lines"><span class="citerender-ltext">{escape(quote)}</span></span>'
     return (
         f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
         f"{head}{meta}{body}</span>"

@@ -12,12 +12,9 @@ Safety rules, because a build runs unattended over someone's site:
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -40,24 +37,11 @@ from .manifest import (
     save_manifest,
     unchanged,
 )
+from .pool import PageResult, Progress, run_pages
 
-__all__ = ["BuildResult", "PageResult", "build_site", "summarise"]
+__all__ = ["ASSET_CSS", "Build", "BuildResult", "PageResult", "build_site", "options_key", "owned_files", "summarise"]
 
 ASSET_CSS = "assets/citerender.css"
-
-
-@dataclass
-class PageResult:
-    rel: str
-    out: str
-    title: str
-    output_hash: str | None = None
-    input_hash: str = ""
-    errors: int = 0
-    warnings: int = 0
-    lines: list[str] = field(default_factory=list)
-    failure: str | None = None
-    skipped: bool = False
 
 
 @dataclass
@@ -77,7 +61,7 @@ class BuildResult:
         return any(p.failure for p in self.pages)
 
 
-def _options_key(opts: RenderOptions) -> str:
+def options_key(opts: RenderOptions) -> str:
     """What, besides the inputs, a page depends on: version, options (a scorer by its class: its
     repr holds an address, new every run) and the theme's files."""
     from importlib.metadata import PackageNotFoundError, version
@@ -122,25 +106,6 @@ def _render_page(task: dict[str, Any]) -> PageResult:
     return res
 
 
-class _Progress:
-    """A progress bar on a terminal (not in CI, not when piped)."""
-
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total, self.stream, self.done = total, stream, 0
-        self.on = stream.isatty() and not os.environ.get("CI") and total > 0
-
-    def step(self) -> None:
-        self.done += 1
-        if self.on:
-            fill = int(30 * self.done / self.total)
-            self.stream.write(f"\r[{'#' * fill}{'.' * (30 - fill)}] {self.done}/{self.total}")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.on:
-            self.stream.write("\n")
-
-
 def build_site(
     src: str | Path,
     out: str | Path,
@@ -161,16 +126,8 @@ def build_site(
     started = time.perf_counter()
     src_dir, out_dir = _folders(src, out)
     th = load_theme(opts.theme)
-    owned = load_manifest(out_dir)
-    if owned is None:
-        if out_dir.exists() and any(out_dir.iterdir()):
-            raise CiterenderError(
-                "output folder is not empty and was not made by citerender build",
-                path=str(out),
-                hint="choose an empty or new folder",
-            )
-        owned = {}
-    build = _Build(src_dir, out_dir, opts, owned, force, follow_outside)
+    owned = owned_files(out_dir, out)
+    build = Build(src_dir, out_dir, opts, owned, force, follow_outside)
     for p in find_answers(src_dir):
         if out_dir not in p.parents:
             build.plan(p)
@@ -178,8 +135,8 @@ def build_site(
         build.may_write(rel)
     build.start()
     build.write_asset(ASSET_CSS, th.css.encode("utf-8"))
-    bar = _Progress(len(build.tasks), progress or sys.stderr)
-    for r in _run(build.tasks, jobs):
+    bar = Progress(len(build.tasks), progress or sys.stderr)
+    for r in run_pages(build.tasks, jobs if len(build.tasks) > 1 else 1, _render_page):
         build.record(r)
         bar.step()
     bar.close()
@@ -198,6 +155,21 @@ def build_site(
     )
 
 
+def owned_files(out_dir: Path, out: str | Path) -> dict[str, Any]:
+    """What a previous build wrote in ``out_dir`` (its manifest); a folder that holds files but
+    no manifest is somebody else's, and refused."""
+    owned = load_manifest(out_dir)
+    if owned is None:
+        if out_dir.exists() and any(out_dir.iterdir()):
+            raise CiterenderError(
+                "output folder is not empty and was not made by citerender build",
+                path=str(out),
+                hint="choose an empty or new folder",
+            )
+        owned = {}
+    return owned
+
+
 def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
     src_dir, out_dir = Path(src).resolve(), Path(out).resolve()
     if not src_dir.is_dir():
@@ -211,26 +183,9 @@ def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
     return src_dir, out_dir
 
 
-def _run(tasks: list[dict[str, Any]], jobs: int) -> Iterator[PageResult]:
-    """Render the pages, in worker processes when ``jobs > 1`` (a bounded number in flight)."""
-    if jobs <= 1 or len(tasks) <= 1:
-        for t in tasks:
-            yield _render_page(t)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending: set[Future[PageResult]] = set()
-        for t in tasks:
-            pending.add(pool.submit(_render_page, t))
-            if len(pending) >= jobs * 4:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    yield f.result()
-        for f in pending:
-            yield f.result()
-
-
-class _Build:
-    """One build's bookkeeping: what to render, what it owns (the journal), what it wrote."""
+class Build:
+    """One build's bookkeeping: what to render, what it owns (the journal), what it wrote
+    (shared by the conversation site, which plans its pages itself)."""
 
     def __init__(
         self,
@@ -243,7 +198,7 @@ class _Build:
     ) -> None:
         self.src_dir, self.out_dir, self.opts, self.owned, self.force = src_dir, out_dir, opts, owned, force
         self.follow_outside = follow_outside
-        self.key = _options_key(opts)
+        self.key = options_key(opts)
         self.tasks: list[dict[str, Any]] = []
         self.results: list[PageResult] = []
         self.planned: set[str] = {ASSET_CSS, "index.html"}

@@ -124,6 +124,7 @@ class Theme:
         lang: str = "en",
         css_href: str | None = None,
         home_href: str | None = None,
+        home_label: str = "All answers",
     ) -> str:
         """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds).
 
@@ -139,6 +140,7 @@ class Theme:
             lang=lang,
             css_href=css_href,
             home_href=home_href,
+            home_label=home_label,
             heading=heading,
         )
 
@@ -150,6 +152,15 @@ class Theme:
         """
         entries = [IndexEntry(p.title, "./" + quote(p.out, safe="/"), p.out, p.errors, p.warnings) for p in pages]
         return self._render("index.html.j2", pages=entries, css_href=css_href, title=title)
+
+    def render_conversation(self, turns: Sequence[Any], **meta: Any) -> str:
+        """The body of a conversation page: its dates and counts, then each turn (``role``,
+        ``who``, ``id``, rendered ``html``) styled by who speaks (``conversation.html.j2``)."""
+        return self._render("conversation.html.j2", turns=turns, **meta)
+
+    def render_conversation_index(self, conversations: Sequence[Any], *, css_href: str, title: str) -> str:
+        """The index of a conversation site, newest first (``conversations.html.j2``)."""
+        return self._render("conversations.html.j2", conversations=conversations, css_href=css_href, title=title)
 
     def _render(self, name: str, **context: Any) -> str:
         """A template of the theme; what a theme may not do (sandbox) or gets wrong is an error

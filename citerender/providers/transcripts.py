@@ -1,0 +1,93 @@
+"""Any transcript as a conversation: a JSON list of turns, where a user turn is a message
+(``{"role": "user", "content": "…"}``, content as text or as a list of text blocks) and an
+assistant turn is a saved provider response (OpenAI Responses or Chat Completions, Anthropic
+Messages, Assistants) — or ``{"title": …, "turns": [...]}``. Each answer keeps its own registry
+and numbering, as in a ChatGPT export."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import CiterenderError
+from ..sources.files import read_text_file
+from . import adapt, detect_provider
+from .chatgpt import Conversation, Turn
+
+__all__ = ["is_transcript", "read_transcript", "transcript"]
+
+
+def _user_text(item: Mapping[str, Any]) -> str | None:
+    if item.get("role") != "user":
+        return None
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+        return "\n\n".join(t for t in texts if t)
+    return None
+
+
+def _turns(data: Any) -> list[Any] | None:
+    if isinstance(data, Mapping) and isinstance(data.get("turns"), list):
+        return list(data["turns"])
+    return data if isinstance(data, list) else None
+
+
+def is_transcript(data: Any) -> bool:
+    """A list of turns holding at least one saved response (not one response's stream of events)."""
+    turns = _turns(data)
+    if not turns or not all(isinstance(t, Mapping) for t in turns):
+        return False
+    if any(str(t.get("type", "")).startswith(("response.", "message_", "content_block")) for t in turns):
+        return False  # a stream of events: one response
+    responses = 0
+    for t in turns:
+        if _user_text(t) is None:
+            try:
+                detect_provider(t)
+            except CiterenderError:
+                return False
+            responses += 1
+    return responses > 0
+
+
+def transcript(data: Any, provider: str | None = None, *, title: str = "Transcript") -> Conversation:
+    """The conversation a transcript holds (``provider`` names the responses' format, else each is recognised)."""
+    turns = _turns(data)
+    if turns is None:
+        raise CiterenderError("a transcript is a JSON list of turns", hint='or {"title": …, "turns": [...]}')
+    if isinstance(data, Mapping) and isinstance(data.get("title"), str):
+        title = data["title"]
+    out: list[Turn] = []
+    for n, item in enumerate(turns, start=1):
+        user = _user_text(item) if isinstance(item, Mapping) else None
+        if user is not None:
+            out.append(Turn("user", user))
+            continue
+        try:
+            adapted = adapt(item, provider)
+        except CiterenderError as e:
+            raise CiterenderError(f"turn {n}: {e.message}", hint=e.hint) from None
+        out.append(Turn("assistant", adapted.text, registry=adapted.registry))
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return Conversation(digest[:12], title, None, None, None, out, digest)
+
+
+def read_transcript(path: str | Path, provider: str | None = None) -> Conversation:
+    """A transcript file as a conversation titled after the file (or its ``title``)."""
+    raw = read_text_file(path, what="transcript")
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise CiterenderError(f"invalid JSON: {str(e)[:120]}", path=str(path)) from None
+    try:
+        return transcript(
+            data, provider, title=Path(path).stem.replace("-", " ").replace("_", " ").strip() or "Transcript"
+        )
+    except CiterenderError as e:
+        raise CiterenderError(e.message, path=str(path), hint=e.hint) from None

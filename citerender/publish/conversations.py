@@ -1,0 +1,263 @@
+"""Transcripts as pages: one page per conversation (a ChatGPT export, or a list of saved provider
+turns), each answer rendered with its own citations and bibliography, and a site of them with an
+index, newest first.
+
+One bibliography per answer, not per page: numbers restart with each answer, as in the chat the
+reader remembers, and an answer's sources sit right under it; every answer gets its own
+``id_prefix`` (``t3-cite-1``), so no two ids on a page collide. The site build keeps the folder
+build's safety rules (a manifest of owned files, atomic writes, nothing it does not own touched)
+and renders only conversations whose data changed (a hash per conversation); the export is read as
+a stream twice (plan, then render), so memory stays flat whatever its size."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple, TextIO
+
+from ..diagnostics import Diagnostic
+from ..errors import CiterenderError
+from ..options import RenderOptions
+from ..providers.chatgpt import Conversation, conversation, is_chatgpt_export, read_conversations, read_raw
+from ..providers.transcripts import read_transcript
+from ..rendering.html import render
+from ..rendering.themes import load_theme
+from ..sources.model import Registry
+from ..syntax.guide import strip_citations
+from ..syntax.residue import clean_html
+from .files import write_atomic
+from .manifest import hash_bytes, unchanged
+from .pool import PageResult, Progress, run_pages
+from .site import ASSET_CSS, Build, BuildResult, options_key, owned_files
+
+__all__ = ["build_conversations", "conversation_page", "render_conversation"]
+
+WHO = {"user": "You", "assistant": "Assistant"}
+
+
+class TurnView(NamedTuple):
+    """One turn as the conversation template sees it."""
+
+    role: str
+    who: str
+    id: str
+    html: str
+
+
+class ConversationEntry(NamedTuple):
+    """One conversation as the index template sees it."""
+
+    title: str
+    href: str
+    date: str
+    answers: int
+    sources: int
+    errors: int
+
+
+def _day(epoch: float | None) -> str:
+    return datetime.fromtimestamp(epoch, UTC).date().isoformat() if epoch else ""
+
+
+@dataclass
+class RenderedConversation:
+    """A conversation's page body and every diagnostic, each labelled with its turn."""
+
+    body: str
+    diagnostics: list[tuple[int, Diagnostic]]
+
+
+def render_conversation(
+    conv: Conversation, options: RenderOptions | None = None, **kwargs: Any
+) -> RenderedConversation:
+    """The conversation's body: each user turn as the user wrote it (markers stripped), each
+    answer with its citations (style, theme and evidence options as for :func:`render`)."""
+    opts = RenderOptions.build(options, **kwargs)
+    views: list[TurnView] = []
+    diags: list[tuple[int, Diagnostic]] = []
+    speaker = "ChatGPT" if conv.model is not None or (conv.turns and conv.turns[0].model) else "Assistant"
+    for n, turn in enumerate(conv.turns, start=1):
+        prefix = f"{opts.id_prefix}-t{n}" if opts.id_prefix else f"t{n}"
+        if turn.role == "user":
+            text = strip_citations(turn.text)
+            r = render(text, Registry([]), replace(opts, id_prefix=prefix, bibliography=False, standalone=False))
+        else:
+            r = render(turn.text, turn.registry, replace(opts, id_prefix=prefix, standalone=False))
+            diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
+        diags.extend((n, d) for d in r.diagnostics if d.code != "CR308")  # pages seen, not all cited
+        who = "You" if turn.role == "user" else speaker
+        views.append(TurnView(turn.role, who, prefix, r.body))
+    th = load_theme(opts.theme)
+    body = th.render_conversation(
+        views,
+        started=_day(conv.created),
+        updated=_day(conv.updated),
+        answers=conv.answers,
+        model=conv.model or "",
+    )
+    return RenderedConversation(body, diags)
+
+
+def conversation_page(
+    conv: Conversation, options: RenderOptions | None = None, **kwargs: Any
+) -> tuple[str, list[tuple[int, Diagnostic]]]:
+    """A complete page for one conversation (the theme's CSS inlined)."""
+    opts = RenderOptions.build(options, **kwargs)
+    r = render_conversation(conv, opts)
+    th = load_theme(opts.theme)
+    return clean_html(th.render_page(r.body, title=conv.title, css=th.css))[0], r.diagnostics
+
+
+def _slug(title: str, cid: str) -> str:
+    words = re.sub(r"[^\w]+", "-", title.casefold(), flags=re.ASCII).strip("-")[:60].strip("-") or "conversation"
+    return f"{words}-{hashlib.sha256(cid.encode()).hexdigest()[:8]}"
+
+
+def _render_task(task: dict[str, Any]) -> PageResult:
+    """Worker: one conversation's page, written atomically."""
+    # an export's conversation is built here from its data: registries do not travel between processes
+    conv = task.get("conversation") or conversation(task["data"], task["index"])
+    res = PageResult(
+        rel=f"{conv.title} [{conv.id}]", out=task["out_rel"], title=conv.title, input_hash=task["input_hash"]
+    )
+    try:
+        opts: RenderOptions = task["options"]
+        r = render_conversation(conv, opts)
+        th = load_theme(opts.theme)
+        page = th.render_page(
+            r.body, title=conv.title, css="", css_href=task["css_href"], home_href=task["home_href"],
+            home_label="All conversations",
+        )  # fmt: skip
+        data = clean_html(page)[0].encode("utf-8")
+        write_atomic(Path(task["out"]), data, make_parents=True)
+        res.output_hash = hash_bytes(data)
+        res.errors = sum(d.severity.value == "error" for _, d in r.diagnostics)
+        res.warnings = sum(d.severity.value == "warning" for _, d in r.diagnostics)
+        res.lines = [f"{conv.title} (turn {n}): {d.code} [{d.severity.value}] {d.message}" for n, d in r.diagnostics]
+    except CiterenderError as e:
+        res.failure = str(e)
+    except Exception as e:  # a bug of ours must not cost the rest of the archive its pages
+        res.failure = f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"
+    return res
+
+
+class _Plan:
+    """The first pass of a build: each conversation's page, and whether it must be rendered."""
+
+    def __init__(self, build: Build, owned: dict[str, Any], out_dir: Path, key: str) -> None:
+        self.build, self.owned, self.out_dir, self.key = build, owned, out_dir, key
+        self.entries: dict[str, ConversationEntry] = {}
+        self.order: list[tuple[float, str]] = []
+        self.changed: set[str] = set()
+
+    def add(self, conv: Conversation, export: str | Path) -> None:
+        build, owned = self.build, self.owned
+        rel = f"c/{_slug(conv.title, conv.id)}.html"
+        if rel in self.entries:
+            raise CiterenderError(f"two conversations have the id {conv.id!r}", path=str(export))
+        input_hash = hashlib.sha256(f"{self.key}|{conv.digest}".encode()).hexdigest()
+        self.entries[rel] = ConversationEntry(conv.title, "./" + rel, _day(conv.updated or conv.created),
+                                              conv.answers, conv.sources, 0)  # fmt: skip
+        self.order.append((conv.updated or conv.created or 0.0, rel))
+        build.planned.add(rel)
+        entry = owned.get(rel)
+        name = f"{conv.title} [{conv.id}]"
+        if (
+            entry
+            and entry.get("input_hash") == input_hash
+            and entry.get("output_hash")
+            and unchanged(self.out_dir / rel, entry)
+        ):
+            build.results.append(
+                PageResult(name, rel, conv.title, entry["output_hash"], input_hash, entry.get("errors", 0),
+                           entry.get("warnings", 0), skipped=True)
+            )  # fmt: skip
+            return
+        build.may_write(rel)
+        self.changed.add(rel)
+        build.tasks.append({"out_rel": rel, "rel": name})  # recorded as pending by Build.start()
+
+    def newest(self) -> list[ConversationEntry]:
+        """The index's entries, newest first, with the errors each page's build found."""
+        for r in self.build.results:
+            if r.out in self.entries and (r.errors or r.failure):
+                self.entries[r.out] = self.entries[r.out]._replace(errors=r.errors + (1 if r.failure else 0))
+        return [self.entries[rel] for _, rel in sorted(self.order, key=lambda x: x[0], reverse=True)]
+
+
+def build_conversations(
+    export: str | Path,
+    out: str | Path,
+    options: RenderOptions | None = None,
+    *,
+    jobs: int = 1,
+    force: bool = False,
+    progress: TextIO | None = None,
+    provider: str | None = None,
+    **kwargs: Any,
+) -> BuildResult:
+    """One page per conversation of ``export`` under ``out/c/``, and ``out/index.html``.
+
+    ``export`` is a ChatGPT data export (``conversations.json`` or its ``.zip``), or a transcript
+    of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`)."""
+    opts = RenderOptions.build(options, **kwargs)
+    started = time.perf_counter()
+    src, out_dir = Path(export).resolve(), Path(out).resolve()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CiterenderError("output path exists and is not a folder", path=str(out))
+    owned = owned_files(out_dir, out)
+    th = load_theme(opts.theme)
+    build = Build(src.parent, out_dir, opts, owned, force, False)
+    key = options_key(opts)
+    single = None if is_chatgpt_export(src) else read_transcript(src, provider)
+    if single is not None:
+        jobs = 1  # one small transcript: rendered in this process
+    plan = _Plan(build, owned, out_dir, key)
+    for conv in [single] if single is not None else read_conversations(src):  # first pass: no rendering
+        plan.add(conv, export)
+    changed = plan.changed
+    for rel in (ASSET_CSS, "index.html"):
+        build.may_write(rel)
+    build.start()
+    build.write_asset(ASSET_CSS, th.css.encode("utf-8"))
+    bar = Progress(len(changed), progress or sys.stderr)
+
+    def tasks() -> Iterator[dict[str, Any]]:  # second pass: render what changed, one at a time
+        for k, data in read_raw(src) if single is None else [(0, {})]:
+            conv = conversation(data, k) if single is None else single
+            rel = f"c/{_slug(conv.title, conv.id)}.html"
+            if rel in changed:
+                yield {
+                    "conversation": single,
+                    "data": data,
+                    "index": k,
+                    "out": str(out_dir / rel),
+                    "out_rel": rel,
+                    "options": opts,
+                    "input_hash": hashlib.sha256(f"{key}|{conv.digest}".encode()).hexdigest(),
+                    "css_href": "../" + ASSET_CSS,
+                    "home_href": "../index.html",
+                }
+
+    for r in run_pages(tasks(), jobs if len(changed) > 1 else 1, _render_task):
+        build.record(r)
+        bar.step()
+    bar.close()
+    removed = build.remove_gone()
+    index = th.render_conversation_index(plan.newest(), css_href=ASSET_CSS, title="Conversations")
+    build.write_asset("index.html", index.encode("utf-8"))
+    build.finish()
+    build.results.sort(key=lambda r: r.out)
+    return BuildResult(
+        build.results,
+        written=len(changed),
+        skipped=len(build.results) - build.rendered,
+        removed=removed,
+        seconds=time.perf_counter() - started,
+    )
