@@ -295,6 +295,27 @@ _CODES = [
         "a content reference's text was found neither at its offsets nor anywhere in the message",
         "no fix needed in the answer: the reference is left out",
     ),
+    Code(
+        "CR503",
+        "span-repaired",
+        Severity.WARNING,
+        "a provider's citation span did not match its text as given: placed by its cited text, another unit or inclusive end",
+        "check the citation's place; the provider's offsets may be in another unit (UTF-8 bytes, UTF-16)",
+    ),
+    Code(
+        "CR504",
+        "span-out-of-range",
+        Severity.WARNING,
+        "a provider's citation span lies outside the text: clamped to it",
+        "check the citation's place",
+    ),
+    Code(
+        "CR505",
+        "citation-without-source",
+        Severity.WARNING,
+        "a provider's citation names no source it can be linked to (no URL, no known id): left out",
+        "supply the sources with --sources when the response does not carry them",
+    ),
     # evidence: does the cited passage support the claim? (on in check; precision over recall)
     Code(
         "CR401",

@@ -43,9 +43,9 @@ def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> 
         assert all(d.code != code for d in diags)
 
 
-#: codes of importing a chat export, not of checking an answer: test_conversations.py has their
-#: failing and passing cases
-IMPORT_CODES = {"CR501", "CR502"}
+#: codes of importing a chat export or a provider's response, not of checking an answer:
+#: test_conversations.py (CR501, CR502) and test_providers.py (CR503–CR505) have their cases
+IMPORT_CODES = {"CR501", "CR502", "CR503", "CR504", "CR505"}
 
 
 def test_every_code_has_a_failing_and_a_passing_fixture() -> None:

@@ -64,8 +64,9 @@ def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ign
 
 
 def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """The answer and its registry: a Markdown answer with --sources, or a saved provider
-    response (``--from``, inferred for .json / .jsonl files) carrying both."""
+    """The answer, its registry and the adapter's notes (as diagnostics): a Markdown answer with
+    --sources, or a saved provider response (``--from``, inferred for .json / .jsonl files)
+    carrying both (--sources then supplies what its citations name by id, as Mistral's do)."""
     provider = getattr(a, "from_", None)
     if is_export(a.answer, provider):
         raise CiterenderError(
@@ -73,22 +74,21 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
             hint="citerender build EXPORT OUT renders and checks every conversation",
         )  # fmt: skip
     if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
+        from ..diagnostics import Diagnostic
         from ..providers import load_response
 
-        if a.sources:
-            raise CiterenderError("a provider response carries its own sources", path=a.sources, hint="drop --sources")
-        adapted = load_response(a.answer, provider)
-        return adapted.text, adapted.registry
-    return _read_answer(a.answer), _load(a.sources)
+        adapted = load_response(a.answer, provider, sources=_load(a.sources) if a.sources else None)
+        return adapted.text, adapted.registry, [Diagnostic.make(code, message) for code, message in adapted.notes]
+    return _read_answer(a.answer), _load(a.sources), []
 
 
 def cmd_check(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..model.check import check
 
-    text, registry = _answer_and_registry(a)
+    text, registry, notes = _answer_and_registry(a)
     scorer = _scorer(a)
-    diags = check(text, registry, scorer=scorer)
+    diags = notes + check(text, registry, scorer=scorer)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.report:
         from ..model.evidence import support_report
@@ -263,6 +263,7 @@ _NO_EFFECT = {
     "json": ("style", "theme", "standalone", "engine", "mark_unsupported"),
     "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine", "mark_unsupported"),
     "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine", "mark_unsupported"),
+    "ai-sdk": ("style", "theme", "standalone", "engine", "mark_unsupported"),
 }
 
 
@@ -298,7 +299,7 @@ def cmd_render(a: argparse.Namespace) -> int:
         if a.sources:
             raise CiterenderError("a transcript carries its own sources", path=a.sources, hint="drop --sources")
         return render_conversation_page(a, conv)
-    text, registry = _answer_and_registry(a)
+    text, registry, notes = _answer_and_registry(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to in ("pdf", "docx") and not a.output:
         raise CiterenderError(f"--to {a.to} needs an output file", hint=f"add -o answer.{a.to}")
@@ -309,7 +310,7 @@ def cmd_render(a: argparse.Namespace) -> int:
             _print_diagnostics(e.diagnostics, name, "text", sys.stderr)
             print(f"{name}: {e}", file=sys.stderr)
             return 1
-        diags, out = result.diagnostics, result.html
+        diags, out = notes + result.diagnostics, result.html
     else:
         from ..rendering.exports.csl import to_csl_json
         from ..rendering.exports.json import to_json
@@ -325,7 +326,7 @@ def cmd_render(a: argparse.Namespace) -> int:
             unknown="keep" if unknown == "error" else unknown,
             evidence=a.to == "json",  # the JSON export carries every claim's verdict
         )
-        diags = parsed.diagnostics
+        diags = notes + parsed.diagnostics
         if unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)
             print(
@@ -339,7 +340,12 @@ def cmd_render(a: argparse.Namespace) -> int:
             _print_diagnostics(diags, name, "text", sys.stderr)
             write_atomic(a.output, to_docx(parsed))
             return 1 if has_errors(diags) else 0
-        out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
+        if a.to == "ai-sdk":
+            from ..providers.aisdk import to_ui_message
+
+            out = json.dumps(to_ui_message(parsed), ensure_ascii=False, indent=2) + "\n"
+        else:
+            out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
     _print_diagnostics(diags, name, "text", sys.stderr)
     if a.to == "pdf":
         from ..rendering.exports.pdf import to_pdf

@@ -3,68 +3,61 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder
+from .common import Builder, insert_edits
+from .offsets import after_last_word
 
-__all__ = ["collect_events", "messages"]
+__all__ = ["citation_source", "collect_events", "messages"]
+
+
+def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
+    """The source one citation names, and the locator of its ``cited_text`` (a numbered line)."""
+    kind = c.get("type")
+    cited = str(c.get("cited_text", "") or "")
+    if kind == "web_search_result_location":
+        sid = b.source(f"url:{c.get('url')}", "search", title=c.get("title"), url=c.get("url"))
+    else:
+        idx = c.get("document_index", 0)
+        doc = documents[idx] if isinstance(idx, int) and 0 <= idx < len(documents) else {}
+        sid = b.source(
+            f"doc:{idx}",
+            "file",
+            title=c.get("document_title") or doc.get("title"),
+            url=doc.get("url"),
+            meta={"document_index": idx},
+        )
+        where = {
+            "page_location": f"pages {c.get('start_page_number')}–{c.get('end_page_number')}",
+            "content_block_location": f"blocks {c.get('start_block_index')}–{c.get('end_block_index')}",
+            "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}",
+        }.get(str(kind))
+        if where:
+            b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
+    return sid, (b.add_line(sid, cited) if cited else None)
+
+
+_KINDS = ("web_search_result_location", "char_location", "page_location", "content_block_location")
 
 
 def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    out: list[tuple[str, list[str]]] = []
+    """A block's citations go after its last word, past the punctuation the next block opens with
+    (``…week`` + ``. Next`` → ``…week.[1] Next``), as everywhere (:func:`.offsets.after_last_word`)."""
+    text = ""
+    edits: list[tuple[int, int, str]] = []
     for block in resp.get("content", []) or []:
         if block.get("type") != "text":
             continue
-        text = str(block.get("text", ""))
-        markers: list[str] = []
-        for c in block.get("citations") or []:
-            kind = c.get("type")
-            cited = str(c.get("cited_text", "") or "")
-            if kind == "web_search_result_location":
-                sid = b.source(f"url:{c.get('url')}", "search", title=c.get("title"), url=c.get("url"))
-            elif kind in ("char_location", "page_location", "content_block_location"):
-                idx = c.get("document_index", 0)
-                doc = documents[idx] if isinstance(idx, int) and idx < len(documents) else {}
-                sid = b.source(
-                    f"doc:{idx}",
-                    "file",
-                    title=c.get("document_title") or doc.get("title"),
-                    url=doc.get("url"),
-                    meta={"document_index": idx},
-                )
-                where = {
-                    "page_location": f"pages {c.get('start_page_number')}–{c.get('end_page_number')}",
-                    "content_block_location": f"blocks {c.get('start_block_index')}–{c.get('end_block_index')}",
-                    "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}",
-                }[kind]
-                b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
-            else:
-                continue
-            loc = b.add_line(sid, cited) if cited else None
-            m = b.marker(sid, loc)
-            if m not in markers:
-                markers.append(m)
-        out.append((text, markers))
-    # a block's markers go after the punctuation that opens the next block ("…week[1]." → "…week.[1]")
-    pieces: list[str] = []
-    pending = ""
-    for text, markers in out:
-        if pending:
-            lead = re.match(r"[.,;:!?)\]]*", text).group(0)  # type: ignore[union-attr]
-            pieces.append(lead + pending)
-            text = text[len(lead) :]
-            pending = ""
-        stripped = text.rstrip()
-        pieces.append(stripped)
-        pending = "".join(markers)
-        if not pending:
-            pieces.append(text[len(stripped) :])
-        else:
-            pending += text[len(stripped) :]
-    pieces.append(pending)
-    return ["".join(pieces)]
+        text += str(block.get("text", ""))
+        markers = [
+            b.marker(*citation_source(c, b, documents))
+            for c in block.get("citations") or []
+            if isinstance(c, Mapping) and c.get("type") in _KINDS
+        ]
+        edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
+    placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
+    return [insert_edits(text, placed)]
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -9,27 +9,65 @@ from typing import Any
 
 from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
+from .offsets import SpanReader
 
-__all__ = ["Adapted", "Builder", "insert_edits", "url_citations"]
+__all__ = ["LINK_SPAN", "Adapted", "Builder", "Note", "insert_edits", "url_citations"]
+
+
+#: (code, message): a span snapped or clamped (CR503, CR504) or a citation without its source (CR505)
+Note = tuple[str, str]
 
 
 @dataclass
 class Adapted:
-    """An answer with markers, its registry, and notes on anything that could not be placed."""
+    """An answer with markers, its registry, and notes on anything that had to be repaired
+    (reported with the render's diagnostics: nothing is dropped silently)."""
 
     text: str
     registry: Registry
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 class Builder:
-    """Numbers sources as they are first cited and records where markers go."""
+    """Numbers sources as they are first cited, records where markers go, and collects notes."""
 
-    def __init__(self, fmt: CitationFormat) -> None:
+    def __init__(self, fmt: CitationFormat, supplied: Registry | None = None) -> None:
         self.fmt = fmt
+        self.given = supplied  # sources the caller supplies (--sources), found by id
         self.sources: dict[str, dict[str, Any]] = {}
         self.by_key: dict[str, str] = {}
         self.counts: dict[str, int] = {}
+        self.notes: list[Note] = []
+
+    def supplied(self, sid: str) -> str | None:
+        """The id of a source the caller supplied under ``sid`` (copied into the registry), or None."""
+        src = self.given.get(sid) if self.given is not None and sid else None
+        if src is None:
+            return None
+        if sid not in self.sources:
+            data = {
+                k: v
+                for k, v in (
+                    ("title", src.title),
+                    ("url", src.url),
+                    ("updated", src.updated),
+                    ("lines", list(src.lines) if src.lines else None),
+                    ("text", src.text),
+                )
+                if v
+            }
+            self.sources[sid] = {"id": sid, **data}
+        return sid
+
+    def note(self, note: Note | None) -> None:
+        if note is not None:
+            self.notes.append(note)
+
+    def place(self, reader: SpanReader, start: Any, end: Any, cited: Any = None) -> int:
+        """Where a citation of ``[start, end)`` goes in the reader's text (see :mod:`.offsets`)."""
+        placed = reader.place(_int(start), _int(end), cited if isinstance(cited, str) else None)
+        self.note(placed.note)
+        return placed.at
 
     def source(self, key: str, kind: str, **fields: Any) -> str:
         sid = self.by_key.get(key)
@@ -74,32 +112,44 @@ def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-_LINK_SPAN = re.compile(r"\s*\(?\[([^\]]*)\]\(([^)\s]+)\)\)?\s*\Z")
+#: a span that is only a link to the cited site, ``([site](url))``: the marker replaces it
+LINK_SPAN = re.compile(r"\s*\(?\[([^\]]*)\]\(([^)\s]+)\)\)?\s*\Z")
 
 
-def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builder) -> list[tuple[int, int, str]]:
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def url_citations(
+    text: str, annotations: Iterable[Mapping[str, Any]], b: Builder, unit: str = "codepoint"
+) -> list[tuple[int, int, str]]:
     """Edits placing url_citation markers: a span that is just ``([domain](url))`` is replaced by
-    the marker; any other span gets the marker after it (after trailing punctuation)."""
+    the marker; any other span gets the marker after its last word (see :mod:`.offsets`); a span
+    outside the text is clamped and reported, never dropped."""
     edits: list[tuple[int, int, str]] = []
+    reader = SpanReader(text, unit)
     for a in annotations:
         cit = a.get("url_citation", a) if isinstance(a, Mapping) else {}
         if a.get("type") != "url_citation":
             continue
         url, title = cit.get("url"), cit.get("title")
-        start, end = int(cit.get("start_index", 0)), int(cit.get("end_index", 0))
-        if not url or not 0 <= start <= end <= len(text):
+        if not url:
+            b.note(("CR505", "a url_citation without a URL was left out"))
             continue
+        limit = len(text) if unit == "codepoint" else None
+        start, end = _int(cit.get("start_index")) or 0, _int(cit.get("end_index")) or 0
+        if limit is not None and 0 <= start <= end <= limit + 1 and end == limit + 1:
+            b.note(("CR504", f"url_citation ends one past the text ({end} > {limit}): read as the text's end"))
+            end = limit  # an inclusive end: the last character
         clean_url = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip(
             "?&"
         )
         sid = b.source(f"url:{clean_url}", "search", title=title, url=clean_url)
-        span = text[start:end]
-        if _LINK_SPAN.match(span):
+        span = text[start:end] if 0 <= start <= end <= len(text) else ""
+        if span and LINK_SPAN.match(span):
             lead = len(span) - len(span.lstrip())
             edits.append((start + lead, end, b.marker(sid)))
         else:
-            at = end
-            while at < len(text) and text[at] in ".,;:!?)":
-                at += 1
+            at = b.place(reader, start, end, cit.get("text"))
             edits.append((at, at, b.marker(sid)))
     return edits

@@ -66,6 +66,10 @@ def _marks(norm: str, plugin: PluginOptions) -> list[Mark]:
     return marks
 
 
+# ``&#xE200;``, ``&#x0E200;``, ``&#57856;``: decoded (or not) by each parser in its own places
+_RESERVED_ENTITY = re.compile(r"&#(?:[xX]0*[eE]20[0-6]|0*5785[6-9]|0*5786[0-2]);")
+
+
 def render_fast(text: str, st: CitationState, md: MarkdownIt, plugin: PluginOptions) -> str | None:
     """The HTML body of ``text`` (citations, bibliography) with comrak as the parser; ``st``
     collects diagnostics and references as the plugin's state does, ``md`` (the default engine's
@@ -83,6 +87,8 @@ def render_fast(text: str, st: CitationState, md: MarkdownIt, plugin: PluginOpti
     st.original = src
     if plugin.options.id_prefix:
         st.id_prefix = plugin.options.id_prefix + "-"
+    if _RESERVED_ENTITY.search(src):
+        return None  # a character reference to a marker character: where it decodes is markdown-it's to say
     marks = _marks(norm, plugin)
     if any("`" in mk.raw for mk in marks):
         return None  # a code span's backtick inside a marker: Markdown decides first (markdown-it)

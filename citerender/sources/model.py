@@ -65,6 +65,9 @@ class Source:
     def domain(self) -> str | None:
         """Host of the URL without ``www.``, for display: marker residue and bidirectional
         controls removed (a right-to-left override would show the host reversed)."""
+        shown = self.meta.get("domain")  # a provider's own name for a redirect link's site (Gemini)
+        if isinstance(shown, str) and shown.strip():
+            return _BIDI.sub("", remove_residue(shown.strip().lower()))[:253] or None
         if not self.url:
             return None
         try:
@@ -99,6 +102,12 @@ class Registry(Mapping[str, Source]):
 
     def __getitem__(self, key: str) -> Source:
         return self._by_id[key]
+
+    def put(self, source: Source) -> None:
+        """Add ``source``, or replace the one with its id (a live answer's sources arrive with it)."""
+        if source.id not in self._by_id and len(self._by_id) >= MAX_SOURCES:
+            raise CiterenderError(f"more than {MAX_SOURCES} sources", path=self.path)
+        self._by_id[source.id] = source
 
     def get(self, key: str, default: Source | None = None) -> Source | None:  # type: ignore[override]
         return self._by_id.get(key, default)

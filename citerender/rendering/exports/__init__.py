@@ -5,4 +5,4 @@ from __future__ import annotations
 
 __all__ = ["FORMATS"]
 
-FORMATS = ("html", "markdown", "text", "json", "csl-json", "pdf", "docx")
+FORMATS = ("html", "markdown", "text", "json", "csl-json", "ai-sdk", "pdf", "docx")

@@ -1,0 +1,113 @@
+"""Vercel AI SDK ``UIMessage`` (AI SDK 5, documentation of 2025-09), in and out.
+
+In: ``parts`` of type ``text``, ``source-url`` (``sourceId``, ``url``, ``title``) and
+``source-document`` (``sourceId``, ``mediaType``, ``title``, ``filename``). Sources carry no
+position: the SDK shows them after the text, so each text part is cited by the source parts that
+follow it (one group at its end). A UI message stream (``text-delta``, ``source-url`` … chunks)
+folds into a message.
+
+Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
+without markers, one ``source-url``/``source-document`` part per reference in our numbering (the
+number and cited lines in ``providerMetadata.citerender``), and a ``data-citerender-citations``
+part listing every citation group with its offset in that text (code points and UTF-16) and
+its numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..rendering.exports.json import to_json_data
+from ..rendering.exports.parsed import Parsed
+from .common import Builder
+
+__all__ = ["collect_stream", "to_ui_message", "ui_message"]
+
+
+def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
+    out: list[str] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        if pending and out:
+            stripped = out[-1].rstrip()
+            out[-1] = stripped + b.fmt.marker(*dict.fromkeys(pending)) + out[-1][len(stripped) :]
+        elif pending:
+            b.note(("CR505", "sources came before any text: listed, not cited"))
+        pending.clear()
+
+    for part in msg.get("parts") or []:
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            flush()
+            out.append(str(part.get("text", "")))
+        elif kind in ("source-url", "source-document"):
+            key = f"url:{part.get('url')}" if part.get("url") else f"doc:{part.get('sourceId')}"
+            title = part.get("title") or part.get("filename")
+            pending.append(
+                b.source(
+                    key,
+                    "search" if kind == "source-url" else "file",
+                    title=title,
+                    url=part.get("url"),
+                    meta={"sourceId": part.get("sourceId")},
+                )
+            )
+    flush()
+    return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
+
+
+def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold UI message stream chunks into a ``UIMessage``."""
+    parts: list[dict[str, Any]] = []
+    texts: dict[str, dict[str, Any]] = {}
+    for c in chunks:
+        kind = c.get("type")
+        if kind == "text-start":
+            texts[str(c.get("id"))] = part = {"type": "text", "text": ""}
+            parts.append(part)
+        elif kind == "text-delta":
+            key = str(c.get("id"))
+            if key not in texts:
+                texts[key] = {"type": "text", "text": ""}
+                parts.append(texts[key])
+            texts[key]["text"] += str(c.get("delta", ""))
+        elif kind in ("source-url", "source-document"):
+            parts.append(dict(c))
+    return {"role": "assistant", "parts": parts}
+
+
+def to_ui_message(p: Parsed, message_id: str = "citerender") -> dict[str, Any]:
+    """The parsed answer as a ``UIMessage`` (see the module docstring)."""
+    data = to_json_data(p)
+    parts: list[dict[str, Any]] = [{"type": "text", "text": data["text"], "state": "done"}]
+    for ref in data["bibliography"]:
+        meta = {"citerender": {"number": ref["number"], "lines": ref["lines"], "verified": ref["verified"]}}
+        if ref["url"]:
+            part = {
+                "type": "source-url",
+                "sourceId": ref["id"],
+                "url": ref["url"],
+                "title": ref["title"] or ref["domain"],
+            }
+        else:
+            part = {
+                "type": "source-document",
+                "sourceId": ref["id"],
+                "mediaType": "text/plain",
+                "title": ref["title"] or ref["id"],
+            }
+        parts.append({**part, "providerMetadata": meta})
+    citations = [
+        {
+            "offset": c["clean"]["offset"],
+            "offsetUtf16": c["clean"]["offset_utf16"],
+            "numbers": sorted({s["number"] for s in c["sources"]}),
+            "sourceIds": [s["id"] for s in c["sources"]],
+        }
+        for c in data["citations"]
+    ]
+    parts.append({"type": "data-citerender-citations", "data": citations})
+    return {"id": message_id, "role": "assistant", "parts": parts}

@@ -1,0 +1,120 @@
+"""Amazon Bedrock (documentation of 2025-10): the Converse API's ``citationsContent`` blocks
+(generated ``content`` and ``citations[{title, source, sourceContent[{text}], location}]``, the
+location a ``documentChar``, ``documentPage``, ``documentChunk``, ``web`` or ``searchResultLocation``)
+and Knowledge Bases ``RetrieveAndGenerate`` (``output.text`` and ``citations[{generatedResponsePart:
+{textResponsePart: {text, span: {start, end}}}, retrievedReferences[{content: {text}, location}]}]``;
+spans are characters, checked against their text). ConverseStream events fold into a response."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .common import Builder, insert_edits
+from .offsets import SpanReader
+
+__all__ = ["collect_events", "converse", "knowledge_base"]
+
+_WHERE = {
+    "documentChar": ("characters", "start", "end"),
+    "documentPage": ("pages", "start", "end"),
+    "documentChunk": ("chunks", "start", "end"),
+    "searchResultLocation": ("search result blocks", "start", "end"),
+}
+
+
+def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | None]:
+    loc = cit.get("location") or {}
+    web = loc.get("web") if isinstance(loc, Mapping) else None
+    cited = " ".join(str(c.get("text", "")) for c in cit.get("sourceContent") or [] if isinstance(c, Mapping)).strip()
+    if isinstance(web, Mapping):
+        sid = b.source(
+            f"url:{web.get('url')}", "search", title=cit.get("title") or web.get("domain"), url=web.get("url")
+        )
+    else:
+        kind, where = next(((k, v) for k, v in loc.items() if k in _WHERE), ("document", {}))
+        index = where.get("documentIndex", where.get("searchResultIndex", 0)) if isinstance(where, Mapping) else 0
+        sid = b.source(
+            f"bedrock:{kind}:{index}:{cit.get('source') or cit.get('title')}",
+            "file",
+            title=cit.get("title") or cit.get("source"),
+            meta={"location": kind, "index": index},
+        )
+        if kind in _WHERE and isinstance(where, Mapping):
+            unit, a, z = _WHERE[kind]
+            b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(
+                f"{unit} {where.get(a)}–{where.get(z)}"
+            )
+    return sid, (b.add_line(sid, cited) if cited else None)
+
+
+def converse(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    message = (resp.get("output") or {}).get("message") or {}
+    out: list[str] = []
+    for block in message.get("content") or []:
+        if "text" in block:
+            out.append(str(block["text"]))
+        elif isinstance(block.get("citationsContent"), Mapping):
+            cc = block["citationsContent"]
+            text = "".join(str(c.get("text", "")) for c in cc.get("content") or [] if isinstance(c, Mapping))
+            markers = [b.marker(*_converse_source(c, b)) for c in cc.get("citations") or [] if isinstance(c, Mapping)]
+            stripped = text.rstrip()
+            out.append(stripped + "".join(dict.fromkeys(markers)) + text[len(stripped) :])
+    return ["".join(out)]
+
+
+def knowledge_base(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    text = str((resp.get("output") or {}).get("text") or "")
+    reader = SpanReader(text, "codepoint")
+    edits = []
+    for cit in resp.get("citations") or []:
+        part = ((cit.get("generatedResponsePart") or {}).get("textResponsePart")) or {}
+        span = part.get("span") or {}
+        ids = []
+        for ref in cit.get("retrievedReferences") or []:
+            loc = ref.get("location") or {}
+            uri = next((v.get("uri") or v.get("url") for v in loc.values() if isinstance(v, Mapping)), None)
+            content = (ref.get("content") or {}).get("text")
+            title = (ref.get("metadata") or {}).get("title") or (
+                uri.rsplit("/", 1)[-1] if isinstance(uri, str) else None
+            )
+            sid = b.source(
+                f"kb:{uri or content}",
+                "file",
+                title=title,
+                url=uri if isinstance(uri, str) and uri.startswith("http") else None,
+                meta={"location": uri},
+            )
+            ids.append(
+                b.marker(sid, b.add_line(sid, content) if isinstance(content, str) and content.strip() else None)
+            )
+        if not ids:
+            continue
+        end = span.get("end")  # inclusive in AWS's examples: read one further (trailing space is ignored)
+        at = b.place(reader, span.get("start"), end + 1 if isinstance(end, int) else end, part.get("text"))
+        edits.append((at, at, "".join(dict.fromkeys(ids))))
+    return [insert_edits(text, edits)]
+
+
+def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold ConverseStream events (``contentBlockDelta`` with ``text`` or ``citation``)."""
+    blocks: dict[int, dict[str, Any]] = {}
+    for e in events:
+        d = e.get("contentBlockDelta")
+        if not isinstance(d, Mapping):
+            continue
+        i = int(d.get("contentBlockIndex", 0))
+        block = blocks.setdefault(i, {"text": "", "citations": []})
+        delta = d.get("delta") or {}
+        if "text" in delta:
+            block["text"] += str(delta["text"])
+        if isinstance(delta.get("citation"), Mapping):
+            block["citations"].append(delta["citation"])
+    content: list[dict[str, Any]] = []
+    for i in sorted(blocks):
+        blk = blocks[i]
+        if blk["citations"]:
+            content.append({"citationsContent": {"content": [{"text": blk["text"]}], "citations": blk["citations"]}})
+        else:
+            content.append({"text": blk["text"]})
+    return {"output": {"message": {"role": "assistant", "content": content}}}

@@ -1,0 +1,98 @@
+"""Google Gemini / Vertex AI grounding (``generateContent``; documentation of 2025-10):
+``candidates[0].groundingMetadata`` holds ``groundingChunks`` (``web``, ``retrievedContext``,
+``maps``: ``uri``, ``title``) and ``groundingSupports[]`` (``segment{partIndex, startIndex,
+endIndex, text}`` with ``groundingChunkIndices`` and ``confidenceScores``).
+
+Segment offsets are **UTF-8 bytes** into the part's text, ``startIndex`` (and ``partIndex``)
+omitted when 0; each segment is checked against its ``text``. Web chunk URIs are redirect links
+(``vertexaisearch.cloud.google.com/grounding-api-redirect/…``): the link is kept, and the chunk's
+title, which names the site, is shown as the source's domain. A streamed answer is a list of
+responses whose text parts add up, the grounding metadata coming with the last ones."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .common import Builder, insert_edits
+from .offsets import SpanReader
+
+__all__ = ["collect_chunks", "generate_content", "supports"]
+
+
+def _source(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
+    for kind in ("web", "retrievedContext", "maps"):
+        c = chunk.get(kind)
+        if isinstance(c, Mapping):
+            uri, title = c.get("uri"), c.get("title")
+            meta: dict[str, Any] = {"chunk_index": index, "kind": kind}
+            if kind == "web" and isinstance(title, str) and "." in title and " " not in title.strip():
+                meta["domain"] = title.strip()  # the site behind the redirect link
+            text = c.get("text") if kind == "retrievedContext" else None
+            return b.source(
+                f"gemini:{index}", "search" if kind == "web" else "file", title=title, url=uri, text=text, meta=meta
+            )
+    return b.source(f"gemini:{index}", "search", title=f"grounding chunk {index + 1}")
+
+
+def supports(meta: Mapping[str, Any], b: Builder) -> list[tuple[int, Any, Any, Any, str]]:
+    """Each grounding support as ``(part, startIndex, endIndex, text, marker)`` (UTF-8 offsets
+    into the part), its sources made; supports naming no chunk the response holds are reported."""
+    chunks = meta.get("groundingChunks") or []
+    out = []
+    for support in meta.get("groundingSupports") or []:
+        seg = support.get("segment") or {}
+        ids = []
+        for i in support.get("groundingChunkIndices") or []:
+            if isinstance(i, int) and 0 <= i < len(chunks) and isinstance(chunks[i], Mapping):
+                ids.append(_source(chunks[i], i, b))
+            else:
+                b.note(("CR505", f"a grounding support names chunk {i}, which the response does not hold"))
+        if ids:
+            part = int(seg.get("partIndex", 0) or 0)
+            out.append(
+                (
+                    part,
+                    seg.get("startIndex", 0),
+                    seg.get("endIndex"),
+                    seg.get("text"),
+                    b.fmt.marker(*dict.fromkeys(ids)),
+                )
+            )
+    return out
+
+
+def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    candidates = resp.get("candidates") or []
+    if not candidates:
+        return []
+    cand = candidates[0]
+    parts = [str(p.get("text", "")) for p in (cand.get("content") or {}).get("parts") or [] if "text" in p]
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    readers = [SpanReader(t, "utf8") for t in parts]
+    for part, start, end, text, marker in supports(cand.get("groundingMetadata") or {}, b):
+        if not 0 <= part < len(parts):
+            b.note(("CR504", f"a grounding support names part {part}; the answer has {len(parts)}: left out"))
+            continue
+        at = b.place(readers[part], start, end, text)
+        edits.setdefault(part, []).append((at, at, marker))
+    return ["".join(insert_edits(t, edits.get(k, [])) for k, t in enumerate(parts))]
+
+
+def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold streamed responses into one: texts added part by part, the last grounding metadata kept."""
+    texts: list[str] = []
+    meta: Any = None
+    for chunk in chunks:
+        for cand in (chunk.get("candidates") or [])[:1]:
+            for k, part in enumerate((cand.get("content") or {}).get("parts") or []):
+                if "text" in part:
+                    while len(texts) <= k:
+                        texts.append("")
+                    texts[k] += str(part["text"])
+            if cand.get("groundingMetadata"):
+                meta = cand["groundingMetadata"]
+    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": t} for t in texts]}}
+    if meta is not None:
+        cand_out["groundingMetadata"] = meta
+    return {"candidates": [cand_out]}

@@ -1,0 +1,68 @@
+"""LangChain v1 standard content blocks (documentation of 2025-10): an AI message's
+``content_blocks`` (or ``content``) as ``{"type": "text", "text", "annotations": [{"type":
+"citation", "url", "title", "start_index", "end_index", "cited_text"}]}``; a serialised message
+(``{"lc": 1, "kwargs": {...}}``) and a list of streamed chunks (blocks merged by ``index``) too."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .common import Builder, insert_edits
+from .offsets import SpanReader
+
+__all__ = ["collect_chunks", "message", "unwrap"]
+
+
+def unwrap(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The message itself, out of LangChain's serialisation envelope."""
+    kwargs = data.get("kwargs")
+    return kwargs if data.get("lc") and isinstance(kwargs, Mapping) else data
+
+
+def _blocks(msg: Mapping[str, Any]) -> list[Any]:
+    blocks = msg.get("content_blocks", msg.get("content"))
+    return blocks if isinstance(blocks, list) else [{"type": "text", "text": blocks or ""}]
+
+
+def message(data: Mapping[str, Any], b: Builder) -> list[str]:
+    out = []
+    for block in _blocks(unwrap(data)):
+        if not isinstance(block, Mapping) or block.get("type") != "text":
+            continue
+        text = str(block.get("text", ""))
+        reader = SpanReader(text, "codepoint")
+        edits = []
+        for ann in block.get("annotations") or []:
+            if not isinstance(ann, Mapping) or ann.get("type") != "citation":
+                continue
+            if not (ann.get("url") or ann.get("title")):
+                b.note(("CR505", "a citation annotation names neither URL nor title: left out"))
+                continue
+            sid = b.source(
+                f"url:{ann.get('url') or ann.get('title')}", "search", title=ann.get("title"), url=ann.get("url")
+            )
+            cited = ann.get("cited_text")
+            loc = b.add_line(sid, cited) if isinstance(cited, str) and cited.strip() else None
+            at = (
+                b.place(reader, ann.get("start_index"), ann.get("end_index"), None)
+                if ann.get("end_index") is not None
+                else len(text.rstrip())
+            )
+            edits.append((at, at, b.marker(sid, loc)))
+        out.append(insert_edits(text, edits))
+    return ["".join(out)]
+
+
+def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge streamed message chunks: text blocks with the same ``index`` joined, annotations kept."""
+    merged: dict[Any, dict[str, Any]] = {}
+    for chunk in chunks:
+        for k, block in enumerate(_blocks(unwrap(chunk))):
+            if not isinstance(block, Mapping) or block.get("type") != "text":
+                continue
+            key = block.get("index", k)
+            m = merged.setdefault(key, {"type": "text", "text": "", "annotations": []})
+            m["text"] += str(block.get("text", ""))
+            m["annotations"].extend(block.get("annotations") or [])
+    return {"type": "ai", "content_blocks": [merged[k] for k in merged]}

@@ -1,0 +1,70 @@
+"""Mistral (chat completions and agents conversations, documentation of 2025-09): message content
+as a list of chunks — ``{"type": "text"}`` and ``{"type": "reference", "reference_ids": [...]}``
+interleaved — and, from agents' built-in tools, ``{"type": "tool_reference", "title", "url",
+"source"}``. Reference ids point into the tool results the caller sent, which the response does
+not repeat: ``--sources`` supplies them (id ``ref{N}`` for reference id ``N``, or the id itself
+when it is a valid source id); an id with no source is kept as an unverified citation, reported."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["chat"]
+
+
+def _chunks(resp: Mapping[str, Any]) -> list[Any]:
+    if isinstance(resp.get("outputs"), list):  # agents conversations: message.output entries
+        chunks: list[Any] = []
+        for out in resp["outputs"]:
+            content = out.get("content") if isinstance(out, Mapping) else None
+            chunks.extend(content if isinstance(content, list) else [{"type": "text", "text": content or ""}])
+        return chunks
+    message = ((resp.get("choices") or [{}])[0]).get("message") or {}
+    content = message.get("content")
+    return content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+
+
+def _reference(rid: Any, b: Builder) -> str:
+    name = str(rid)
+    for candidate in (f"ref{name}", name):
+        supplied = b.supplied(candidate)
+        if supplied is not None:
+            return supplied
+    sid = f"ref{name}" if name.isdigit() else f"ref{len(b.sources)}"
+    if sid not in b.sources:  # kept as an unverified citation, reported once
+        b.note(("CR505", f"reference id {name[:40]!r} has no source: pass --sources with id {sid}"))
+        b.sources[sid] = {"id": sid, "title": f"reference {name[:40]}"}
+    return sid
+
+
+def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    out: list[str] = []
+    for chunk in _chunks(resp):
+        if not isinstance(chunk, Mapping):
+            continue
+        kind = chunk.get("type")
+        if kind == "text":
+            out.append(str(chunk.get("text", "")))
+        elif kind == "reference":
+            ids = [_reference(r, b) for r in chunk.get("reference_ids") or []]
+            if ids:
+                out.append(b.fmt.marker(*dict.fromkeys(ids)))
+        elif kind == "tool_reference":
+            sid = b.source(
+                f"url:{chunk.get('url')}",
+                "search",
+                title=chunk.get("title"),
+                url=chunk.get("url"),
+                meta={"tool": chunk.get("tool") or chunk.get("source")},
+            )
+            out.append(b.fmt.marker(sid))
+    return [_attach("".join(out))]
+
+
+def _attach(text: str) -> str:
+    """A marker after a space (``week. [1]``) moves before it (``week.[1] ``)."""
+    return re.sub(r"([ \t]+)(\ue200[^\ue201]*\ue201)", r"\2\1", text)

@@ -1,0 +1,235 @@
+"""Live answers from providers' streaming events: each event in as it arrives, safe output out
+(through :class:`StreamRenderer`), citations placed where the one-shot adapter would put them.
+
+Providers send citations as events of their own, after (OpenAI, Cohere), around (Anthropic) or
+at the very end of (Gemini) the text they cover. A citation goes after the last word of its span
+and after the punctuation that follows it, so text is shown once nothing can still land inside
+it: never the last delta (OpenAI, Cohere: its annotations come right after it), never trailing
+spaces or a span's end before the next word has come, and — Gemini sends its grounding with the
+last chunk — nothing of a Gemini answer before that chunk. Processing is one event at a time, so
+any grouping of the events into :meth:`LiveAnswer.feed` calls gives the same output, equal to the
+one-shot adapter's answer rendered by :class:`StreamRenderer`. A citation for text already shown
+(a provider sending it late) is placed where the text has got to, and reported (CR503).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..options import RenderOptions
+from ..providers.common import LINK_SPAN, Builder
+from ..providers.offsets import Placed, SpanReader
+from ..sources.model import Registry, registry_from_data
+from .stream import StreamRenderer
+
+__all__ = ["LIVE_PROVIDERS", "LiveAnswer"]
+
+LIVE_PROVIDERS = ("openai-responses", "anthropic", "gemini", "cohere")
+
+
+class LiveAnswer:
+    """One answer streamed by ``provider``: :meth:`feed` events, then :meth:`close`.
+
+    :param sources: sources the citations name by id when the events do not carry them.
+    :param wait: show a text part only once it is complete (OpenAI ``output_text.done``, Cohere
+        ``content-end``): for streams (or proxies) that send citations after all the text, the
+        one-shot result exactly, at the cost of showing nothing of a part before its end.
+    Other arguments as for :class:`StreamRenderer` (``output``, ``style``, ``options`` …)."""
+
+    def __init__(
+        self,
+        provider: str,
+        options: RenderOptions | None = None,
+        *,
+        sources: Registry | None = None,
+        output: str = "markdown",
+        wait: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if provider not in LIVE_PROVIDERS:
+            raise ValueError(f"live events are read for {', '.join(LIVE_PROVIDERS)}, not {provider!r}")
+        opts = RenderOptions.build(options, **kwargs)
+        self.provider = provider
+        self.registry = Registry()
+        self.renderer = StreamRenderer(self.registry, opts, output=output)
+        self.b = Builder(opts.fmt, sources)
+        self.text = ""
+        self.shown = 0  # code points of ``text`` handed to the renderer
+        self.hold = 0  # text the provider can no longer cite inside ends here
+        self.cites: list[tuple[int, int, str | None, str, str]] = []  # (start, end, cited, unit, marker)
+        self.parts: dict[Any, int] = {}  # a provider's part → where it starts in ``text``
+        self.block: list[str] = []  # Anthropic: the open block's markers
+        self.synced: dict[str, str] = {}
+        self.closed = False
+        self.wait = wait
+        self.sep = "" if provider in ("anthropic", "gemini", "cohere") else "\n\n"
+
+    # ------------------------------------------------------------------ public API
+
+    def feed(self, events: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> str:
+        """Take one event (or several, in order); return the output that is safe to show now."""
+        if self.closed:
+            raise ValueError("feed() after close()")
+        batch = [events] if isinstance(events, Mapping) else list(events)
+        out = []
+        for e in batch:
+            if isinstance(e, Mapping):
+                getattr(self, "_" + self.provider.replace("-", "_"))(e)
+                out.append(self._release(final=False))
+        return "".join(out)
+
+    def close(self) -> str:
+        """Show everything that is left."""
+        if self.closed:
+            return ""
+        self.closed = True
+        return self._release(final=True) + self.renderer.close()
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the renderer found, and every citation that had to be repaired (CR503–CR505)."""
+        notes = [Diagnostic.make(code, message) for code, message in self.b.notes]
+        return notes + self.renderer.diagnostics
+
+    def bibliography_html(self) -> str:
+        return self.renderer.bibliography_html()
+
+    # ------------------------------------------------------------------ placing
+
+    def _append(self, key: Any, delta: str) -> None:
+        if key not in self.parts:
+            if self.text and self.sep:
+                self.text += self.sep  # separate parts are paragraphs, as in the one-shot adapters
+            self.parts[key] = len(self.text)
+        self.text += delta
+
+    def _sync_sources(self) -> None:
+        """Sources made (or given lines) since the last release, into the renderer's registry."""
+        for sid, data in self.b.sources.items():
+            key = repr(sorted(data.items()))
+            if self.synced.get(sid) != key:
+                self.synced[sid] = key
+                self.registry.put(registry_from_data([data])[sid])
+
+    def _place(self, start: int, end: int, cited: str | None, unit: str) -> tuple[Placed, int]:
+        """Where a citation goes, and where the text resumes after it: past the span when the span
+        is only a ``([site](url))`` link the marker replaces (as the one-shot adapter does)."""
+        text = self.text
+        if unit == "codepoint" and 0 <= start < end <= len(text) and LINK_SPAN.match(text[start:end]):
+            span = text[start:end]
+            at = start + len(span) - len(span.lstrip())
+            return Placed(start, end, at), end
+        p = SpanReader(text, unit).place(start, end, cited)
+        return p, p.at
+
+    def _release(self, *, final: bool) -> str:
+        """Hand the renderer the text no citation can still land inside, with the markers in it."""
+        text = self.text
+        body = len(text.rstrip())  # trailing spaces wait: a citation may go before them
+        limit = len(text) if final else min(self.hold, body)
+        placed = []
+        for start, end, cited, unit, marker in self.cites:
+            p, resume = self._place(start, end, cited, unit)
+            settled = final or resume < body  # a word follows: no more punctuation can come between
+            placed.append((p, resume, marker, settled))
+            if not settled:
+                limit = min(limit, max(self.shown, p.at))
+        ready = [(p, r, m) for p, r, m, settled in placed if settled and r <= limit]
+        self.cites = [c for c, (p, r, _, s) in zip(self.cites, placed, strict=True) if not (s and r <= limit)]
+        self._sync_sources()
+        chunks: list[str] = []
+        pos = self.shown
+        for p, resume, marker in sorted(ready, key=lambda x: x[0].at):
+            at = p.at
+            self.b.note(p.note)
+            if at < pos:
+                self.b.note(("CR503", f"a citation arrived after its text was shown: placed at character {pos}"))
+                at = resume = pos
+            chunks.append(text[pos:at] + marker)
+            pos = max(at, resume)
+        if limit > pos:
+            chunks.append(text[pos:limit])
+            pos = limit
+        self.shown = max(self.shown, pos)
+        piece = "".join(chunks)
+        return self.renderer.feed(piece) if piece else ""
+
+    # ------------------------------------------------------------------ providers
+
+    def _openai_responses(self, e: Mapping[str, Any]) -> None:
+        kind = e.get("type")
+        key = (e.get("output_index", 0), e.get("content_index", 0))
+        if kind == "response.output_text.delta":
+            if not self.wait:
+                self.hold = len(self.text)  # the last delta waits for its annotations
+            self._append(key, str(e.get("delta", "")))
+        elif kind == "response.output_text.annotation.added":
+            ann = e.get("annotation") or {}
+            base = self.parts.get(key, 0)
+            if ann.get("type") == "url_citation" and ann.get("url"):
+                sid = self.b.source(f"url:{ann.get('url')}", "search", title=ann.get("title"), url=ann.get("url"))
+                start, end = int(ann.get("start_index", 0)), int(ann.get("end_index", 0))
+                self.cites.append((base + start, base + end, None, "codepoint", self.b.marker(sid)))
+            elif ann.get("type") == "file_citation":
+                sid = self.b.source(f"file:{ann.get('file_id')}", "file", title=ann.get("filename"))
+                at = base + int(ann.get("index", 0))
+                self.cites.append((at, at, None, "codepoint", self.b.marker(sid)))
+        elif kind in ("response.output_text.done", "response.completed"):
+            self.hold = len(self.text)
+
+    def _anthropic(self, e: Mapping[str, Any]) -> None:
+        from ..providers.anthropic import citation_source
+
+        kind = e.get("type")
+        d = e.get("delta") or {}
+        if kind == "content_block_start" and (e.get("content_block") or {}).get("type") == "text":
+            self.block = []
+            self._append(("block", e.get("index", 0)), "")
+        elif kind == "content_block_delta" and d.get("type") == "text_delta":
+            self._append(("block", e.get("index", 0)), str(d.get("text", "")))
+        elif kind == "content_block_delta" and d.get("type") == "citations_delta":
+            self.block.append(self.b.marker(*citation_source(d.get("citation") or {}, self.b, ())))
+        elif kind == "content_block_stop":
+            end = len(self.text)
+            self.cites.extend((end, end, None, "codepoint", m) for m in dict.fromkeys(self.block))
+            self.block = []
+        self.hold = len(self.text)  # a block's citations go at its end: nothing inside it waits
+
+    def _gemini(self, e: Mapping[str, Any]) -> None:
+        from ..providers.gemini import supports
+
+        for cand in (e.get("candidates") or [])[:1]:
+            for k, part in enumerate((cand.get("content") or {}).get("parts") or []):
+                if "text" in part:
+                    self._append(("part", k), str(part["text"]))
+            meta = cand.get("groundingMetadata")
+            if meta:
+                for part_index, start, end, cited, marker in supports(meta, self.b):
+                    base = self.parts.get(("part", part_index), 0)
+                    offset = len(self.text[:base].encode("utf-8"))
+                    s = offset + int(start or 0)
+                    t = offset + int(end if end is not None else start or 0)
+                    self.cites.append((s, t, cited, "utf8", marker))
+            if meta or cand.get("finishReason"):
+                self.hold = len(self.text)  # grounding comes with the last chunk: until then, nothing is final
+
+    def _cohere(self, e: Mapping[str, Any]) -> None:
+        from ..providers.cohere import citation_marker
+
+        kind = e.get("type")
+        delta = (e.get("delta") or {}).get("message") or {}
+        if kind == "content-delta":
+            if not self.wait:
+                self.hold = len(self.text)  # the last delta waits for its citations
+            self._append("text", str((delta.get("content") or {}).get("text", "")))
+        elif kind == "citation-start":
+            cits = delta.get("citations")
+            for cit in cits if isinstance(cits, list) else [cits]:
+                if isinstance(cit, Mapping) and (marker := citation_marker(cit, self.b)) is not None:
+                    self.cites.append(
+                        (int(cit.get("start", 0)), int(cit.get("end", 0)), cit.get("text"), "codepoint", marker)
+                    )
+        elif kind in ("content-end", "message-end"):
+            self.hold = len(self.text)
