@@ -26,12 +26,13 @@ from citerender.publish.stream import StreamRenderer
 P = FIXTURES / "providers"
 S1, S2, S3 = "Le café ouvre à 8 h.", "東京の支店は9時に開きます。", "Renewals 🚀 happen every year."
 CASES = {
+    "openai-responses": ["openai-responses-live.jsonl"],
     "gemini": ["gemini.json", "gemini-stream.jsonl"],
     "cohere": ["cohere.json", "cohere-stream.jsonl", "cohere-live.jsonl"],
     "perplexity": ["perplexity.json", "perplexity-stream.jsonl"],
-    "mistral": ["mistral.json"],
+    "mistral": ["mistral.json", "mistral-stream.jsonl"],
     "bedrock-converse": ["bedrock-converse.json", "bedrock-converse-stream.jsonl"],
-    "bedrock-kb": ["bedrock-kb.json"],
+    "bedrock-kb": ["bedrock-kb.json", "bedrock-kb-stream.jsonl"],
     "langchain": ["langchain.json", "langchain-stream.jsonl"],
     "ai-sdk": ["ai-sdk.json", "ai-sdk-stream.jsonl"],
 }
@@ -59,12 +60,16 @@ def test_each_citation_sits_after_the_word_that_ends_its_sentence(provider: str,
     assert "  " not in a.text
 
 
-@pytest.mark.parametrize("provider", [p for p in CASES if p != "mistral"])
+@pytest.mark.parametrize("provider", [p for p in CASES if p not in ("mistral", "openai-responses")])
 def test_sources_carry_titles_and_links(provider: str) -> None:
     a = load_response(P / CASES[provider][0])
     hosts = sorted(filter(None, (a.registry[s].domain for s in a.registry)))
     assert set(hosts) >= {"cafe.example", "policy.example"}, (provider, hosts)
     assert a.notes == []
+
+
+def test_openai_chat_chunks_fold_into_the_completion() -> None:
+    assert load_response(P / "openai-chat-stream.jsonl").text == load_response(P / "openai-chat.json").text
 
 
 def test_gemini_byte_offsets_redirect_links_and_domains() -> None:

@@ -77,7 +77,11 @@ def _event_provider(types: set[str]) -> str | None:
 def _keyed_events(items: list[Mapping[str, Any]]) -> str | None:
     """Event streams whose events are keyed by their kind (Bedrock's ConverseStream)."""
     kinds = {k for e in items for k in e}
-    return "bedrock-converse" if kinds & {"contentBlockDelta", "messageStart", "messageStop"} else None
+    if kinds & {"contentBlockDelta", "messageStart", "messageStop"}:
+        return "bedrock-converse"
+    if "citation" in kinds or (kinds and kinds <= {"output", "citation", "sessionId"}):
+        return "bedrock-kb"  # RetrieveAndGenerateStream
+    return None
 
 
 def _shape(data: Mapping[str, Any]) -> str | None:
@@ -112,6 +116,8 @@ def detect_provider(data: Any) -> str:
     if isinstance(data, list):
         items = [e for e in data if isinstance(e, Mapping)]
         found = _event_provider({str(e.get("type", "")) for e in items}) or _keyed_events(items)
+        if found is None and any(isinstance(_get(e, "choices", 0, "delta", "content"), list) for e in items):
+            found = "mistral"  # chat chunks whose deltas carry reference chunks
         if found is None and items:  # streamed chunks shaped as responses (Gemini, Perplexity, LangChain)
             shapes = {_shape(e) for e in items} - {None}
             found = shapes.pop() if len(shapes) == 1 else None
@@ -179,6 +185,9 @@ _COLLECT: dict[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]] = {
     "cohere": cohere.collect_events,
     "perplexity": perplexity.collect_chunks,
     "bedrock-converse": bedrock.collect_events,
+    "bedrock-kb": bedrock.collect_kb_events,
+    "mistral": mistral.collect_chunks,
+    "openai-chat": openai.collect_chat_chunks,
     "langchain": langchain.collect_chunks,
     "ai-sdk": aisdk.collect_stream,
 }

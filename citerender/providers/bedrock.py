@@ -13,7 +13,7 @@ from typing import Any
 from .common import Builder, insert_edits
 from .offsets import SpanReader
 
-__all__ = ["collect_events", "converse", "knowledge_base"]
+__all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
 
 _WHERE = {
     "documentChar": ("characters", "start", "end"),
@@ -118,3 +118,10 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         else:
             content.append({"text": blk["text"]})
     return {"output": {"message": {"role": "assistant", "content": content}}}
+
+
+def collect_kb_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold RetrieveAndGenerateStream events (``output`` text pieces, ``citation`` events)."""
+    text = "".join(str((e.get("output") or {}).get("text", "")) for e in events if isinstance(e.get("output"), Mapping))
+    citations = [e["citation"] for e in events if isinstance(e.get("citation"), Mapping)]
+    return {"output": {"text": text}, "citations": citations}

@@ -8,12 +8,12 @@ when it is a valid source id); an id with no source is kept as an unverified cit
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .common import Builder
 
-__all__ = ["chat"]
+__all__ = ["chat", "collect_chunks"]
 
 
 def _chunks(resp: Mapping[str, Any]) -> list[Any]:
@@ -68,3 +68,21 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
 def _attach(text: str) -> str:
     """A marker after a space (``week. [1]``) moves before it (``week.[1] ``)."""
     return re.sub(r"([ \t]+)(\ue200[^\ue201]*\ue201)", r"\2\1", text)
+
+
+def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold streamed chunks: each ``delta.content`` (a string or a list of chunks) in order, text
+    pieces joined, reference chunks kept where they came."""
+    content: list[dict[str, Any]] = []
+    for c in chunks:
+        for choice in (c.get("choices") or [])[:1]:
+            delta = (choice.get("delta") or {}).get("content")
+            pieces = delta if isinstance(delta, list) else [{"type": "text", "text": delta}] if delta else []
+            for piece in pieces:
+                if not isinstance(piece, Mapping):
+                    continue
+                if piece.get("type") == "text" and content and content[-1].get("type") == "text":
+                    content[-1] = {"type": "text", "text": content[-1]["text"] + str(piece.get("text", ""))}
+                else:
+                    content.append(dict(piece))
+    return {"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": content}}]}

@@ -8,7 +8,7 @@ from typing import Any
 
 from .common import Builder, insert_edits, url_citations
 
-__all__ = ["assistants", "chat", "collect_events", "responses"]
+__all__ = ["assistants", "chat", "collect_chat_chunks", "collect_events", "responses"]
 
 
 def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -86,3 +86,16 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         msg = output.setdefault(oi, {"type": "message", "role": "assistant", "content": []})
         msg["content"].append({"type": "output_text", "text": "".join(pieces), "annotations": anns.get((oi, ci), [])})
     return {"object": "response", "output": [output[k] for k in sorted(output)]}
+
+
+def collect_chat_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold streamed ``chat.completion.chunk`` objects: contents joined, annotations kept."""
+    text: list[str] = []
+    annotations: list[Any] = []
+    for c in chunks:
+        for choice in (c.get("choices") or [])[:1]:
+            delta = choice.get("delta") or {}
+            text.append(str(delta.get("content") or ""))
+            annotations.extend(delta.get("annotations") or [])
+    message = {"role": "assistant", "content": "".join(text), "annotations": annotations}
+    return {"object": "chat.completion", "choices": [{"index": 0, "message": message}]}
