@@ -98,15 +98,17 @@ def _evidence(group: Token) -> list[Evidence]:
 
 
 def _flatten(children: Sequence[Token]) -> tuple[str, list[Token]]:
-    """The block's words with a placeholder per citation group (code spans count as words)."""
+    """The block's words with a placeholder per citation group (a code span stands as ``…``)."""
     parts: list[str] = []
     groups: list[Token] = []
     for child in children:
         if child.type == "citation":
             parts.append(_PH)
             groups.append(child)
-        elif child.type in ("text", "code_inline"):
+        elif child.type == "text":
             parts.append(child.content.replace(_PH, ""))
+        elif child.type == "code_inline":  # an identifier or a command, not a claim: its numbers are not figures
+            parts.append("\u2026")
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
     return "".join(parts), groups
