@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ __all__ = [
 
 _SHOWN_TYPES = frozenset({"text", "multimodal_text", "code"})
 _GROUP_END = "\ue206"  # older gpt-4o answers end citation groups with it: it stands for nothing
+_FENCE_RUN = re.compile(r"^ {0,3}(~{3,})", re.M)  # tilde fences inside a code message
 
 
 @dataclass
@@ -190,7 +192,7 @@ def _parts_text(content: Mapping[str, Any]) -> str:
     """A message's text: its string parts; an image or file part as ``[image]``; code fenced."""
     if content.get("content_type") == "code":
         code = str(content.get("text") or "")
-        fence = "~" * max(3, max((len(r) for r in _runs(code, "~")), default=0) + 1)
+        fence = "~" * max(3, max(map(len, _FENCE_RUN.findall(code)), default=0) + 1)  # longer than any inside
         return f"{fence}{md_text(str(content.get('language') or ''))}\n{code}\n{fence}"
     out: list[str] = []
     for part in content.get("parts") or []:
@@ -200,10 +202,6 @@ def _parts_text(content: Mapping[str, Any]) -> str:
             kind = str(part.get("content_type") or "attachment")
             out.append("[image]" if "image" in kind else f"[{md_text(kind.replace('_', ' '))}]")
     return "\n\n".join(p for p in out if p)
-
-
-def _runs(text: str, ch: str) -> list[str]:
-    return [r for r in text.split("\n") if r.startswith(ch * 3)]
 
 
 def _turn(message: Mapping[str, Any]) -> Turn | None:

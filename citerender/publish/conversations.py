@@ -38,8 +38,6 @@ from .site import ASSET_CSS, Build, BuildResult, options_key, owned_files
 
 __all__ = ["build_conversations", "conversation_page", "render_conversation"]
 
-WHO = {"user": "You", "assistant": "Assistant"}
-
 
 class TurnView(NamedTuple):
     """One turn as the conversation template sees it."""
@@ -81,7 +79,7 @@ def render_conversation(
     opts = RenderOptions.build(options, **kwargs)
     views: list[TurnView] = []
     diags: list[tuple[int, Diagnostic]] = []
-    speaker = "ChatGPT" if conv.model is not None or (conv.turns and conv.turns[0].model) else "Assistant"
+    speaker = "ChatGPT" if conv.model is not None or any(t.model for t in conv.turns) else "Assistant"
     for n, turn in enumerate(conv.turns, start=1):
         prefix = f"{opts.id_prefix}-t{n}" if opts.id_prefix else f"t{n}"
         if turn.role == "user":

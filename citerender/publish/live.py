@@ -61,7 +61,7 @@ class LiveAnswer:
         self.cites: list[tuple[int, int, str | None, str, str]] = []  # (start, end, cited, unit, marker)
         self.parts: dict[Any, int] = {}  # a provider's part → where it starts in ``text``
         self.block: list[str] = []  # Anthropic: the open block's markers
-        self.synced: dict[str, str] = {}
+        self.synced: dict[str, tuple[int, int]] = {}
         self.closed = False
         self.wait = wait
         self.sep = "" if provider in ("anthropic", "gemini", "cohere") else "\n\n"
@@ -108,7 +108,7 @@ class LiveAnswer:
     def _sync_sources(self) -> None:
         """Sources made (or given lines) since the last release, into the renderer's registry."""
         for sid, data in self.b.sources.items():
-            key = repr(sorted(data.items()))
+            key = (len(data), len(data.get("lines") or ()))  # the builder only adds fields and lines
             if self.synced.get(sid) != key:
                 self.synced[sid] = key
                 self.registry.put(registry_from_data([data])[sid])
@@ -127,7 +127,9 @@ class LiveAnswer:
     def _release(self, *, final: bool) -> str:
         """Hand the renderer the text no citation can still land inside, with the markers in it."""
         text = self.text
-        body = len(text.rstrip())  # trailing spaces wait: a citation may go before them
+        body = len(text)  # trailing spaces wait: a citation may go before them
+        while body > self.shown and text[body - 1].isspace():
+            body -= 1
         limit = len(text) if final else min(self.hold, body)
         placed = []
         for start, end, cited, unit, marker in self.cites:
