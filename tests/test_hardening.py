@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, assert_no_marker
+from conftest import EXAMPLES, ROOT, assert_no_marker
 
 from citerender import CiterenderError, StreamRenderer, check, render, strip_citations
 from citerender.providers import adapt
@@ -483,3 +483,29 @@ def test_the_temporary_file_never_follows_a_planted_link(tmp_path: Path) -> None
     write_atomic(target, "page")
     assert victim.read_text(encoding="utf-8") == "keep me" and target.read_text(encoding="utf-8") == "page"
     assert all(not p.name.endswith(".tmp") or p.is_symlink() for p in tmp_path.iterdir())
+
+
+def test_a_device_or_pipe_as_output_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+    """``-o /dev/null`` (or a named pipe) is written to, not renamed over: a rename would leave a
+    regular file where /dev/null was, and every program opening it would break (it did, here)."""
+    import stat
+    import threading
+
+    from citerender.publish.files import write_atomic
+
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", str(EXAMPLES / "handbook" / "answer.md"), "--sources",
+         str(EXAMPLES / "handbook" / "answer.sources.json"), "-o", "/dev/null"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null must stay a device"
+    assert not list(Path("/dev").glob(".null.*.tmp"))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    write_atomic(fifo, "through the pipe")
+    reader.join(timeout=10)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
