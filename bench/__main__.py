@@ -102,8 +102,10 @@ def bench_extract_strip(rep: Report, quick: bool) -> None:
         theirs = ref_extract(text)
         assert [c.as_dict() for c in ours] == theirs
         label = f"{len(text) / 1e6:.2f} MB"
-        e_ours = measure(lambda text=text: extract_citations(text))
-        e_ref = measure(lambda text=text: ref_extract(text))
+        e, e_times = side_by_side(
+            {"ours": lambda text=text: extract_citations(text), "helper": lambda text=text: ref_extract(text)}
+        )
+        e_ours, e_ref = e["ours"], e["helper"]
         s_ours = measure(lambda text=text, ours=ours: strip_citations(text, ours))
         s_ref = measure(lambda text=text, theirs=theirs: ref_strip(text, theirs), repeat=3 if quick else 5, warmup=0)
         rep.row(f"extract_citations, ours ({label})", e_ours)
@@ -116,7 +118,7 @@ def bench_extract_strip(rep: Report, quick: bool) -> None:
             )
             rep.target(
                 "extract_citations: helper time / ours (1 MB, 20k markers)",
-                e_ref["median"] / e_ours["median"],
+                ratio(e_times, "helper", "ours"),
                 1.0,
                 lower_is_better=False,
             )
@@ -251,13 +253,18 @@ def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
             sr.feed(p)
         sr.close()
 
-    one = measure(lambda: render(text, reg, bibliography=False), repeat=3)
-    html = measure(lambda: stream("html"), repeat=3)
-    md = measure(lambda: stream("markdown"), repeat=3)
-    rep.row("render, one shot (no bibliography)", one)
-    rep.row("StreamRenderer html, 20-char chunks", html)
-    rep.row("StreamRenderer markdown, 20-char chunks", md)
-    rep.target("streaming html total / one-shot render (dense)", html["median"] / one["median"], 2.0)
+    stats, times = side_by_side(
+        {
+            "one": lambda: render(text, reg, bibliography=False),
+            "html": lambda: stream("html"),
+            "markdown": lambda: stream("markdown"),
+        },
+        repeat=3,
+    )
+    rep.row("render, one shot (no bibliography)", stats["one"])
+    rep.row("StreamRenderer html, 20-char chunks", stats["html"])
+    rep.row("StreamRenderer markdown, 20-char chunks", stats["markdown"])
+    rep.target("streaming html total / one-shot render (dense)", ratio(times, "html", "one"), 2.0)
 
 
 def bench_scale(rep: Report, quick: bool) -> None:
