@@ -36,6 +36,23 @@ UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
 MarkdownPreset = Literal["full", "commonmark"]
 MARKDOWN_PRESETS: tuple[str, ...] = get_args(MarkdownPreset)
+#: the formats of saved provider responses ``--from`` reads (adapters in :mod:`citerender.providers`);
+#: here, not there, so that the command line lists them without importing every adapter
+Provider = Literal[
+    "openai-responses",
+    "openai-chat",
+    "anthropic",
+    "openai-assistants",
+    "gemini",
+    "cohere",
+    "perplexity",
+    "mistral",
+    "bedrock-converse",
+    "bedrock-kb",
+    "langchain",
+    "ai-sdk",
+]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
 Engine = Literal["markdown-it", "fast"]
 ENGINES: tuple[str, ...] = get_args(Engine)
 _ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")

@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
-    from ..providers import PROVIDERS
+    from ..options import PROVIDERS
 
     q.add_argument(
         "--from",

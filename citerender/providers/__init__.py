@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..options import PROVIDERS
 from ..sources.files import read_text_file
 from ..sources.model import Registry
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
@@ -36,21 +37,6 @@ from . import aisdk, anthropic, bedrock, cohere, gemini, langchain, mistral, ope
 from .common import Adapted, Builder
 
 __all__ = ["PROVIDERS", "Adapted", "adapt", "collect_events", "detect_provider", "load_response", "resembles"]
-
-PROVIDERS = (
-    "openai-responses",
-    "openai-chat",
-    "anthropic",
-    "openai-assistants",
-    "gemini",
-    "cohere",
-    "perplexity",
-    "mistral",
-    "bedrock-converse",
-    "bedrock-kb",
-    "langchain",
-    "ai-sdk",
-)
 
 
 def _get(data: Any, *path: Any) -> Any:

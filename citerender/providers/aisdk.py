@@ -15,11 +15,12 @@ its numbers."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..rendering.exports.json import to_json_data
-from ..rendering.exports.parsed import Parsed
 from .common import Builder
+
+if TYPE_CHECKING:
+    from ..rendering.exports.parsed import Parsed
 
 __all__ = ["collect_stream", "to_ui_message", "ui_message"]
 
@@ -81,6 +82,8 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def to_ui_message(p: Parsed, message_id: str = "citerender") -> dict[str, Any]:
     """The parsed answer as a ``UIMessage`` (see the module docstring)."""
+    from ..rendering.exports.json import to_json_data  # only the export pays for it
+
     data = to_json_data(p)
     parts: list[dict[str, Any]] = [{"type": "text", "text": data["text"], "state": "done"}]
     for ref in data["bibliography"]:
