@@ -35,6 +35,7 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     """Everything of the full preset but heading anchors (added after the citation rules)."""
     md.options["linkify"] = True
     md.enable("linkify")
+    _gfm_autolinks(md)
     md.options["highlight"] = highlight
     md.use(tasklists_plugin, label=True)
     md.use(footnote_plugin, inline=False)
@@ -44,6 +45,22 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     rules.at("math_inline", _without_citations(math_inline_dollar(False, False, False)))
     rules.before("escape", "math_brackets", _without_citations(_math_brackets))
     md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
+
+
+def _gfm_autolinks(md: MarkdownIt) -> None:
+    """Bare URLs as GitHub links them: with a scheme, ``www.`` or an e-mail address — not any word
+    with a dot. linkify-it's fuzzy links would make ``README.md`` a link to ``http://README.md``
+    (Moldova) and ``setup.py`` one to Paraguay, in answers full of file names."""
+    linkify = md.linkify
+    if linkify is None:  # pragma: no cover - linkify-it-py is a dependency
+        return
+    found = linkify.match
+
+    def match(text: str) -> Any:
+        links = [m for m in found(text) or [] if m.schema or m.raw.lower().startswith("www.")]
+        return links or None
+
+    linkify.match = match
 
 
 def add_anchors(md: MarkdownIt, id_prefix: str) -> None:
