@@ -255,3 +255,41 @@ def test_a_built_conversation_reads_as_the_chat_did(browser: Any, axe_script: st
     who = page.locator(".citerender-turn-who").all_inner_texts()
     context.close()
     assert [w.casefold() for w in who] == ["you", "chatgpt", "you", "chatgpt"]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_conversation_index_search_filters_and_degrades_to_the_list(
+    browser: Any, axe_script: str, tmp_path: Path, scheme: str
+) -> None:
+    """The index's search box, run by the one script the page's CSP allows by hash: typing filters
+    the list and says how many match; without script the box is not there and the list is whole."""
+    from citerender.publish.conversations import build_conversations
+
+    out = tmp_path / "site"
+    build_conversations(FIXTURES / "chatgpt" / "conversations.json", out)
+    index = (out / "index.html").as_uri()
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)  # a CSP refusal shows here
+    page.goto(index)
+    box = page.get_by_role("searchbox", name="Search conversations")
+    assert box.is_visible()
+    box.fill("louvre")
+    visible = page.locator(".citerender-conversations > li:visible a").all_inner_texts()
+    assert visible == ["Paris trip"]
+    assert page.locator(".citerender-search output").inner_text() == "1 of 4 conversations"
+    box.fill("remote days week")
+    assert page.locator(".citerender-conversations > li:visible a").all_inner_texts() == ["Remote work policy"]
+    box.fill("")
+    assert page.locator(".citerender-conversations > li:visible").count() == 4
+    assert errors == []  # before axe, which reads the stylesheet in a way the CSP refuses (and says so)
+    page.evaluate(axe_script)
+    assert page.evaluate(RUN_AXE) == []
+    context.close()
+    bare = browser.new_context(java_script_enabled=False, color_scheme=scheme)
+    page = bare.new_page()
+    page.goto(index)
+    assert page.locator(".citerender-search").is_hidden()
+    assert page.locator(".citerender-conversations > li:visible").count() == 4
+    bare.close()

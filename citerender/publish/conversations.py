@@ -11,6 +11,7 @@ a stream twice (plan, then render), so memory stays flat whatever its size."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 import sys
@@ -57,6 +58,30 @@ class ConversationEntry(NamedTuple):
     answers: int
     sources: int
     errors: int
+    search: str  # what the index's search box matches: the title and the user's words, lower case
+
+
+#: the index page's search box: filters the list as one types (every word must match); without
+#: script the box stays hidden and the whole list is there. Allowed by the page's CSP by its hash.
+SEARCH_SCRIPT = (
+    "(function(){var f=document.querySelector('.citerender-search');if(!f)return;"
+    "var i=f.querySelector('input'),o=f.querySelector('output'),"
+    "items=[].slice.call(document.querySelectorAll('.citerender-conversations > li'));"
+    "function run(){var q=i.value.toLowerCase().split(/\\s+/).filter(Boolean),n=0;"
+    "items.forEach(function(li){var t=li.getAttribute('data-search')||'';"
+    "var ok=q.every(function(w){return t.indexOf(w)!==-1;});li.hidden=!ok;if(ok)n++;});"
+    "o.textContent=q.length?n+' of '+items.length+' conversations':'';}"
+    "f.hidden=false;i.addEventListener('input',run);"
+    "f.addEventListener('submit',function(e){e.preventDefault();run();});})();"
+)
+SEARCH_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode("utf-8")).digest()).decode("ascii")
+SEARCH_CHARS = 600  # of the user's words per conversation: the index stays small for large exports
+
+
+def _search_text(conv: Conversation) -> str:
+    words = " ".join(t.text for t in conv.turns if t.role == "user")
+    plain = " ".join(re.sub(r"[\[\]()*_`#>|~!]+", " ", words).split())
+    return f"{conv.title} {plain[:SEARCH_CHARS]}".casefold()
 
 
 def _day(epoch: float | None) -> str:
@@ -161,7 +186,7 @@ class _Plan:
             raise CiterenderError(f"two conversations have the id {conv.id!r}", path=str(export))
         input_hash = hashlib.sha256(f"{self.key}|{conv.digest}".encode()).hexdigest()
         self.entries[rel] = ConversationEntry(conv.title, "./" + rel, _day(conv.updated or conv.created),
-                                              conv.answers, conv.sources, 0)  # fmt: skip
+                                              conv.answers, conv.sources, 0, _search_text(conv))  # fmt: skip
         self.order.append((conv.updated or conv.created or 0.0, rel))
         build.planned.add(rel)
         entry = owned.get(rel)
@@ -248,7 +273,9 @@ def build_conversations(
         bar.step()
     bar.close()
     removed = build.remove_gone()
-    index = th.render_conversation_index(plan.newest(), css_href=ASSET_CSS, title="Conversations")
+    index = th.render_conversation_index(
+        plan.newest(), css_href=ASSET_CSS, title="Conversations", search_script=SEARCH_SCRIPT, search_hash=SEARCH_HASH
+    )
     build.write_asset("index.html", index.encode("utf-8"))
     build.finish()
     build.results.sort(key=lambda r: r.out)

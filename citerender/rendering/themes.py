@@ -158,9 +158,19 @@ class Theme:
         ``who``, ``id``, rendered ``html``) styled by who speaks (``conversation.html.j2``)."""
         return self._render("conversation.html.j2", turns=turns, **meta)
 
-    def render_conversation_index(self, conversations: Sequence[Any], *, css_href: str, title: str) -> str:
-        """The index of a conversation site, newest first (``conversations.html.j2``)."""
-        return self._render("conversations.html.j2", conversations=conversations, css_href=css_href, title=title)
+    def render_conversation_index(
+        self, conversations: Sequence[Any], *, css_href: str, title: str, search_script: str = "", search_hash: str = ""
+    ) -> str:
+        """The index of a conversation site, newest first, with its search box (``conversations.html.j2``;
+        the script runs only under the CSP hash given with it)."""
+        return self._render(
+            "conversations.html.j2",
+            conversations=conversations,
+            css_href=css_href,
+            title=title,
+            search_script=search_script,
+            search_hash=search_hash,
+        )
 
     def _render(self, name: str, **context: Any) -> str:
         """A template of the theme; what a theme may not do (sandbox) or gets wrong is an error
