@@ -27,3 +27,9 @@ class CiterenderError(Exception):
         if self.hint:
             text += f" ({self.hint})"
         return text
+
+
+def internal_failure(e: BaseException) -> str:
+    """What a page or record that failed on a bug of ours reports, so that one bad input never costs
+    the rest of a site or an archive its pages."""
+    return f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"

@@ -226,9 +226,12 @@ def _card_warning(reason: str) -> str:
     return f'<span class="citerender-card-warning">Check this claim: {escape(reason)}</span>'
 
 
-def _card_cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
+def _card_cite(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str, note: str | None = None
+) -> str:
     """A citation that opens a card: ``hovercard`` (its numbers) or ``pills`` (a chip naming the
-    first source, ``+N`` for the rest; it prints as its numbers)."""
+    first source, ``+N`` for the rest; it prints as its numbers). ``note``: why its claim is flagged
+    (``mark_unsupported``), said at the top of the card."""
     meta = citation_meta(tokens[idx])
     if meta.get("in_link"):
         return _plain(self, tokens, idx, options, env, style)
@@ -237,9 +240,8 @@ def _card_cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: 
     label = self.rules["citation_label"](tokens, idx, options, env)
     uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
     items = "".join(_card_item(u) for u in uses)
-    reason = unsupported_reason(meta)
-    if reason is not None:
-        items = _card_warning(reason) + items
+    if note is not None:
+        items = _card_warning(note) + items
     unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(uses) - 1}</span>' if len(uses) > 1 else ""
@@ -287,8 +289,11 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     if opts.options.mark_unsupported:
 
         def flagged(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-            html = cite(self, tokens, idx, options, env, style)
             reason = unsupported_reason(citation_meta(tokens[idx]))
+            if style in CARD_STYLES:
+                html = _card_cite(self, tokens, idx, options, env, style, reason)
+            else:
+                html = _plain(self, tokens, idx, options, env, style)
             return html if reason is None else _flag(reason) + html
 
         md.add_render_rule("citation", flagged)

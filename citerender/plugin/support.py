@@ -172,12 +172,11 @@ class _Checker:
         of them, and two): a negation on one side only, or must against may."""
         if len(words) < 2:
             return
-        best, best_share = "", 0.0
+        best, best_share, shared = "", 0.0, set()
         for sentence in _SENTENCES.split(evidence):
-            share = _share(words, content_stems(sentence))
-            if share > best_share:
-                best, best_share = sentence, share
-        shared = words & content_stems(best)
+            common = words & content_stems(sentence)
+            if len(common) / len(words) > best_share:
+                best, best_share, shared = sentence, len(common) / len(words), common
         if best_share < 0.5 or len(shared) < 2:
             return
         mine, theirs = stance(claim.text), stance(best)

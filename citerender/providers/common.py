@@ -11,7 +11,7 @@ from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
 from .offsets import SpanReader
 
-__all__ = ["LINK_SPAN", "Adapted", "Builder", "Note", "insert_edits", "url_citations"]
+__all__ = ["LINK_SPAN", "Adapted", "Builder", "Note", "insert_edits", "url_citations", "url_source"]
 
 
 #: (code, message): a span snapped or clamped (CR503, CR504) or a citation without its source (CR505)
@@ -120,31 +120,32 @@ def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def url_citations(
-    text: str, annotations: Iterable[Mapping[str, Any]], b: Builder, unit: str = "codepoint"
-) -> list[tuple[int, int, str]]:
+def url_source(cit: Mapping[str, Any], b: Builder) -> str:
+    """The source of a ``url_citation`` (OpenAI's ``utm_source=openai`` taken off its URL)."""
+    url = str(cit.get("url"))
+    clean = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
+    return b.source(f"url:{clean}", "search", title=cit.get("title"), url=clean)
+
+
+def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builder) -> list[tuple[int, int, str]]:
     """Edits placing url_citation markers: a span that is just ``([domain](url))`` is replaced by
     the marker; any other span gets the marker after its last word (see :mod:`.offsets`); a span
     outside the text is clamped and reported, never dropped."""
     edits: list[tuple[int, int, str]] = []
-    reader = SpanReader(text, unit)
+    reader = SpanReader(text)
     for a in annotations:
         cit = a.get("url_citation", a) if isinstance(a, Mapping) else {}
         if a.get("type") != "url_citation":
             continue
-        url, title = cit.get("url"), cit.get("title")
-        if not url:
+        if not cit.get("url"):
             b.note(("CR505", "a url_citation without a URL was left out"))
             continue
-        limit = len(text) if unit == "codepoint" else None
+        limit = len(text)
         start, end = _int(cit.get("start_index")) or 0, _int(cit.get("end_index")) or 0
-        if limit is not None and 0 <= start <= end <= limit + 1 and end == limit + 1:
+        if 0 <= start <= end and end == limit + 1:
             b.note(("CR504", f"url_citation ends one past the text ({end} > {limit}): read as the text's end"))
             end = limit  # an inclusive end: the last character
-        clean_url = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip(
-            "?&"
-        )
-        sid = b.source(f"url:{clean_url}", "search", title=title, url=clean_url)
+        sid = url_source(cit, b)
         span = text[start:end] if 0 <= start <= end <= len(text) else ""
         if span and LINK_SPAN.match(span):
             lead = len(span) - len(span.lstrip())

@@ -38,9 +38,10 @@ def _table(text: str, unit: str) -> list[int]:
 
 def to_codepoints(text: str, offset: int, unit: str) -> int:
     """``offset`` in ``unit`` as a code-point index (inside a character: the character's start)."""
-    if unit == "codepoint":
-        return offset
-    table = _table(text, unit)
+    return offset if unit == "codepoint" else _index(_table(text, unit), offset)
+
+
+def _index(table: list[int], offset: int) -> int:
     return max(0, bisect_right(table, offset) - 1)
 
 
@@ -86,16 +87,18 @@ class SpanReader:
         self.text, self.unit = text, unit
         self._tables: dict[str, list[int]] = {}
 
-    def _cp(self, offset: int, unit: str) -> int:
-        if unit == "codepoint":
-            return offset
+    def _units(self, unit: str) -> list[int]:
+        """The text's table in ``unit`` (built once per reader)."""
         table = self._tables.get(unit)
         if table is None:
             table = self._tables[unit] = _table(self.text, unit)
-        return max(0, bisect_right(table, offset) - 1)
+        return table
+
+    def _cp(self, offset: int, unit: str) -> int:
+        return offset if unit == "codepoint" else _index(self._units(unit), offset)
 
     def _limit(self, unit: str) -> int:
-        return len(self.text) if unit == "codepoint" else self._tables.get(unit, _table(self.text, unit))[-1]
+        return len(self.text) if unit == "codepoint" else self._units(unit)[-1]
 
     def place(self, start: int | None, end: int | None, cited: str | None = None) -> Placed:
         """The span ``[start, end)`` (``start`` omitted: 0), placed. With ``cited``, the unit and

@@ -8,7 +8,7 @@ from typing import Any
 
 from .common import Builder, insert_edits, url_citations
 
-__all__ = ["assistants", "chat", "collect_chat_chunks", "collect_events", "responses"]
+__all__ = ["assistants", "chat", "collect_chat_chunks", "collect_events", "file_source", "responses"]
 
 
 def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -24,13 +24,15 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
             edits = url_citations(text, anns, b)
             for a in anns:
                 if a.get("type") == "file_citation":
-                    sid = b.source(
-                        f"file:{a.get('file_id')}", "file", title=a.get("filename"), meta={"file_id": a.get("file_id")}
-                    )
                     at = min(max(int(a.get("index", len(text))), 0), len(text))
-                    edits.append((at, at, b.marker(sid)))
+                    edits.append((at, at, b.marker(file_source(a, b))))
             parts.append(insert_edits(text, edits))
     return parts
+
+
+def file_source(a: Mapping[str, Any], b: Builder) -> str:
+    """The source of a Responses ``file_citation`` annotation."""
+    return b.source(f"file:{a.get('file_id')}", "file", title=a.get("filename"), meta={"file_id": a.get("file_id")})
 
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
 from ..diagnostics import Diagnostic
-from ..errors import CiterenderError
+from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
-from ..providers.chatgpt import Conversation, conversation, is_chatgpt_export, read_conversations, read_raw
+from ..providers.chatgpt import Conversation, conversation, is_chatgpt_export, read_raw
 from ..providers.transcripts import read_transcript
 from ..rendering.html import render
 from ..rendering.themes import load_theme
@@ -166,7 +166,7 @@ def _render_task(task: dict[str, Any]) -> PageResult:
     except CiterenderError as e:
         res.failure = str(e)
     except Exception as e:  # a bug of ours must not cost the rest of the archive its pages
-        res.failure = f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"
+        res.failure = internal_failure(e)
     return res
 
 
@@ -177,9 +177,11 @@ class _Plan:
         self.build, self.owned, self.out_dir, self.key = build, owned, out_dir, key
         self.entries: dict[str, ConversationEntry] = {}
         self.order: list[tuple[float, str]] = []
-        self.changed: set[str] = set()
+        #: position in the export → (page, input hash) of each conversation to render: the second
+        #: pass renders them from their data without building them again
+        self.changed: dict[int, tuple[str, str]] = {}
 
-    def add(self, conv: Conversation, export: str | Path) -> None:
+    def add(self, conv: Conversation, position: int, export: str | Path) -> None:
         build, owned = self.build, self.owned
         rel = f"c/{_slug(conv.title, conv.id)}.html"
         if rel in self.entries:
@@ -203,7 +205,7 @@ class _Plan:
             )  # fmt: skip
             return
         build.may_write(rel)
-        self.changed.add(rel)
+        self.changed[position] = (rel, input_hash)
         build.tasks.append({"out_rel": rel, "rel": name})  # recorded as pending by Build.start()
 
     def newest(self) -> list[ConversationEntry]:
@@ -242,8 +244,9 @@ def build_conversations(
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
     plan = _Plan(build, owned, out_dir, key)
-    for conv in [single] if single is not None else read_conversations(src):  # first pass: no rendering
-        plan.add(conv, export)
+    convs = [(0, single)] if single is not None else ((k, conversation(data, k)) for k, data in read_raw(src))
+    for k, conv in convs:  # first pass: what changed, nothing rendered
+        plan.add(conv, k, export)
     changed = plan.changed
     for rel in (ASSET_CSS, "index.html"):
         build.may_write(rel)
@@ -253,9 +256,8 @@ def build_conversations(
 
     def tasks() -> Iterator[dict[str, Any]]:  # second pass: render what changed, one at a time
         for k, data in read_raw(src) if single is None else [(0, {})]:
-            conv = conversation(data, k) if single is None else single
-            rel = f"c/{_slug(conv.title, conv.id)}.html"
-            if rel in changed:
+            if k in changed:
+                rel, input_hash = changed[k]
                 yield {
                     "conversation": single,
                     "data": data,
@@ -263,7 +265,7 @@ def build_conversations(
                     "out": str(out_dir / rel),
                     "out_rel": rel,
                     "options": opts,
-                    "input_hash": hashlib.sha256(f"{key}|{conv.digest}".encode()).hexdigest(),
+                    "input_hash": input_hash,
                     "css_href": "../" + ASSET_CSS,
                     "home_href": "../index.html",
                 }

@@ -19,8 +19,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..options import RenderOptions
-from ..providers.common import LINK_SPAN, Builder
+from ..providers.common import LINK_SPAN, Builder, url_source
 from ..providers.offsets import Placed, SpanReader
+from ..providers.openai import file_source
 from ..sources.model import Registry, registry_from_data
 from .stream import StreamRenderer
 
@@ -170,14 +171,13 @@ class LiveAnswer:
         elif kind == "response.output_text.annotation.added":
             ann = e.get("annotation") or {}
             base = self.parts.get(key, 0)
-            if ann.get("type") == "url_citation" and ann.get("url"):
-                sid = self.b.source(f"url:{ann.get('url')}", "search", title=ann.get("title"), url=ann.get("url"))
+            if ann.get("type") == "url_citation" and ann.get("url"):  # the one-shot adapter's sources
+                marker = self.b.marker(url_source(ann, self.b))
                 start, end = int(ann.get("start_index", 0)), int(ann.get("end_index", 0))
-                self.cites.append((base + start, base + end, None, "codepoint", self.b.marker(sid)))
+                self.cites.append((base + start, base + end, None, "codepoint", marker))
             elif ann.get("type") == "file_citation":
-                sid = self.b.source(f"file:{ann.get('file_id')}", "file", title=ann.get("filename"))
                 at = base + int(ann.get("index", 0))
-                self.cites.append((at, at, None, "codepoint", self.b.marker(sid)))
+                self.cites.append((at, at, None, "codepoint", self.b.marker(file_source(ann, self.b))))
         elif kind in ("response.output_text.done", "response.completed"):
             self.hold = len(self.text)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import CiterenderError
+from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import registry_from_data
@@ -54,7 +54,7 @@ def render_record(record: Mapping[str, Any], options: RenderOptions | None = Non
         out["failure"] = str(e)
         return out
     except Exception as e:  # a bug of ours must not cost the rest of the archive its pages
-        out["failure"] = f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"
+        out["failure"] = internal_failure(e)
         return out
     out["html"], out["css"] = r.html, r.css
     out["diagnostics"] = [d.to_dict() for d in r.diagnostics]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import CiterenderError
+from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..rendering.html import render
 from ..rendering.themes import load_theme
@@ -102,7 +102,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
     except CiterenderError as e:
         res.failure = str(e)
     except Exception as e:  # a bug of ours must not cost the rest of the site its pages
-        res.failure = f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"
+        res.failure = internal_failure(e)
     return res
 
 
