@@ -122,3 +122,45 @@ def test_command_line_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
     assert main([*args, "--engine", "fast", "--to", "markdown"]) == 2  # no HTML engine in an export
     assert "--engine has no effect with --to markdown" in capsys.readouterr().err
+
+
+def _far_apart(cases: list[tuple[str, int, str, str]]) -> str:
+    """The fixtures' answers as one page, each after a few paragraphs without citations, so the
+    splice pass copies long stretches at rest between them."""
+    filler = "Plain text with *emphasis*, `code`, ~~struck~~ and a [link](https://x.example).\n\n| a | b |\n|---|---|\n| 1 |   |\n"
+    parts = [expand(text) for name, _, title, text in cases if name != "render.md" and "](" not in text]
+    return "\n\n".join(f"{filler}\n\n- item\n- item\n\n{p}" for p in parts)
+
+
+def test_stretches_between_citations_are_copied_as_read() -> None:
+    page = _far_apart(CASES)
+    for images in ("text", "keep"):
+        default, fast = _both(page, REG, unknown="keep", images=images)
+        assert _diags(fast) == _diags(default)
+        assert fast.html == default.html  # type: ignore[attr-defined]
+
+
+def test_what_a_copied_stretch_holds_is_still_checked() -> None:
+    text = (
+        "Intro with turn0file1 written out.\n\nA refused [link](javascript:alert(1)) and ![pic](https://x.example/a.png).\n\n"
+        "Plain.\n\nLast.\ue200cite\ue202turn0file0\ue201 Also.\ue200cite\ue202turn0file1\ue201\n"
+    )
+    default, fast = _both(text, REG, images="text")
+    assert "CR307" in [d[0] for d in _diags(fast)]
+    assert _diags(fast) == _diags(default)
+    assert fast.html == default.html  # type: ignore[attr-defined]
+
+
+def test_grouped_at_the_end_counts_the_paragraphs_copied_whole() -> None:
+    text = "First.\n\nSecond.\n\nThird.\n\nAll of it.\ue200cite\ue202turn0file0\ue201\ue200cite\ue202turn0file1\ue201\n"
+    default, fast = _both(text, REG)
+    assert "CR305" in [d[0] for d in _diags(default)]
+    assert _diags(fast) == _diags(default)
+
+
+def test_placeholder_lookalikes_written_by_the_author() -> None:
+    marker = "\ue200cite\ue202turn0file0\ue201"
+    for odd in ("a \ue0e3 b", "[x](https://e.example/%ee%83%b0%EE%83%A0%EE%83%B1)", "a \ue0f1 b"):
+        default, fast = _both(f"{odd} text.{marker}", REG)
+        assert fast.html == default.html, odd  # type: ignore[attr-defined]
+        assert _diags(fast) == _diags(default)

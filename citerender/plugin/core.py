@@ -283,8 +283,10 @@ class InlinePass:
         meta = tok.meta
         mk: Mark = meta["mark"]
         pos = meta.get("offset")
-        if pos is None:
-            found = self.content.find(mk.raw, self.cursor)
+        if pos is None:  # a copy-paste mark: at least ``after`` characters past the last one
+            found = self.content.find(mk.raw, self.cursor + meta.get("after", 0))
+            if found == -1:
+                found = self.content.find(mk.raw, self.cursor)
             pos = meta["offset"] = found if found != -1 else self.cursor
         if pos + len(mk.raw) > self.cursor:
             self.cursor = pos + len(mk.raw)
@@ -310,10 +312,10 @@ def _last_kept(out: list[Token], before: int) -> int:
     return k
 
 
-def _token(kind: str, content: str = "", mark: Mark | None = None) -> Token:
+def _token(kind: str, content: str = "", mark: Mark | None = None, after: int = 0) -> Token:
     tok = Token(kind, "", 0)
     tok.content = content
-    tok.meta = {"mark": mark}
+    tok.meta = {"mark": mark, "after": after}
     return tok
 
 
@@ -323,16 +325,17 @@ def split_text(tok: Token, marks: list[Mark]) -> list[Token]:
     pos = 0
     text = tok.content
     for mk in marks:
-        if mk.start > pos:
+        after = mk.start - pos  # text between the last mark and this one: the search starts past it
+        if after:
             out.append(_token("text", text[pos : mk.start]))
         if mk.kind is MarkKind.TEXT or (mk.kind is MarkKind.CITATION and mk.text):
             out.append(_token("text", mk.text))
             if mk.kind is MarkKind.TEXT:
-                out.append(_token("citation_dropped", mark=mk))
+                out.append(_token("citation_dropped", mark=mk, after=after))
         if mk.kind is MarkKind.CITATION:
-            out.append(_token("citation", mark=mk))
+            out.append(_token("citation", mark=mk, after=after))
         elif mk.kind in (MarkKind.DROPPED, MarkKind.HIGHLIGHT_OPEN, MarkKind.HIGHLIGHT_CLOSE):
-            out.append(_token("citation_dropped", mark=mk))
+            out.append(_token("citation_dropped", mark=mk, after=after))
         pos = mk.end
     if pos < len(text):
         out.append(_token("text", text[pos:]))

@@ -72,12 +72,21 @@ class Locator:
             found = self.src.find(cline, start, end) if cline and not header else -1
             k = self._prefix[key] = found - start if found != -1 else -1
         idx = start + k + (pos - line_start) if k != -1 else -1
-        if idx == -1 or not self.src.startswith(raw, idx):
-            idx = self.src.find(raw, start, end) if raw else -1
+        if idx == -1 or not self.src.startswith(raw, idx):  # the n-th ``raw`` of the line, as in the content
+            idx = self._nth(raw, content.count(raw, line_start, pos), start, end) if raw else -1
         if idx == -1:
             idx = start + (len(self.src[start:end]) - len(self.src[start:end].lstrip()))
         omap = self.st.offsets
         return omap(idx), omap(idx + len(raw))
+
+    def _nth(self, raw: str, n: int, start: int, end: int) -> int:
+        """Where the ``n``-th (from 0) ``raw`` of ``src[start:end]`` starts; the last one if fewer."""
+        idx = found = self.src.find(raw, start, end)
+        while n and found != -1:
+            found = self.src.find(raw, found + 1, end)
+            if found != -1:
+                idx, n = found, n - 1
+        return idx
 
 
 def where(tok: Token) -> int:

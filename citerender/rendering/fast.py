@@ -28,10 +28,20 @@ from ..plugin.state import BibliographyMeta, CitationState
 from ..syntax.escapes import normalize_escapes, printable
 from ..syntax.scanner import Scanner, may_hold_copy_paste
 from ..syntax.types import Mark, MarkKind
-from .splice import Splice, drop_empty, placeholder, report_notes
+from .seams import drop_empty
+from .splice import Splice, placeholder, report_notes
 
-#: characters the placeholders are made of: an answer holding any is rendered by markdown-it
-PLACEHOLDER_CHARS = re.compile("[\ue0e0-\ue0e9\ue0f0\ue0f1]")
+# a placeholder's opening character percent-encoded (in a URL), in either case
+_PCT_OPEN = re.compile("%[eE][eE]%83%[bB]0")
+
+
+def holds_placeholder(text: str) -> bool:
+    """Could ``text`` hold what the splice pass reads as a placeholder (U+E0F0, raw or in a
+    URL)? Such an answer is rendered by markdown-it. Two substring tests: a character class
+    tried at every position cost 2 ms on 200 KB."""
+    return "\ue0f0" in text or ("%" in text and _PCT_OPEN.search(text) is not None)
+
+
 _NEWLINES = re.compile(r"\r\n?")
 
 
@@ -130,9 +140,11 @@ def render_fast(text: str, st: CitationState, md: MarkdownIt, plugin: PluginOpti
     ren.escape = not plugin.options.html
     ren.unsafe_ = plugin.options.html
     markup = comrak.render_markdown("".join(pieces), extension_options=ext, render_options=ren)
+    if ' href=""' in markup or ' src=""' in markup:
+        return None  # a refused or empty URL: markdown-it shows the first as written, keeps the second
     splice = Splice(st, marks, src, plugin, skipped)
     out = drop_empty(splice.run(markup))
-    check_grouped_at_end(splice.blocks, st)
+    check_grouped_at_end(splice.text_blocks(), st)
     report_uncited(st, list_all=plugin.list_all)
     rules = md.renderer.rules  # type: ignore[attr-defined]
     env = {"citerender": st}

@@ -21,7 +21,7 @@ from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
-from .fast import PLACEHOLDER_CHARS, render_fast
+from .fast import holds_placeholder, render_fast
 from .features import add_anchors, add_features
 
 __all__ = ["DEFAULT_OPTIONS", "MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown", "render"]
@@ -125,7 +125,7 @@ def render(
     md = make_markdown(opts)
     st = CitationState(registry=registry)
     body = None
-    if opts.engine == "fast" and not opts.evidence and not PLACEHOLDER_CHARS.search(text):
+    if opts.engine == "fast" and not opts.evidence and not holds_placeholder(text):
         body = render_fast(text, st, md, _plugin_options(md))
     if body is None:  # the default engine (and answers the fast engine leaves to it)
         st = CitationState(registry=registry)

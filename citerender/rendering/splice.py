@@ -25,8 +25,9 @@ from ..plugin.state import CitationState
 from ..syntax.format import RESERVED_RE
 from ..syntax.marks import tidy_seam
 from ..syntax.types import Mark, MarkKind
+from .quiet import Quiet, copy
 
-__all__ = ["Splice", "drop_empty", "placeholder", "report_notes"]
+__all__ = ["Splice", "placeholder", "report_notes"]
 
 _DIGITS = str.maketrans("0123456789", "".join(chr(0xE0E0 + d) for d in range(10)))
 _UNDIGITS = {chr(0xE0E0 + d): str(d) for d in range(10)}
@@ -84,9 +85,9 @@ class Splice:
         self.code_removed: list[tuple[int, int]] = []
         self.code_kind = "CR302"
         self.emphasis = 0
-        self.links: list[bool] = []  # for each open <a>: kept (False: an unsafe link shown as text)
+        self.links = 0  # open <a> elements (a URL comrak refuses is rendered by markdown-it)
         self.block: _Block | None = None
-        self.blocks: list[tuple[Token, bool, bool]] = []
+        self.blocks: list[tuple[Token, bool, bool] | str] = []  # a str: a stretch copied whole
         self.seam = False
         self.last_cite: Token | None = None  # the group a following citation may join
         self.gap: int | None = None  # index in out of whitespace between two citations
@@ -168,15 +169,7 @@ class Splice:
         elif name in ("em", "strong"):
             self.emphasis += -1 if closing else 1
         elif name == "a":
-            if closing:
-                kept = self.links.pop() if self.links else True
-                if not kept:
-                    return
-            else:
-                kept = ' href=""' not in attrs
-                self.links.append(kept)
-                if not kept:  # markdown-it refuses the link: its text stays, unlinked
-                    return
+            self.links += -1 if closing else 1
         elif name == "del":  # markdown-it's strikethrough element
             raw = "</s>" if closing else "<s>"
         elif name == "img" and self.plugin.options.images == "text":
@@ -322,22 +315,62 @@ class Splice:
 
     # ---------------------------------------------------------------- the pass
 
-    def run(self, markup: str) -> list[Any]:
-        pos = 0
-        for m in _ITEM.finditer(markup):
-            if m.start() > pos:
-                self.text(markup[pos : m.start()])
-            digits = m.group(4)
-            if digits is not None:
-                self.mark(_index(digits))
-            else:
-                self.tag(m.group(0), m.group(1) == "/", m.group(2), m.group(3))
-            pos = m.end()
+    def run(self, markup: str, *, skip: bool = True) -> list[Any]:
+        """The output items of ``markup``; with ``skip``, stretches at rest are copied whole."""
+        quiet = self._quiet(markup) if skip else None
+        pos = quiet.reach(0) if quiet is not None else 0
+        if pos:
+            self._copy(markup[:pos])
+        while True:
+            jumped = False
+            for m in _ITEM.finditer(markup, pos):
+                if m.start() > pos:
+                    self.text(markup[pos : m.start()])
+                digits = m.group(4)
+                pos = m.end()
+                if digits is not None:
+                    self.mark(_index(digits))
+                    continue
+                closing = m.group(1) == "/"
+                self.tag(m.group(0), closing, m.group(2), m.group(3))
+                if closing and quiet is not None and m.group(2).lower() in _BLOCKS:
+                    end = quiet.reach(pos)
+                    if end > pos:
+                        self._copy(markup[pos:end])
+                        pos, jumped = end, True
+                        break
+            if not jumped:
+                break
         if pos < len(markup):
             self.text(markup[pos:])
         self._end_block()
         self._vanished()
         return self.out
+
+    def _quiet(self, markup: str) -> Quiet | None:
+        if self.plugin.options.html or _PCT_PLACEHOLDER.search(markup):
+            return None  # raw HTML may leave elements open; a placeholder in a URL is rewritten
+        return Quiet(markup, self.st.registry, images_as_text=self.plugin.options.images == "text")
+
+    def _copy(self, stretch: str) -> None:
+        self.out.append(copy(stretch))
+        self.text_at.append(False)
+        self.blocks.append(stretch)
+
+    def text_blocks(self) -> list[tuple[Token, bool, bool]]:
+        """The blocks for the grouped-at-end check, copied stretches read only when it needs them
+        (one block holds every citation)."""
+        if sum(1 for b in self.blocks if not isinstance(b, str) and b[2]) != 1:
+            return [b for b in self.blocks if not isinstance(b, str)]
+        out: list[tuple[Token, bool, bool]] = []
+        for b in self.blocks:
+            if isinstance(b, str):
+                part = Splice(self.st, [], b, self.plugin, set())
+                part.run(b, skip=False)
+                out.extend(b for b in part.blocks if not isinstance(b, str))
+            else:
+                out.append(b)
+        return out
 
     def _vanished(self) -> None:
         """Marks the parser did not put in the HTML (after an info string's first word): their
@@ -358,36 +391,6 @@ def report_notes(st: CitationState, mk: Mark, offset: int, original: str) -> Non
         st.report(code, detail, offset)
     if st.offsets and original[offset : offset + len(mk.raw)] != mk.raw:
         st.report("CR201", "marker written with literal escapes", offset)
-
-
-def _is_text(x: Any) -> bool:
-    return isinstance(x, str) and not x.startswith("<")
-
-
-def drop_empty(out: list[Any]) -> list[Any]:
-    """Citation groups left without a source (unknown ids dropped) go, leaving no stray space."""
-    kept: list[Any] = []
-    seam = False
-    for x in out:
-        if isinstance(x, Token) and not x.meta["uses"]:
-            seam = True
-            continue
-        if x == "":
-            continue
-        if seam:
-            seam = False
-            left = bool(kept) and _is_text(kept[-1])
-            if _is_text(x):
-                if left:
-                    kept[-1], x = tidy_seam(kept[-1], x)
-                elif not kept or not str(kept[-1]).startswith("</"):
-                    x = tidy_seam("", x)[1]
-            elif left and x.startswith("</"):  # the element ends: no space before it
-                kept[-1] = tidy_seam(kept[-1], "")[0]
-        kept.append(x)
-    if seam and kept and _is_text(kept[-1]):
-        kept[-1] = tidy_seam(kept[-1], "")[0]
-    return kept
 
 
 def _image_as_text(attrs: str) -> str:

@@ -1,0 +1,61 @@
+"""Stretches of comrak's HTML the splice pass need not read tag by tag (``engine="fast"``).
+
+Right after a closing ``</p>``, ``</li>``, ``</hN>``, ``</td>`` or ``</th>`` the pass is at rest:
+no code, emphasis, link, block or pending citation is open (comrak's HTML is well formed when raw
+HTML is escaped). From such a point up to the last one before the next placeholder, nothing a
+citation check reads can happen, so the stretch is copied whole — unless it holds what the pass
+rewrites (an image shown as text) or a source id written outside a marker (CR307), which are read
+tag by tag as before. On a sparse answer that is most of the page.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+
+from ..plugin.placement import verbatim_offsets
+from ..sources.model import Registry
+
+__all__ = ["Quiet", "copy"]
+
+_REST = re.compile(r"</(?:p|li|h[1-6]|td|th)>")
+
+
+class Quiet:
+    """The points at rest of one page of HTML, and what stops a copy (found once for the page)."""
+
+    __slots__ = ("_at", "_holds", "_markup")
+
+    def __init__(self, markup: str, registry: Registry | None, *, images_as_text: bool) -> None:
+        self._markup = markup
+        self._at = [m.end() for m in _REST.finditer(markup)]
+        holds = verbatim_offsets(markup, registry)
+        if images_as_text:
+            holds.extend(_found(markup, "<img"))
+        self._holds = sorted(holds)
+
+    def reach(self, pos: int) -> int:
+        """The furthest point at rest that ``markup[pos:]`` can be copied to whole (``pos`` if none)."""
+        nxt = self._markup.find("\ue0f0", pos)
+        limit = len(self._markup) if nxt == -1 else nxt
+        i = bisect_left(self._holds, pos)
+        if i < len(self._holds) and self._holds[i] < limit:
+            limit = self._holds[i]
+        i = bisect_right(self._at, limit) - 1
+        return self._at[i] if i >= 0 and self._at[i] > pos else pos
+
+
+def _found(markup: str, what: str) -> list[int]:
+    out = []
+    at = markup.find(what)
+    while at != -1:
+        out.append(at)
+        at = markup.find(what, at + 1)
+    return out
+
+
+def copy(stretch: str) -> str:
+    """A stretch as the pass would have written it: strikethrough as markdown-it writes it."""
+    if "<del>" in stretch:
+        return stretch.replace("<del>", "<s>").replace("</del>", "</s>")
+    return stretch
