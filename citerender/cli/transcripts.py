@@ -20,6 +20,13 @@ def is_export(path: str, provider: str | None) -> bool:
         return True
     if provider or path == "-" or not Path(path).is_file():
         return False
+    try:  # an export is JSON or a zip: anything else is decided without loading the reader
+        with open(path, "rb") as f:
+            head = f.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False
+    if not head.startswith((b"[", b"PK")):
+        return False
     from ..providers.chatgpt import is_chatgpt_export
 
     return is_chatgpt_export(path)

@@ -18,7 +18,6 @@ from .core import citation_core
 from .options import BibliographyRenderer, PluginOptions
 from .rules import backslash_rule, citation_inline, escapes_rule, validate_link
 from .styles import add_render_rules
-from .support import evidence_core
 
 __all__ = ["PluginOptions", "citation_plugin"]
 
@@ -56,5 +55,8 @@ def citation_plugin(
     md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", partial(backslash_rule, opts=opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
-    md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
+    if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
+        from .support import evidence_core
+
+        md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
     add_render_rules(md, opts)

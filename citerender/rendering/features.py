@@ -28,6 +28,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 __all__ = ["MATHML_ELEMENTS", "add_anchors", "add_features", "highlight", "highlight_css", "math_html", "roman"]
 
+_MAY_LINK = re.compile(r"//|@|www\.", re.IGNORECASE)
 MAX_MATH_CHARS = 5_000  # longer formulas are shown as code (latex2mathml's time grows with them)
 
 
@@ -54,13 +55,17 @@ def _gfm_autolinks(md: MarkdownIt) -> None:
     linkify = md.linkify
     if linkify is None:  # pragma: no cover - linkify-it-py is a dependency
         return
-    found = linkify.match
+    found, pretest, test = linkify.match, linkify.pretest, linkify.test
 
     def match(text: str) -> Any:
         links = [m for m in found(text) or [] if m.schema or m.raw.lower().startswith("www.")]
         return links or None
 
+    # what is kept holds ``//`` (a scheme), ``@`` (an e-mail) or ``www.``: text without any is
+    # never handed to linkify-it's tests (its fuzzy-host search was a third of the full preset)
     linkify.match = match
+    linkify.pretest = lambda text: _MAY_LINK.search(text) is not None and pretest(text)
+    linkify.test = lambda text: _MAY_LINK.search(text) is not None and test(text)
 
 
 def add_anchors(md: MarkdownIt, id_prefix: str) -> None:
