@@ -21,7 +21,7 @@ def is_export(path: str, provider: str | None) -> bool:
     if provider or path == "-" or not Path(path).is_file():
         return False
     try:  # an export is JSON or a zip: anything else is decided without loading the reader
-        with open(path, "rb") as f:
+        with Path(path).open("rb") as f:
             head = f.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     except OSError:
         return False

@@ -86,16 +86,20 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     fast = registry is not None and cit.dialect != "codex"
     for sid in cit.source_ids:
         if fast and registry is not None:
-            ref = st.by_id.get(sid)
-            known_source = registry.get(sid) if ref is not None and ref.known else None
             lines = cit.lines
-            if known_source is not None and (
-                lines is None
-                or (not lines.is_reversed and known_source.lines is not None and known_source.has_lines(lines))
-            ):
-                assert ref is not None
-                ref.places.append(CitingPlace(meta["anchor"], lines))
-                meta["uses"].append(RefUse(ref, known_source, lines, lines is not None))
+            use = st.known_uses.get((sid, lines))
+            if use is None:
+                ref = st.by_id.get(sid)
+                known_source = registry.get(sid) if ref is not None and ref.known else None
+                if known_source is not None and (
+                    lines is None
+                    or (not lines.is_reversed and known_source.lines is not None and known_source.has_lines(lines))
+                ):
+                    assert ref is not None
+                    use = st.known_uses[sid, lines] = RefUse(ref, known_source, lines, lines is not None)
+            if use is not None:
+                use.reference.places.append(CitingPlace(meta["anchor"], lines))
+                meta["uses"].append(use)
                 continue
         source: Source | None
         if cit.dialect == "codex" and (registry is None or sid not in registry):

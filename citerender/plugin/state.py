@@ -93,6 +93,9 @@ class CitationState:
     parsed: dict[str, Mark] = field(default_factory=dict)
     link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
     label_cache: dict[tuple[Any, ...], str] = field(default_factory=dict)  # labels, by group numbers
+    #: a numbered registry source with a valid locator (or none), by (id, locator): a repeated
+    #: citation is one lookup (the use is the same value for every group citing it so)
+    known_uses: dict[tuple[str, LineRange | None], RefUse] = field(default_factory=dict)
     #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
     #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
     spans: list[tuple[int, int, str]] | None = None

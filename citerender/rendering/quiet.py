@@ -1,8 +1,8 @@
 """Stretches of comrak's HTML the splice pass need not read tag by tag (``engine="fast"``).
 
-Right after a closing ``</p>``, ``</li>``, ``</hN>``, ``</td>`` or ``</th>`` the pass is at rest:
-no code, emphasis, link, block or pending citation is open (comrak's HTML is well formed when raw
-HTML is escaped). From such a point up to the last one before the next placeholder, nothing a
+Right after a closing ``</p>``, ``</li>``, ``</hN>``, ``</td>`` or ``</th>``, and after a code
+block outside any list item, the pass is at rest: no code, emphasis, link, block or pending
+citation is open (comrak's HTML is well formed when raw HTML is escaped). From such a point up to the last one before the next placeholder, nothing a
 citation check reads can happen, so the stretch is copied whole — unless it holds what the pass
 rewrites (an image shown as text) or a source id written outside a marker (CR307), which are read
 tag by tag as before. On a sparse answer that is most of the page.
@@ -19,17 +19,20 @@ from ..sources.model import Registry
 __all__ = ["Quiet", "copy"]
 
 _REST = re.compile(r"</(?:p|li|h[1-6]|td|th)>")
+_PRE_END = re.compile(r"</pre>")
 
 
 class Quiet:
     """The points at rest of one page of HTML, and what stops a copy (found once for the page)."""
 
-    __slots__ = ("_at", "_holds", "_markup")
+    __slots__ = ("_at", "_holds", "_markup", "ids_possible")
 
     def __init__(self, markup: str, registry: Registry | None, *, images_as_text: bool) -> None:
         self._markup = markup
-        self._at = [m.end() for m in _REST.finditer(markup)]
+        self._at = sorted([m.end() for m in _REST.finditer(markup)] + _code_blocks_at_rest(markup))
         holds = verbatim_offsets(markup, registry)
+        #: any source id written as a word on the page (a superset: tags and attributes too)
+        self.ids_possible = bool(holds)
         if images_as_text:
             holds.extend(_found(markup, "<img"))
         self._holds = sorted(holds)
@@ -43,6 +46,15 @@ class Quiet:
             limit = self._holds[i]
         i = bisect_right(self._at, limit) - 1
         return self._at[i] if i >= 0 and self._at[i] > pos else pos
+
+
+def _code_blocks_at_rest(markup: str) -> list[int]:
+    """The ends of code blocks outside any list item (inside one, the item's text may go on)."""
+    ends = [m.end() for m in _PRE_END.finditer(markup)]
+    if not ends or "<li" not in markup:
+        return ends
+    opens, closes = _found(markup, "<li"), _found(markup, "</li>")
+    return [e for e in ends if bisect_left(opens, e) == bisect_left(closes, e)]
 
 
 def _found(markup: str, what: str) -> list[int]:

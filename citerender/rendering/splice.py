@@ -39,6 +39,8 @@ _PCT_PLACEHOLDER = re.compile(r"%EE%83%B0(?:%EE%83%A[0-9])+%EE%83%B1", re.I)
 _PCT_DIGIT = re.compile(r"%EE%83%A([0-9])", re.I)
 _URL_WITH_PLACEHOLDER = re.compile(r'\s(?:href|src)="[^"]*%EE%83%B0[^"]*"', re.I)
 _BLOCKS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "li"})
+_NO_CITES = Token("inline", "", 0)  # the holder of every block without a citation (never read)
+_RESTING = _BLOCKS | {"pre"}  # closing tags after which a stretch may be copied
 _IMG_ATTR = re.compile(r'\s(src|alt|title)="([^"]*)"')
 
 
@@ -94,6 +96,7 @@ class Splice:
         self.highlights: list[int] = []
         self.cursor = 0  # in the original text: where the next verbatim id is looked for
         self.seen: set[int] = set()  # marks whose placeholder reached the HTML
+        self.ids_possible = True  # False: no source id is written outside a marker anywhere
 
     # ---------------------------------------------------------------- output
 
@@ -130,7 +133,9 @@ class Splice:
             self.last_cite = None
         self.out.append(chunk)
         self.text_at.append(True)
-        if blk is not None:
+        if not self.ids_possible:
+            pass
+        elif blk is not None:
             blk.texts.append((chunk, self.cursor))
         else:
             self._verbatim(chunk, self.cursor)
@@ -232,9 +237,10 @@ class Splice:
         if blk.texts and verbatim_ids(html.unescape("".join(t for t, _ in blk.texts)), self.st.registry):
             for chunk, cursor in blk.texts:  # rare: located chunk by chunk, as written
                 self._verbatim(chunk, cursor)
-        holder = Token("inline", "", 0)
-        holder.children = blk.cites
+        holder = _NO_CITES
         if blk.cites:
+            holder = Token("inline", "", 0)
+            holder.children = blk.cites
             check_citation_only_lines(self.st, blk.cites, blk.only_lines, has_text=blk.has_text)
         self.blocks.append((holder, blk.has_text, bool(blk.cites)))
 
@@ -318,6 +324,8 @@ class Splice:
     def run(self, markup: str, *, skip: bool = True) -> list[Any]:
         """The output items of ``markup``; with ``skip``, stretches at rest are copied whole."""
         quiet = self._quiet(markup) if skip else None
+        if quiet is not None:
+            self.ids_possible = quiet.ids_possible
         pos = quiet.reach(0) if quiet is not None else 0
         if pos:
             self._copy(markup[:pos])
@@ -333,7 +341,7 @@ class Splice:
                     continue
                 closing = m.group(1) == "/"
                 self.tag(m.group(0), closing, m.group(2), m.group(3))
-                if closing and quiet is not None and m.group(2).lower() in _BLOCKS:
+                if closing and quiet is not None and self._at_rest() and m.group(2).lower() in _RESTING:
                     end = quiet.reach(pos)
                     if end > pos:
                         self._copy(markup[pos:end])
@@ -346,6 +354,11 @@ class Splice:
         self._end_block()
         self._vanished()
         return self.out
+
+    def _at_rest(self) -> bool:
+        return (
+            self.block is None and not (self.code or self.emphasis or self.links or self.highlights or self.seam)
+        ) and self.last_cite is None
 
     def _quiet(self, markup: str) -> Quiet | None:
         if self.plugin.options.html or _PCT_PLACEHOLDER.search(markup):
