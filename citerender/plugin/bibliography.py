@@ -15,7 +15,7 @@ from ..sources.urls import safe_url
 from ..syntax.types import LineRange
 from .state import Reference
 
-__all__ = ["Backlink", "Entry", "bibliography_entries", "render_bibliography"]
+__all__ = ["EN_DASH", "Backlink", "Entry", "bibliography_entries", "lines_html", "render_bibliography"]
 
 
 @lru_cache(maxsize=4096)
@@ -26,6 +26,17 @@ def _letters(i: int) -> str:
         i, r = divmod(i - 1, 26)
         s = chr(97 + r) + s
     return s
+
+
+#: written as a reference: an en dash in a label or locator would make the whole page string
+#: two bytes per character in memory (a Latin-1 answer's HTML is otherwise one)
+EN_DASH = "&#8211;"
+
+
+@lru_cache(maxsize=4096)
+def lines_html(text: str) -> str:
+    """A locator's words (``lines 3–5``) as HTML."""
+    return _escape(text).replace("\u2013", EN_DASH)
 
 
 class Backlink(NamedTuple):
@@ -65,9 +76,9 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
         return Markup("")
     if len(backlinks) == 1:
         b = backlinks[0]
-        lines = f' <span class="citerender-ref-lines">{escape(b.lines)}</span>' if b.lines else ""
+        lines = f' <span class="citerender-ref-lines">{lines_html(b.lines)}</span>' if b.lines else ""
         name = (
-            f"{escape(b.lines)}: back to the text citing source {number}"
+            f"{lines_html(b.lines)}: back to the text citing source {number}"
             if b.lines
             else f"Back to the text citing source {number}"
         )
@@ -78,7 +89,7 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     links = []
     for b in backlinks:  # str escaping, one Markup at the end: hundreds of places per source
         if b.lines:
-            e = _escape(b.lines)
+            e = lines_html(b.lines)
             lines, where = f': <span class="citerender-ref-lines">{e}</span>', f", {e}"
         else:
             lines = where = ""

@@ -15,7 +15,7 @@ from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from ..syntax.types import LineRange
-from .bibliography import CARD_STYLES, render_bibliography
+from .bibliography import CARD_STYLES, EN_DASH, lines_html, render_bibliography
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
@@ -125,7 +125,7 @@ def _label(uses: list[RefUse], style: str, linked: bool, cache: dict[int, str]) 
             parts.append(first)
         else:
             last = _number_link(by[hi], style, cache) if linked else str(hi)
-            parts.append(f"{first}\u2013{last}")
+            parts.append(f"{first}{EN_DASH}{last}")
     return "[" + ", ".join(parts) + "]"
 
 
@@ -181,7 +181,7 @@ def _card_item(use: RefUse) -> str:
             rows += f'<span class="citerender-line citerender-more">… and {more} more lines</span>'
         label = use.lines.label() if use.lines else ""
         body = (
-            f'<span class="citerender-card-loc">{escape(label)}:</span>'
+            f'<span class="citerender-card-loc">{lines_html(label)}:</span>'
             f'<span class="citerender-card-lines">{rows}</span>'
         )
     elif s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
