@@ -4,7 +4,7 @@ fragment render never imports the template machinery; the default theme's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from html import escape as _escape
 from typing import Any, NamedTuple
@@ -15,7 +15,7 @@ from ..sources.urls import safe_url
 from ..syntax.types import LineRange
 from .state import Reference
 
-__all__ = ["EN_DASH", "Backlink", "Entry", "bibliography_entries", "lines_html", "render_bibliography"]
+__all__ = ["AFTER_LONG", "EN_DASH", "Backlink", "Entry", "bibliography_entries", "lines_html", "render_bibliography"]
 
 
 @lru_cache(maxsize=4096)
@@ -28,8 +28,9 @@ def _letters(i: int) -> str:
     return s
 
 
-#: written as a reference: an en dash in a label or locator would make the whole page string
-#: two bytes per character in memory (a Latin-1 answer's HTML is otherwise one)
+#: written as a reference, as are the other non-ASCII characters of citerender's own markup: an
+#: en dash would make an English answer's whole page two bytes per character in memory, and any
+#: of them turns an ASCII page into Latin-1, which CPython cannot extend in place (a full copy)
 EN_DASH = "&#8211;"
 
 
@@ -97,7 +98,7 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
             f'<a href="#{_escape(b.anchor)}" role="doc-backlink" '
             f'aria-label="{b.letter}{where}: back to citation {b.letter} of source {number}">{b.letter}{lines}</a>'
         )
-    return Markup(f'<span class="citerender-backlinks">{arrow} ' + " · ".join(links) + "</span>")
+    return Markup(f'<span class="citerender-backlinks">{arrow} ' + " &#183; ".join(links) + "</span>")
 
 
 #: styles whose cards quote the cited lines: in print the bibliography quotes them instead
@@ -125,7 +126,7 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
 def quotes_html(ref: Reference) -> Any:
     """The lines each place cites (``lines 8–13: “…”``), for print."""
     parts = [
-        f'<span class="citerender-ref-quote">{escape(label)}: \u201c{escape(text)}\u201d</span>'
+        f'<span class="citerender-ref-quote">{lines_html(label)}: &#8220;{escape(text)}&#8221;</span>'
         for label, text in cited_quotes(ref)
     ]
     return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
@@ -138,7 +139,12 @@ def _label(lines: LineRange) -> str:
 
 def bibliography_entries(references: Sequence[Reference], *, quotes: bool = False) -> list[Entry]:
     """Plain data for the bibliography template (``quotes``: with the cited lines, for print)."""
-    entries = []
+    return list(_entries(references, quotes=quotes))
+
+
+def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry]:
+    """The entries one at a time: the built-in markup writes each and lets it go (an answer
+    citing every sentence has thousands of back-links)."""
     for ref in references:
         s = ref.source
         url = safe_url(s.url)
@@ -150,7 +156,7 @@ def bibliography_entries(references: Sequence[Reference], *, quotes: bool = Fals
                 continue
             seen.add((place.anchor, lines))
             backlinks.append(Backlink(place.anchor, _letters(len(backlinks)), lines))
-        entries.append(
+        yield (
             Entry(
                 number=ref.number,
                 anchor=ref.anchor,
@@ -169,19 +175,26 @@ def bibliography_entries(references: Sequence[Reference], *, quotes: bool = Fals
                 quotes_html=quotes_html(ref) if quotes else Markup(""),
             )
         )
-    return entries
 
 
-def render_bibliography(references: Sequence[Reference], style: str, heading: str = "Sources") -> str:
-    """The bibliography section, the default theme's markup written in Python."""
+#: the class a bibliography after a long answer carries (a theme may start it on a new page)
+AFTER_LONG = "citerender-after-long"
+
+
+def render_bibliography(
+    references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
+) -> str:
+    """The bibliography section, the default theme's markup written in Python (``after_long``:
+    it follows a long answer)."""
     h = escape(heading)
-    out = [
-        f'<section class="citerender-bibliography" role="doc-endnotes" aria-label="{h}">\n'
+    cls = f"citerender-bibliography {AFTER_LONG}" if after_long else "citerender-bibliography"
+    html = (
+        f'<section class="{cls}" role="doc-endnotes" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n'
-    ]
-    for e in bibliography_entries(references, quotes=style in CARD_STYLES):
+    )
+    for e in _entries(references, quotes=style in CARD_STYLES):  # one entry's pieces at a time
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
-        out.append(f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n')
+        out = [f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n']
         title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
         out.append(
             f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
@@ -206,5 +219,6 @@ def render_bibliography(references: Sequence[Reference], style: str, heading: st
         if e.quotes_html:
             out.append(f"{e.quotes_html}")
         out.append("</li>\n")
-    out.append("</ol>\n</section>")
-    return "".join(out)
+        html += "".join(out)
+    html += "</ol>\n</section>"  # in place: a copy here would double the largest string
+    return html

@@ -8,7 +8,9 @@ bibliography token is appended.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from functools import partial
+from typing import Any
 
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
@@ -31,10 +33,11 @@ from .placement import (
 from .scrub import scrub_attr, scrub_html_block, scrub_html_inline
 from .state import BibliographyMeta, CitationState, citation_meta, citation_state
 
-__all__ = ["citation_core"]
+__all__ = ["DocumentPass", "citation_core"]
 
 _DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _NAV_FAMILIES = ("navlist", "filenavlist")
+_NO_CITES = Token("inline", "", 0)  # stands for a block without citations in the grouped-at-end check
 #: an answer longer than this (about two printed pages) may print its bibliography on a new page
 LONG_ANSWER = 6_000
 _MATH_BLOCKS = ("math_block", "math_block_label")
@@ -43,18 +46,31 @@ _MATH_INLINE = ("math_inline", "math_inline_double")
 
 def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     """Core rule (see the module docstring)."""
-    st = citation_state(state.env, opts.registry)
-    if opts.options.id_prefix and not st.id_prefix:
-        st.id_prefix = opts.options.id_prefix + "-"
-    if not st.original:
-        st.original = state.src
-    registry = st.registry
-    src = state.src
-    loc = Locator(st, src)
-    copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
-    blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
-
+    doc = DocumentPass(state.src, state.env, opts)
     for tok in state.tokens:
+        doc.visit(tok)
+    doc.finish(state.tokens)
+
+
+class DocumentPass:
+    """The core rule's work, one block-level token at a time (``visit``), then the checks over
+    the whole answer and its bibliography (``finish``): the core rule runs it over every token
+    at once, :func:`citerender.rendering.blockwise.render_blockwise` as each block is parsed."""
+
+    def __init__(self, src: str, env: MutableMapping[str, Any], opts: PluginOptions) -> None:
+        st = self.st = citation_state(env, opts.registry)
+        if opts.options.id_prefix and not st.id_prefix:
+            st.id_prefix = opts.options.id_prefix + "-"
+        if not st.original:
+            st.original = src
+        self.src = src
+        self.opts = opts
+        self.loc = Locator(st, src)
+        self.copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
+        self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
+
+    def visit(self, tok: Token) -> None:
+        st, loc, opts = self.st, self.loc, self.opts
         if tok.type == "html_block":
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
         elif tok.type in ("fence", "code_block"):
@@ -62,21 +78,24 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
         elif tok.type in _MATH_BLOCKS:
             scrub_math(tok, st, opts.fmt, partial(loc.offset, tok, tok.content, None, ""))
         elif tok.type == "inline" and tok.children is not None:
-            if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, registry):
-                blocks.append((tok, bool(tok.content.strip()), False))  # nothing of ours in here
-                continue
-            walk = InlinePass(tok, st, loc, opts, copy_paste)
-            blocks.append((tok, *walk.run()))
+            if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, st.registry):
+                self.blocks.append((_NO_CITES, bool(tok.content.strip()), False))  # nothing of ours in here
+                return
+            has_text, cited = InlinePass(tok, st, loc, opts, self.copy_paste).run()
+            self.blocks.append((tok if cited else _NO_CITES, has_text, cited))  # only a cited one is read
 
-    if not st.whole_document:
-        return
-    check_grouped_at_end(blocks, st)
-    report_uncited(st, list_all=opts.list_all)
-    if opts.bibliography and st.references:
-        tok = Token("citerender_bibliography", "", 0)
-        tok.block = True
-        tok.meta = BibliographyMeta(references=st.references, long=len(src) > LONG_ANSWER)  # type: ignore[assignment]
-        state.tokens.append(tok)
+    def finish(self, tokens: list[Token]) -> None:
+        """The checks over the whole answer, and the bibliography token appended to ``tokens``."""
+        st, opts = self.st, self.opts
+        if not st.whole_document:
+            return
+        check_grouped_at_end(self.blocks, st)
+        report_uncited(st, list_all=opts.list_all)
+        if opts.bibliography and st.references:
+            tok = Token("citerender_bibliography", "", 0)
+            tok.block = True
+            tok.meta = BibliographyMeta(references=st.references, long=len(self.src) > LONG_ANSWER)  # type: ignore[assignment]
+            tokens.append(tok)
 
 
 class InlinePass:

@@ -6,6 +6,7 @@ rule of its own, so a host can change the label without replacing the style.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -15,7 +16,7 @@ from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from ..syntax.types import LineRange
-from .bibliography import CARD_STYLES, EN_DASH, lines_html, render_bibliography
+from .bibliography import AFTER_LONG, CARD_STYLES, EN_DASH, lines_html, render_bibliography
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
@@ -167,7 +168,7 @@ def _card_item(use: RefUse) -> str:
     meta_bits = [escape(b) for b in (s.domain, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
-    meta = f'<span class="citerender-card-meta">{" · ".join(meta_bits)}</span>' if meta_bits else ""
+    meta = f'<span class="citerender-card-meta">{" &#183; ".join(meta_bits)}</span>' if meta_bits else ""
     lines = use.source.cited_lines(use.lines) if use.lines_valid else []
     body = ""
     if lines:  # plain text, so that the citation's description (aria-describedby) quotes the lines
@@ -178,7 +179,7 @@ def _card_item(use: RefUse) -> str:
         )
         more = len(lines) - CARD_LINES
         if more > 0:
-            rows += f'<span class="citerender-line citerender-more">… and {more} more lines</span>'
+            rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more lines</span>'
         label = use.lines.label() if use.lines else ""
         body = (
             f'<span class="citerender-card-loc">{lines_html(label)}:</span>'
@@ -303,13 +304,17 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     md.add_render_rule("citation_highlight_open", _highlight_open)
     md.add_render_rule("citation_highlight_close", _highlight_close)
     renderer = opts.bibliography_renderer or render_bibliography
+    # the built-in markup and the themes' renderer write the class themselves; another renderer's
+    # HTML gets it added (a copy of the whole bibliography, which can be a megabyte)
+    writes_class = "after_long" in inspect.signature(renderer).parameters
 
     def bibliography(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        long = bool(tokens[idx].meta.get("long"))  # themes may start it on a new page in print
+        if writes_class:
+            return renderer(tokens[idx].meta["references"], style, after_long=long)  # type: ignore[call-arg]
         html = renderer(tokens[idx].meta["references"], style)
-        if tokens[idx].meta.get("long"):  # themes may start it on a new page in print
-            html = html.replace(
-                'class="citerender-bibliography"', 'class="citerender-bibliography citerender-after-long"', 1
-            )
+        if long:
+            html = html.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
         return html
 
     md.add_render_rule("citerender_bibliography", bibliography)

@@ -21,6 +21,7 @@ from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
+from .blockwise import render_blockwise
 from .fast import holds_placeholder, render_fast
 from .features import add_anchors, add_features
 
@@ -129,7 +130,10 @@ def render(
         body = render_fast(text, st, md, _plugin_options(md))
     if body is None:  # the default engine (and answers the fast engine leaves to it)
         st = CitationState(registry=registry)
-        body = md.render(text, {"citerender": st})
+        env = {"citerender": st}
+        body = render_blockwise(md, text, env)
+        if body is None:  # a preset whose rules read the whole token stream
+            body = md.render(text, env)
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:
         st.report("CR109", "marker residue removed from the output", None)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from ..errors import CiterenderError
-from ..plugin.bibliography import CARD_STYLES, bibliography_entries, render_bibliography
+from ..plugin.bibliography import AFTER_LONG, CARD_STYLES, bibliography_entries, render_bibliography
 from ..plugin.state import Reference
 
 __all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
@@ -104,16 +104,21 @@ class Theme:
                 return d != default
         return False
 
-    def render_bibliography(self, references: Sequence[Reference], style: str, heading: str = "Sources") -> str:
+    def render_bibliography(
+        self, references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
+    ) -> str:
         """The bibliography: the theme's own template, or the built-in markup (no Jinja2)."""
         if not self.own_bibliography:
-            return render_bibliography(references, style, heading)
-        return self._render(
+            return render_bibliography(references, style, heading, after_long=after_long)
+        out = self._render(
             "bibliography.html.j2",
             entries=bibliography_entries(references, quotes=style in CARD_STYLES),
             style=style,
             heading=heading,
         )
+        if after_long:
+            out = out.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
+        return out
 
     def render_page(
         self,
