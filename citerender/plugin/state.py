@@ -93,6 +93,8 @@ class CitationState:
     parsed: dict[str, Mark] = field(default_factory=dict)
     link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
     label_cache: dict[tuple[Any, ...], str] = field(default_factory=dict)  # labels, by group numbers
+    #: a card's entry for one source and locator, written once (hover cards repeat them)
+    card_cache: dict[tuple[Any, ...], str] = field(default_factory=dict)
     #: a numbered registry source with a valid locator (or none), by (id, locator): a repeated
     #: citation is one lookup (the use is the same value for every group citing it so)
     known_uses: dict[tuple[str, LineRange | None], RefUse] = field(default_factory=dict)

@@ -240,7 +240,14 @@ def _card_cite(
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
     uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
-    items = "".join(_card_item(u) for u in uses)
+    cache = citation_state(env).card_cache
+    items = ""
+    for u in uses:
+        key = (u.reference.number, u.source.id, u.lines, u.lines_valid)
+        item = cache.get(key)
+        if item is None:
+            item = cache[key] = _card_item(u)
+        items += item
     if note is not None:
         items = _card_warning(note) + items
     unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
