@@ -318,6 +318,14 @@ def _memory(rep: Report, name: str, c: inputs.Corpus, reg: Any) -> None:
     )
     rep.data[f"peak_memory {name}"] = {"ours": ours, "markdown_it": floor, "input": size}
     rep.target(f"peak memory {name}: ours / markdown-it-py", ours / floor, 1.5)
+    # the full preset renders the whole token stream (footnotes and anchors read all of it)
+    from citerender import RenderOptions
+    from citerender.rendering.html import make_markdown
+
+    full = _peak(lambda: render(c.marked, reg))
+    full_floor = _peak(lambda: make_markdown(RenderOptions(), citations=False).render(c.stripped))
+    print(f"  peak memory, {name}, full preset: ours {full / 1e6:.1f} MB, its parser alone {full_floor / 1e6:.1f} MB")
+    rep.data[f"peak_memory {name} full"] = {"ours": full, "parser": full_floor}
 
 
 def bench_build(rep: Report, tmp: Path) -> None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from html import escape
 from typing import Any
-from xml.etree import ElementTree
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
@@ -239,6 +238,8 @@ def _math(tex: str, display: bool) -> str:
 
 
 def _convert(tex: str, display: bool) -> str | None:
+    from xml.etree import ElementTree  # loaded with the first formula, as latex2mathml is
+
     from latex2mathml.converter import convert
 
     if not tex.strip() or len(tex) > MAX_MATH_CHARS:
@@ -251,7 +252,7 @@ def _convert(tex: str, display: bool) -> str | None:
     return _serialise(root)
 
 
-def _serialise(el: ElementTree.Element) -> str | None:
+def _serialise(el: Any) -> str | None:  # an ElementTree element
     tag = el.tag.removeprefix(_NS)
     if tag not in MATHML_ELEMENTS:
         return None

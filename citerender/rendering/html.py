@@ -22,7 +22,6 @@ from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .blockwise import render_blockwise
-from .fast import holds_placeholder, render_fast
 from .features import add_anchors, add_features
 
 __all__ = ["DEFAULT_OPTIONS", "MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown", "render"]
@@ -126,8 +125,11 @@ def render(
     md = make_markdown(opts)
     st = CitationState(registry=registry)
     body = None
-    if opts.engine == "fast" and not opts.evidence and not holds_placeholder(text):
-        body = render_fast(text, st, md, _plugin_options(md))
+    if opts.engine == "fast" and not opts.evidence:
+        from .fast import holds_placeholder, render_fast  # the splice pass loads only when asked for
+
+        if not holds_placeholder(text):
+            body = render_fast(text, st, md, _plugin_options(md))
     if body is None:  # the default engine (and answers the fast engine leaves to it)
         st = CitationState(registry=registry)
         env = {"citerender": st}
