@@ -160,7 +160,14 @@ def test_grouped_at_the_end_counts_the_paragraphs_copied_whole() -> None:
 
 def test_placeholder_lookalikes_written_by_the_author() -> None:
     marker = "\ue200cite\ue202turn0file0\ue201"
-    for odd in ("a \ue0e3 b", "[x](https://e.example/%ee%83%b0%EE%83%A0%EE%83%B1)", "a \ue0f1 b"):
+    odd_ones = (
+        "a \ue0e3 b",
+        "[x](https://e.example/%ee%83%b0%EE%83%A0%EE%83%B1)",
+        "a \ue0f1 b",
+        "&#xE0F0;&#xE0E0;&#xE0F1; and &#57584;&#57568;&#57585;",
+        "[x](https://e.example/&#xe0f0;&#xe0e0;&#xe0f1;)",
+    )
+    for odd in odd_ones:
         default, fast = _both(f"{odd} text.{marker}", REG)
         assert fast.html == default.html, odd  # type: ignore[attr-defined]
         assert _diags(fast) == _diags(default)
