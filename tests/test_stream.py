@@ -176,3 +176,19 @@ def test_a_fence_line_split_across_chunks_does_not_hide_the_next_citation() -> N
     whole = one_shot(text, "markdown")
     assert whole.endswith("After.[^1]")
     assert run(text, [7], "markdown")[0] == whole
+
+
+_PLAIN_PIECES = ("word ", "cit", "cite", "e", "entity", "[", ":", "contentRef", "fi", "\\", "&#", "%EE", "\r", "\n")
+_MARK_PIECES = ("\ue200", "\ue201", "\ue202", "\u3010", "\u3011", "turn0file1", ". ", "profile", "abc", "x")
+_PIECES = st.sampled_from((*_PLAIN_PIECES, *_MARK_PIECES))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=8).map("".join))
+def test_a_chunk_called_plainly_safe_is_safe_whole(chunk: str) -> None:
+    from citerender.publish.holds import plainly_safe, safe_end
+    from citerender.syntax.format import CitationFormat
+
+    fmt = CitationFormat()
+    if plainly_safe(chunk, fmt):  # the stream's shortcut never shows what safe_end would hold
+        assert safe_end(chunk, fmt) == len(chunk)

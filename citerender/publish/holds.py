@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from ..syntax.escapes import OffsetMap, normalize_escapes
 from ..syntax.format import CitationFormat
@@ -16,7 +17,7 @@ from ..syntax.patterns import open_copy_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import MAX_MARKER_BODY
 
-__all__ = ["safe_end"]
+__all__ = ["plainly_safe", "safe_end"]
 
 _ESCAPE_PREFIX = re.compile(
     r"(?:\\{1,2}(?:u(?:\{(?:[eE](?:2(?:0[0-6]?)?)?)?|[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
@@ -35,6 +36,37 @@ _COPY_TAIL = re.compile(
 )
 
 
+# the end of a chunk that may be the start of a copy-paste word or of residue (``cit``, ``contentRef``)
+def _prefixes(*words: str) -> str:
+    return "|".join(sorted({re.escape(w[:k]) for w in words for k in range(1, len(w) + 1)}, key=len, reverse=True))
+
+
+# residue may start at any ``c``; a copy-paste word starts a word (as ``_COPY_TAIL`` reads them)
+_OPENING_TAIL = re.compile(
+    f"(?:{_prefixes('contentReference')}|(?<![A-Za-z0-9])(?:{_prefixes('filecite', 'cite', 'entity')}))\\Z"
+)
+
+
+@lru_cache(maxsize=16)
+def _special(fmt: CitationFormat) -> re.Pattern[str]:
+    """What may start, continue or split a mark, an escape or residue: the marker characters,
+    escapes' ``\\ & %``, residue's ``:`` and ``[``, brackets, and a carriage return."""
+    return re.compile("[" + re.escape(fmt.marker_chars + "\\&%:[\u3010\u3011\r") + "]")
+
+
+def plainly_safe(text: str, fmt: CitationFormat) -> bool:
+    """Is all of ``text`` (a chunk arriving with nothing held) safe to show, without reading it as
+    :func:`safe_end` does? True only when it holds none of the characters marks, escapes,
+    brackets, entities and residue are written with, no ``cite``/``entity``, and does not end with
+    the start of a copy-paste word. A stream asks this for every chunk, most of which are prose."""
+    return (
+        _special(fmt).search(text) is None
+        and "cite" not in text
+        and "entity" not in text
+        and _OPENING_TAIL.search(text, max(0, len(text) - 16)) is None
+    )
+
+
 def safe_end(raw: str, fmt: CitationFormat) -> int:
     """Length of the longest prefix of ``raw`` whose marks are all decided."""
     buf, omap = normalize_escapes(raw)  # escaped markers are markers too
@@ -43,7 +75,9 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
     # an open marker: undecided until its stop, a newline or another start
     i = buf.rfind(fmt.start)
     if i != -1 and buf.find(fmt.stop, i) == -1 and buf.find("\n", i) == -1 and n - i <= MAX_MARKER_BODY:
-        cut = min(cut, i)
+        cut = open_at = i
+    else:
+        open_at = -1
     # the first bracket opened after the last close on this line: it may close after a later one
     j = buf.find("\u3010", max(buf.rfind("\u3011"), buf.rfind("\n")) + 1)
     if j != -1 and n - j <= MAX_MARKER_BODY:
@@ -53,7 +87,7 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
     if (
         k != -1
         and n - k <= MAX_MARKER_BODY  # ids longer than any marker: decided, and pending stays bounded
-        and re.fullmatch(r"[A-Za-z0-9_\-\u2013" + re.escape(fmt.delimiter) + r"]*", buf[k + 1 :])
+        and _anchor_ids(fmt.delimiter).fullmatch(buf, k + 1) is not None
     ):
         cut = min(cut, k)
     # a copy-paste form or entity[…] still being written
@@ -74,7 +108,10 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
     # never end on a carriage return that a newline may follow (CRLF is one line break)
     if cut == n and buf.endswith("\r"):
         cut -= 1
-    if cut < n:  # a hold inside a mark that is already whole (a bracket inside a marker): cut before it
+    # a hold inside a mark that is already whole (a bracket inside a marker): cut before it. Not
+    # needed at the start of the open marker (a marker ends at the next start) unless an entity's
+    # JSON or a bracket could hold that start
+    if cut < n and not (cut == open_at and "entity[" not in buf and "\u3010" not in buf):
         for mk in reversed(Scanner(buf, fmt).scan()):
             if mk.start < cut < mk.end:
                 cut = mk.start
@@ -87,13 +124,24 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
     return safe_end(raw[:start], fmt)
 
 
+@lru_cache(maxsize=16)
+def _anchor_ids(delimiter: str) -> re.Pattern[str]:
+    """What may follow a bare anchor's delimiter while its ids are still being written."""
+    return re.compile(r"[A-Za-z0-9_\-\u2013" + re.escape(delimiter) + r"]*")
+
+
 def _straddled(raw: str, buf: str, omap: OffsetMap, cut: int) -> int | None:
     """Where an escape that the cut (in ``buf``) would split starts, in ``raw`` offsets, or None:
     a literal escape (``\\ue20``), a numeric reference that may still gain its ``;``, or
     percent-encoded residue (``%EE%88%``), wherever the cut falls, not only at the end."""
-    m = _ESCAPE_PREFIX.search(buf, max(0, cut - 12), cut)
-    if m is not None and m.start() < cut:
-        return omap(m.start()) if omap else m.start()
+    near = buf[max(0, cut - 12) : cut]
+    if "\\" in near or "&" in near:  # what every escape starts with
+        m = _ESCAPE_PREFIX.search(buf, max(0, cut - 12), cut)
+        if m is not None and m.start() < cut:
+            return omap(m.start()) if omap else m.start()
     end = omap(cut) if omap else cut
+    near = raw[max(0, end - 16) : end]
+    if "&" not in near and "%" not in near:
+        return None
     r = _OPEN_REFERENCE.search(raw, max(0, end - 16), end) or _OPEN_PERCENT.search(raw, max(0, end - 9), end)
     return r.start() if r is not None and r.start() < end else None

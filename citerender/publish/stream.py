@@ -33,7 +33,7 @@ from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
 from ..syntax.residue import RESIDUE, clean_html, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
-from .holds import safe_end
+from .holds import plainly_safe, safe_end
 
 __all__ = ["StreamRenderer", "astream"]
 
@@ -110,6 +110,8 @@ class StreamRenderer:
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
         if not text:
             return ""
+        if not self._pending and plainly_safe(text, self.fmt):
+            return self._emit(text, final=False)
         self._pending += text
         safe = safe_end(self._pending, self.fmt)
         if safe == 0:

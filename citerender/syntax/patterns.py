@@ -80,15 +80,15 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # what copying a ChatGPT answer leaves where a citation was: one or more colons, then this
 COPY_RESIDUE_RE = re.compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d{1,9}\}")
 _RESIDUE_PARTS = ("contentReference[oaicite:", None, "]{index=", None, "}")  # None: digits
+_RESIDUE_START = re.compile("[:c]")
 
 
 def open_copy_residue(text: str) -> int | None:
     """Where copy residue that is still being written starts at the end of ``text`` (a stream may
     not cut it in two), or None."""
-    window = max(0, len(text) - 80)
-    for pos in range(window, len(text)):
-        c = text[pos]
-        if c in ":c" and (pos == 0 or text[pos - 1] != ":") and _residue_prefix(text[pos:].lstrip(":")):
+    for m in _RESIDUE_START.finditer(text, max(0, len(text) - 80)):  # a stream asks at every chunk
+        pos = m.start()
+        if (pos == 0 or text[pos - 1] != ":") and _residue_prefix(text[pos:].lstrip(":")):
             return pos
     return None
 
