@@ -84,6 +84,49 @@ def test_rebuild_skips_unchanged_and_rebuilds_changed(tmp_path: Path) -> None:
     assert third.written == 1 and [p.rel for p in third.pages if not p.skipped] == ["sub/path.md"]
 
 
+def _age(root: Path) -> None:
+    """Every file written an hour ago: not recent enough to be read again for safety."""
+    past = time.time() - 3600
+    for p in root.rglob("*"):
+        os.utime(p, (past, past))
+
+
+def test_a_no_change_rebuild_reads_no_answer_yet_notices_every_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import citerender.publish.site as site
+
+    src, out = make_tree(tmp_path), tmp_path / "out"
+    (src / "plain.md").write_text("# Plain\n\nNo sources yet.\n", encoding="utf-8")
+    _age(src)
+    build_site(src, out)
+    build_site(src, out)  # the first build's answers were aged: stamped now
+    reads: list[Path] = []
+    real = site.read_text_file
+    monkeypatch.setattr(site, "read_text_file", lambda p, **kw: reads.append(p) or real(p, **kw))
+    index = out / "index.html"
+    written = index.stat().st_mtime_ns
+    again = build_site(src, out)
+    assert again.skipped == 4 and reads == [] and index.stat().st_mtime_ns == written
+    (src / "plain.sources.json").write_text(json.dumps({"sources": SOURCES}), encoding="utf-8")
+    assert [p.rel for p in build_site(src, out).pages if not p.skipped] == ["plain.md"]  # a sidecar appeared
+    (src / "sub" / "deeper" / "side.md").write_text(expand("# Sidecar\n\nFour.{S}cite{D}s1{E}\n"), encoding="utf-8")
+    assert [p.rel for p in build_site(src, out).pages if not p.skipped] == ["sub/deeper/side.md"]
+    assert build_site(src, out, style="hovercard").written == 4  # other options: every page again
+
+
+def test_an_answer_changed_moments_ago_is_hashed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citerender.publish.site as site
+
+    src, out = make_tree(tmp_path), tmp_path / "out"
+    build_site(src, out)  # just written: too recent to trust its size and mtime
+    reads: list[Path] = []
+    real = site.read_text_file
+    monkeypatch.setattr(site, "read_text_file", lambda p, **kw: reads.append(p) or real(p, **kw))
+    assert build_site(src, out).skipped == 3
+    assert len(reads) == 3
+
+
 def test_build_never_touches_files_it_does_not_own(tmp_path: Path) -> None:
     src, out = make_tree(tmp_path), tmp_path / "out"
     out.mkdir()

@@ -19,6 +19,7 @@ from .files import write_atomic
 
 __all__ = [
     "MANIFEST",
+    "file_stamp",
     "hash_bytes",
     "hash_file",
     "load_manifest",
@@ -71,6 +72,15 @@ def unchanged(target: Path, entry: Mapping[str, Any]) -> bool:
     if st.st_size == entry.get("size") and st.st_mtime_ns == entry.get("mtime_ns"):
         return True
     return bool(hash_file(target) == entry["output_hash"])
+
+
+def file_stamp(path: Path) -> list[int]:
+    """``[size, mtime_ns]`` of a file (``[-1, -1]`` when missing), as a manifest records it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return [-1, -1]
+    return [st.st_size, st.st_mtime_ns]
 
 
 def hash_bytes(data: bytes) -> str:

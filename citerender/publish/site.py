@@ -26,10 +26,11 @@ from ..sources.files import read_text_file
 from ..syntax.escapes import visible
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
-from .answers import find_answers, load_answer, sources_file, split_front_matter
+from .answers import find_answers, load_answer, sidecar_for, sources_file, split_front_matter
 from .files import write_atomic
 from .manifest import (
     MANIFEST,
+    file_stamp,
     hash_bytes,
     hash_file,
     load_manifest,
@@ -142,9 +143,9 @@ def build_site(
     bar.close()
     removed = build.remove_gone()
     build.results.sort(key=lambda r: r.rel)
-    build.write_asset(
-        "index.html", th.render_index([r for r in build.results if r.output_hash], css_href=ASSET_CSS).encode("utf-8")
-    )
+    if build.tasks or removed or not build.index_intact():
+        pages = [r for r in build.results if r.output_hash]
+        build.write_asset("index.html", th.render_index(pages, css_href=ASSET_CSS).encode("utf-8"))
     build.finish()
     return BuildResult(
         build.results,
@@ -183,6 +184,9 @@ def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
     return src_dir, out_dir
 
 
+_RACY_NS = 3_000_000_000  # inputs modified this recently are hashed again at the next build
+
+
 class Build:
     """One build's bookkeeping: what to render, what it owns (the journal), what it wrote
     (shared by the conversation site, which plans its pages itself)."""
@@ -206,6 +210,9 @@ class Build:
         self.rendered = 0
         self._dep_hashes: dict[Path, str] = {}
         self._sources_of: dict[str, str] = {}
+        #: what a page's input hash was computed from (see ``_stamped_hash``), by output path
+        self.stamps: dict[str, dict[str, Any]] = {}
+        self.stamp_key = hashlib.sha256(f"{self.key}|{follow_outside}".encode()).hexdigest()[:16]
 
     def may_write(self, rel: str) -> None:
         target = self.out_dir / rel
@@ -227,16 +234,42 @@ class Build:
                 hint="move your changes away, or pass --force to overwrite",
             )
 
-    def _input_hash(self, p: Path) -> str:
+    def _stamped_hash(self, p: Path, entry: dict[str, Any] | None) -> str | None:
+        """The input hash recorded for ``p`` when none of its inputs moved since (size and mtime
+        of the answer and its sources file, the same options, the same sidecar): a no-change
+        rebuild reads no answer and parses no front matter."""
+        stamp = entry.get("stamp") if entry else None
+        if not isinstance(stamp, dict) or stamp.get("key") != self.stamp_key or entry is None:
+            return None
+        for path, size, mtime in stamp.get("deps", ()):
+            if file_stamp(Path(path)) != [size, mtime]:
+                return None
+        if stamp.get("sidecar") and str(sidecar_for(p)) != stamp.get("side"):
+            return None  # a sidecar appeared, went, or another one now comes first
+        found = entry.get("input_hash")
+        return found if isinstance(found, str) else None
+
+    def _input_hash(self, p: Path, out_rel: str) -> str:
         h = hashlib.sha256(self.key.encode())
         deps: list[Path] = [p]
+        stamps = [file_stamp(p)]  # taken before reading: a change while reading moves it
+        stamp: dict[str, Any] = {"key": self.stamp_key}
         try:
             meta, _, _ = split_front_matter(read_text_file(p, what="answer"), str(p))
             side = sources_file(meta, p, None if self.follow_outside else self.src_dir)
             if side is not None:
                 deps.append(side)
+                stamps.append(file_stamp(side))
+            if meta.get("sources") is None:
+                stamp.update(sidecar=True, side=str(side))
         except CiterenderError:
-            pass  # reported by the worker
+            stamp = {}  # reported by the worker; read again next time
+        # a file changed within the last seconds may change again without its size or mtime moving
+        # (coarse file-system clocks): such an answer is read again next time (git's "racy" rule)
+        recent = time.time_ns() - _RACY_NS
+        if stamp and all(mtime < recent for _, mtime in stamps):
+            stamp["deps"] = [[str(d), *st] for d, st in zip(deps, stamps, strict=True)]
+            self.stamps[out_rel] = stamp
         for d in deps:
             h.update(str(d).encode())
             dh = self._dep_hashes.get(d)
@@ -257,11 +290,13 @@ class Build:
                 f"{other} and {rel} would both be written to {out_rel}", path=str(p), hint="rename one of them"
             )
         self._sources_of[out_rel] = rel
-        input_hash = self._input_hash(p)
-        self.planned.add(out_rel)
         entry = self.owned.get(out_rel)
+        input_hash = self._stamped_hash(p, entry) or self._input_hash(p, out_rel)
+        self.planned.add(out_rel)
         target = self.out_dir / out_rel
         if entry and entry.get("input_hash") == input_hash and entry.get("output_hash") and unchanged(target, entry):
+            if out_rel in self.stamps:  # read the slow way (an older manifest): stamped for next time
+                self.journal[out_rel] = {**entry, "stamp": self.stamps[out_rel]}
             self.results.append(
                 PageResult(
                     rel=rel,
@@ -310,6 +345,12 @@ class Build:
             write_atomic(path, data, make_parents=True)
         self.journal[rel] = {"output_hash": hash_bytes(data)}
 
+    def index_intact(self) -> bool:
+        """Is the index the one the last build wrote (nothing rendered or removed since: it
+        would be written the same)?"""
+        entry = self.owned.get("index.html") or {}
+        return bool(entry.get("output_hash")) and hash_file(self.out_dir / "index.html") == entry["output_hash"]
+
     def record(self, r: PageResult) -> None:
         self.results.append(r)
         self.rendered += 1
@@ -325,6 +366,8 @@ class Build:
                 "size": st.st_size,
                 "mtime_ns": st.st_mtime_ns,
             }
+            if r.out in self.stamps:
+                self.journal[r.out]["stamp"] = self.stamps[r.out]
         if self.rendered % 50 == 0:
             save_manifest(self.out_dir / MANIFEST, self.journal)
 
