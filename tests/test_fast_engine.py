@@ -171,3 +171,13 @@ def test_placeholder_lookalikes_written_by_the_author() -> None:
         default, fast = _both(f"{odd} text.{marker}", REG)
         assert fast.html == default.html, odd  # type: ignore[attr-defined]
         assert _diags(fast) == _diags(default)
+
+
+def test_code_before_a_copy_paste_form_is_text_and_not_its_place() -> None:
+    for text in ("`citeturn0file0`citeturn0file0", "`code`\ue200cite\ue202turn0file0\ue201"):
+        default, fast = _both(text, REG)
+        assert _diags(fast) == _diags(default), text
+        assert "CR306" not in [d[0] for d in _diags(fast)]
+    default, _ = _both("`citeturn0file0`citeturn0file0", REG)
+    marks = [d for d in _diags(default) if d[0] in ("CR101", "CR202")]
+    assert marks and {d[2] for d in marks} == {17}  # the form outside the code, not the one in it

@@ -249,6 +249,10 @@ class InlinePass:
             if kind is not None:
                 self.depth[kind] += tok.nesting
         if t == "code_inline":
+            if self.copy_paste and tok.content:  # a copy-paste form after it is not looked for inside it
+                at = self.content.find(tok.content, self.cursor)
+                if at != -1:
+                    self.cursor = at + len(tok.content)
             scrub_code_span(tok, self.st, self.loc, self.block, self.content, self.code_cursor, self.opts.fmt)
             visible = bool(tok.content.strip())
             self.line_has_text = self.line_has_text or visible

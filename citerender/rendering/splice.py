@@ -113,8 +113,7 @@ class Splice:
             if not chunk:
                 return
         if self.code:
-            self.out.append(chunk)
-            self.text_at.append(True)
+            self._code_text(chunk)
             return
         blk = self.block
         if "\n" in chunk and blk is not None:
@@ -139,6 +138,13 @@ class Splice:
             blk.texts.append((chunk, self.cursor))
         else:
             self._verbatim(chunk, self.cursor)
+
+    def _code_text(self, chunk: str) -> None:
+        """Code as written (never tidied); visible code is text of its block, as a code span is."""
+        if self.block is not None and chunk.strip():
+            self.block.has_text = self.block.line_has_text = True
+        self.out.append(chunk)
+        self.text_at.append(True)
 
     def _at_block_start(self) -> bool:
         last = self.out[-1] if self.out else ""
@@ -254,8 +260,7 @@ class Splice:
         self.cursor = st.offsets(mk.end)
         if self.code:  # code is the author's text: only the invisible characters go
             self._code_mark(mk)
-            self.out.append(escapeHtml(RESERVED_RE.sub("", self._raw(mk))))
-            self.text_at.append(True)
+            self._code_text(escapeHtml(RESERVED_RE.sub("", self._raw(mk))))
             return
         report_notes(st, mk, offset, self.original)
         kind = mk.kind
