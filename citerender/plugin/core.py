@@ -33,11 +33,12 @@ from .placement import (
 from .scrub import scrub_attr, scrub_html_block, scrub_html_inline
 from .state import BibliographyMeta, CitationState, citation_meta, citation_state
 
-__all__ = ["DocumentPass", "citation_core"]
+__all__ = ["NO_CITES", "DocumentPass", "citation_core"]
 
 _DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _NAV_FAMILIES = ("navlist", "filenavlist")
-_NO_CITES = Token("inline", "", 0)  # stands for a block without citations in the grouped-at-end check
+#: stands for a block without citations in the grouped-at-end check (which reads only cited ones)
+NO_CITES = Token("inline", "", 0)
 #: an answer longer than this (about two printed pages) may print its bibliography on a new page
 LONG_ANSWER = 6_000
 _MATH_BLOCKS = ("math_block", "math_block_label")
@@ -79,10 +80,10 @@ class DocumentPass:
             scrub_math(tok, st, opts.fmt, partial(loc.offset, tok, tok.content, None, ""))
         elif tok.type == "inline" and tok.children is not None:
             if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, st.registry):
-                self.blocks.append((_NO_CITES, bool(tok.content.strip()), False))  # nothing of ours in here
+                self.blocks.append((NO_CITES, bool(tok.content.strip()), False))  # nothing of ours in here
                 return
             has_text, cited = InlinePass(tok, st, loc, opts, self.copy_paste).run()
-            self.blocks.append((tok if cited else _NO_CITES, has_text, cited))  # only a cited one is read
+            self.blocks.append((tok if cited else NO_CITES, has_text, cited))  # only a cited one is read
 
     def finish(self, tokens: list[Token]) -> None:
         """The checks over the whole answer, and the bibliography token appended to ``tokens``."""

@@ -28,23 +28,20 @@ _ESCAPE_PREFIX = re.compile(
 _OPEN_PERCENT = re.compile(r"%(?:[eE](?:[eE](?:%(?:8(?:8(?:%(?:8[0-6]?)?)?)?)?)?)?)?\Z")
 _OPEN_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]20[0-6]|0*(?:5785[6-9]|5786[0-2]))\Z")
 _WORD_TAIL = re.compile(r"[A-Za-z0-9_\-\u2013\[\]\"':,]*\Z")
-# a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
-# with a prefix of filecite, cite or entity
-_COPY_TAIL = re.compile(
-    r"(?:cite|entity\[)[A-Za-z0-9_\-\u2013\[\]\"':,]*\Z|"
-    r"(?<![A-Za-z0-9])(?:f(?:i(?:l(?:e(?:c(?:i(?:t)?)?)?)?)?)?|c(?:i(?:t)?)?|e(?:n(?:t(?:i(?:t(?:y)?)?)?)?)?)\Z"
-)
 
 
-# the end of a chunk that may be the start of a copy-paste word or of residue (``cit``, ``contentRef``)
 def _prefixes(*words: str) -> str:
+    """Every non-empty prefix of ``words`` as one alternation, longest first."""
     return "|".join(sorted({re.escape(w[:k]) for w in words for k in range(1, len(w) + 1)}, key=len, reverse=True))
 
 
-# residue may start at any ``c``; a copy-paste word starts a word (as ``_COPY_TAIL`` reads them)
-_OPENING_TAIL = re.compile(
-    f"(?:{_prefixes('contentReference')}|(?<![A-Za-z0-9])(?:{_prefixes('filecite', 'cite', 'entity')}))\\Z"
-)
+# the start of a copy-paste word, which starts a word
+_COPY_START = f"(?<![A-Za-z0-9])(?:{_prefixes('filecite', 'cite', 'entity')})"
+# a trailing word that is, or may become, a copy-paste marker: contains cite / entity[, or ends
+# with a prefix of filecite, cite or entity
+_COPY_TAIL = re.compile(r"(?:cite|entity\[)[A-Za-z0-9_\-\u2013\[\]\"':,]*\Z|" + _COPY_START + r"\Z")
+# the end of a chunk that may start a copy-paste word, or residue (which may start at any ``c``)
+_OPENING_TAIL = re.compile(f"(?:{_prefixes('contentReference')}|{_COPY_START})" + r"\Z")
 
 
 @lru_cache(maxsize=16)

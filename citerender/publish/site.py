@@ -239,7 +239,7 @@ class Build:
         of the answer and its sources file, the same options, the same sidecar): a no-change
         rebuild reads no answer and parses no front matter."""
         stamp = entry.get("stamp") if entry else None
-        if not isinstance(stamp, dict) or stamp.get("key") != self.stamp_key or entry is None:
+        if entry is None or not isinstance(stamp, dict) or stamp.get("key") != self.stamp_key:
             return None
         for path, size, mtime in stamp.get("deps", ()):
             if file_stamp(Path(path)) != [size, mtime]:

@@ -25,7 +25,8 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from ..plugin.core import DocumentPass, citation_core
+from ..plugin import plugin_options
+from ..plugin.core import DocumentPass
 
 __all__ = ["render_blockwise"]
 
@@ -35,7 +36,7 @@ _PER_INLINE = frozenset({"linkify", "replacements", "smartquotes", "text_join"})
 _FREED = Token("freed", "", 0)  # what a written token is replaced by in the token list
 
 
-_FLUSH_AT = 262_144
+_FLUSH_AT = 262_144  # characters of HTML gathered before they are added to the page
 _STRETCH = 32_768  # characters of inline text parsed, checked and written together
 
 
@@ -47,13 +48,12 @@ def render_blockwise(md: MarkdownIt, text: str, env: dict[str, Any]) -> str | No
     if tuple(names[:4]) != (*_BEFORE_INLINE, "inline"):
         return None
     after = rules[4:]
-    ours = [r for r in after if getattr(r.fn, "func", None) is citation_core]
-    if len(ours) != 1 or after[-1] is not ours[0] or any(r.name not in _PER_INLINE for r in after[:-1]):
+    if not after or after[-1].name != "citerender" or any(r.name not in _PER_INLINE for r in after[:-1]):
         return None
     state = StateCore(text, md, env)
     for core_rule in rules[:3]:
         core_rule.fn(state)
-    doc = DocumentPass(state.src, env, ours[0].fn.keywords["opts"])  # type: ignore[attr-defined]
+    doc = DocumentPass(state.src, env, plugin_options(md))
     # pieces are joined 256K characters at a time and added to the page, a local string that
     # CPython extends in place: one append per piece copied the page whenever it could not grow
     # in place, and one join at the end would hold the page twice

@@ -14,8 +14,7 @@ from markdown_it.token import Token
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..options import RenderOptions
-from ..plugin import PluginOptions, citation_plugin
-from ..plugin.core import citation_core
+from ..plugin import citation_plugin, plugin_options
 from ..plugin.state import CitationState, Reference
 from ..rendering.themes import load_theme
 from ..sources.model import Registry
@@ -79,14 +78,6 @@ def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool =
     return md
 
 
-def _plugin_options(md: MarkdownIt) -> PluginOptions:
-    """The plugin's settings as bound to ``md``'s core rule."""
-    for rule in md.core.ruler.getRules(""):
-        if getattr(rule, "func", None) is citation_core:
-            return rule.keywords["opts"]  # type: ignore[attr-defined, no-any-return]
-    raise CiterenderError("the parser has no citation rule")
-
-
 def _image_as_text(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     tok = tokens[idx]
     src = str(tok.attrGet("src") or "")
@@ -129,7 +120,7 @@ def render(
         from .fast import holds_placeholder, render_fast  # the splice pass loads only when asked for
 
         if not holds_placeholder(text):
-            body = render_fast(text, st, md, _plugin_options(md))
+            body = render_fast(text, st, md, plugin_options(md))
     if body is None:  # the default engine (and answers the fast engine leaves to it)
         st = CitationState(registry=registry)
         env = {"citerender": st}

@@ -12,6 +12,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from ..plugin.code import report_removed
+from ..plugin.core import NO_CITES
 from ..plugin.numbering import resolve
 from ..plugin.options import PluginOptions
 from ..plugin.placement import (
@@ -39,7 +40,6 @@ _PCT_PLACEHOLDER = re.compile(r"%EE%83%B0(?:%EE%83%A[0-9])+%EE%83%B1", re.I)
 _PCT_DIGIT = re.compile(r"%EE%83%A([0-9])", re.I)
 _URL_WITH_PLACEHOLDER = re.compile(r'\s(?:href|src)="[^"]*%EE%83%B0[^"]*"', re.I)
 _BLOCKS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "li"})
-_NO_CITES = Token("inline", "", 0)  # the holder of every block without a citation (never read)
 _RESTING = _BLOCKS | {"pre"}  # closing tags after which a stretch may be copied
 _IMG_ATTR = re.compile(r'\s(src|alt|title)="([^"]*)"')
 
@@ -243,7 +243,7 @@ class Splice:
         if blk.texts and verbatim_ids(html.unescape("".join(t for t, _ in blk.texts)), self.st.registry):
             for chunk, cursor in blk.texts:  # rare: located chunk by chunk, as written
                 self._verbatim(chunk, cursor)
-        holder = _NO_CITES
+        holder = NO_CITES
         if blk.cites:
             holder = Token("inline", "", 0)
             holder.children = blk.cites
