@@ -86,3 +86,29 @@ def test_a_claim_that_repeats_its_line_is_never_flagged(lines: list[str], data: 
     report = support_report(text, registry)
     assert [c.codes for c in report.claims] == [[]], (text, [c.reasons for c in report.claims])
     assert report.claims[0].verdict in ("supported", "unchecked")
+
+
+class _CountingScorer:
+    """Judges everything supported, counting what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def score(self, claim: str, evidence: str) -> float:
+        self.calls.append((claim, evidence))
+        return 0.9
+
+
+@pytest.mark.parametrize("line,title,text,expected", CASES[:12], ids=[c[1] for c in CASES[:12]])
+def test_check_with_reports_is_the_three_calls_in_one_parse(line: int, title: str, text: str, expected: str) -> None:
+    from citerender.model.check import check, check_with_reports
+    from citerender.model.quality import quality_report
+
+    answer, reg = expand(text), _registry(title)
+    together = _CountingScorer()
+    diags, quality, support = check_with_reports(answer, reg, scorer=together)
+    apart = _CountingScorer()
+    assert diags == check(answer, reg, scorer=apart)
+    assert quality.to_dict() == quality_report(answer, reg).to_dict()
+    assert support.to_dict() == support_report(answer, reg, scorer=apart).to_dict()
+    assert together.calls and len(apart.calls) == 2 * len(together.calls)  # check --report asked twice

@@ -84,18 +84,14 @@ def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def cmd_check(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
-    from ..model.check import check
+    from ..model.check import check, check_with_reports
 
     text, registry, notes = _answer_and_registry(a)
     scorer = _scorer(a)
-    diags = notes + check(text, registry, scorer=scorer)
     name = "<stdin>" if a.answer == "-" else a.answer
-    if a.report:
-        from ..model.evidence import support_report
-        from ..model.quality import quality_report
-
-        report = quality_report(text, registry)
-        support = support_report(text, registry, scorer=scorer)
+    if a.report:  # one parse for the diagnostics and both reports: a scorer judges each claim once
+        found, report, support = check_with_reports(text, registry, scorer=scorer)
+        diags = notes + found
         if a.format == "json":
             data = {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}
             print(json.dumps({**data, "support": support.to_dict()}, ensure_ascii=False, indent=2))
@@ -105,6 +101,7 @@ def cmd_check(a: argparse.Namespace) -> int:
             print()
             print(visible(support.format()))
     else:
+        diags = notes + check(text, registry, scorer=scorer)
         _print_diagnostics(diags, name, a.format, sys.stdout)
     if a.format == "text" and diags:
         errors = sum(d.severity.value == "error" for d in diags)

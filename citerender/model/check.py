@@ -5,13 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from markdown_it.token import Token
+
 from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
 from ..plugin.state import CitationState
 from ..rendering.html import make_markdown
 from ..sources.model import Registry
+from .evidence import SupportReport
+from .quality import QualityReport, measure_quality
 
-__all__ = ["check"]
+__all__ = ["check", "check_with_reports"]
 
 
 def check(
@@ -24,10 +28,25 @@ def check(
     recognised as such whatever the Markdown around it. ``options`` (or keyword arguments such as
     ``families`` and ``fmt``) as for :func:`citerender.render`; unknown ids are always reported.
     """
+    return _checked(text, registry, options, **kwargs)[0]
+
+
+def check_with_reports(
+    text: str, registry: Registry | None = None, options: RenderOptions | None = None, **kwargs: Any
+) -> tuple[list[Diagnostic], QualityReport, SupportReport]:
+    """:func:`check`, :func:`~citerender.model.quality.quality_report` and
+    :func:`~citerender.model.evidence.support_report` from one parse (``check --report``): a
+    team's scorer (``scorer=``) judges each claim once, not once per report."""
+    diagnostics, tokens, st = _checked(text, registry, options, **kwargs)
+    return diagnostics, measure_quality(tokens, st, registry), SupportReport(list(st.claims))
+
+
+def _checked(
+    text: str, registry: Registry | None, options: RenderOptions | None, **kwargs: Any
+) -> tuple[list[Diagnostic], list[Token], CitationState]:
     opts = replace(
         RenderOptions.build(options, **kwargs), style="footnotes", unknown="keep", bibliography=False, evidence=True
     )
-    md = make_markdown(opts)
     st = CitationState(registry=registry)
-    md.parse(text, {"citerender": st})
-    return sorted(st.diagnostics, key=sort_key)
+    tokens = make_markdown(opts).parse(text, {"citerender": st})
+    return sorted(st.diagnostics, key=sort_key), tokens, st

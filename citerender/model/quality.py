@@ -12,12 +12,14 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from markdown_it.token import Token
+
 from ..options import RenderOptions
 from ..plugin.state import CitationState
 from ..rendering.html import make_markdown
 from ..sources.model import Registry
 
-__all__ = ["QualityReport", "quality_report"]
+__all__ = ["QualityReport", "measure_quality", "quality_report"]
 
 _PH = "\x00"  # stands for a citation while sentences are split
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]]*(?:\s*\x00)*(?=\s|$)|(?:\x00)+(?=\s*$)")
@@ -95,6 +97,11 @@ def quality_report(text: str, registry: Registry | None = None) -> QualityReport
     md = make_markdown(RenderOptions(unknown="keep", bibliography=False))
     st = CitationState(registry=registry)
     tokens = md.parse(text, {"citerender": st})
+    return measure_quality(tokens, st, registry)
+
+
+def measure_quality(tokens: list[Token], st: CitationState, registry: Registry | None) -> QualityReport:
+    """The coverage measures of an answer already parsed into ``tokens`` (``st``: its state)."""
     rep = QualityReport(sources_available=len(registry) if registry is not None else 0)
     places: list[int] = []
     cited_ids: set[str] = set()
