@@ -15,7 +15,17 @@ from ..sources.urls import safe_url
 from ..syntax.types import LineRange
 from .state import Reference
 
-__all__ = ["AFTER_LONG", "EN_DASH", "Backlink", "Entry", "bibliography_entries", "lines_html", "render_bibliography"]
+__all__ = [
+    "AFTER_LONG",
+    "EN_DASH",
+    "SEPARATOR",
+    "Backlink",
+    "Entry",
+    "bibliography_entries",
+    "lines_html",
+    "mark_after_long",
+    "render_bibliography",
+]
 
 
 @lru_cache(maxsize=4096)
@@ -32,6 +42,8 @@ def _letters(i: int) -> str:
 #: en dash would make an English answer's whole page two bytes per character in memory, and any
 #: of them turns an ASCII page into Latin-1, which CPython cannot extend in place (a full copy)
 EN_DASH = "&#8211;"
+#: between the back-links of an entry, and the facts of a card
+SEPARATOR = " &#183; "
 
 
 @lru_cache(maxsize=4096)
@@ -98,7 +110,7 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
             f'<a href="#{_escape(b.anchor)}" role="doc-backlink" '
             f'aria-label="{b.letter}{where}: back to citation {b.letter} of source {number}">{b.letter}{lines}</a>'
         )
-    return Markup(f'<span class="citerender-backlinks">{arrow} ' + " &#183; ".join(links) + "</span>")
+    return Markup(f'<span class="citerender-backlinks">{arrow} ' + SEPARATOR.join(links) + "</span>")
 
 
 #: styles whose cards quote the cited lines: in print the bibliography quotes them instead
@@ -181,15 +193,20 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
 AFTER_LONG = "citerender-after-long"
 
 
+def mark_after_long(html: str) -> str:
+    """A bibliography's markup given the :data:`AFTER_LONG` class (for markup written without it)."""
+    return html.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
+
+
 def render_bibliography(
     references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
 ) -> str:
     """The bibliography section, the default theme's markup written in Python (``after_long``:
     it follows a long answer)."""
     h = escape(heading)
-    cls = f"citerender-bibliography {AFTER_LONG}" if after_long else "citerender-bibliography"
+    section = f"citerender-bibliography {AFTER_LONG}" if after_long else "citerender-bibliography"
     html = (
-        f'<section class="{cls}" role="doc-endnotes" aria-label="{h}">\n'
+        f'<section class="{section}" role="doc-endnotes" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n'
     )
     for e in _entries(references, quotes=style in CARD_STYLES):  # one entry's pieces at a time

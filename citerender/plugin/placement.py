@@ -34,11 +34,11 @@ def verbatim_ids(text: str, registry: Registry | None) -> list[re.Match[str]]:
     """Words in ``text`` that are source ids: ``turnNkindN`` or a registry id with a digit."""
     if _DIGIT.search(text) is None or _ID_WORD.search(text) is None:  # the common case: none
         return []
-    return [
-        m
-        for m in _ID_WORD.finditer(text)
-        if _TURN_ID.match(m.group(0)) or (registry is not None and m.group(0) in registry)
-    ]
+    return [m for m in _ID_WORD.finditer(text) if _is_source_id(m.group(0), registry)]
+
+
+def _is_source_id(word: str, registry: Registry | None) -> bool:
+    return _TURN_ID.match(word) is not None or (registry is not None and word in registry)
 
 
 def verbatim_offsets(text: str, registry: Registry | None) -> list[int]:
@@ -54,7 +54,7 @@ def verbatim_offsets(text: str, registry: Registry | None) -> list[int]:
             if start and (text[start - 1].isalnum() or text[start - 1] in "_-"):
                 continue  # inside a longer word
             word = m.group(0)
-            if _ID_WORD.fullmatch(word) and (_TURN_ID.match(word) or (registry is not None and word in registry)):
+            if _ID_WORD.fullmatch(word) and _is_source_id(word, registry):
                 found.append(start)
     return sorted(found)
 

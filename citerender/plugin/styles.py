@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from ..syntax.types import LineRange
-from .bibliography import AFTER_LONG, CARD_STYLES, EN_DASH, lines_html, render_bibliography
+from .bibliography import CARD_STYLES, EN_DASH, SEPARATOR, lines_html, mark_after_long, render_bibliography
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
@@ -168,7 +168,7 @@ def _card_item(use: RefUse) -> str:
     meta_bits = [escape(b) for b in (s.domain, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
-    meta = f'<span class="citerender-card-meta">{" &#183; ".join(meta_bits)}</span>' if meta_bits else ""
+    meta = f'<span class="citerender-card-meta">{SEPARATOR.join(meta_bits)}</span>' if meta_bits else ""
     lines = use.source.cited_lines(use.lines) if use.lines_valid else []
     body = ""
     if lines:  # plain text, so that the citation's description (aria-describedby) quotes the lines
@@ -320,8 +320,6 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
         if writes_class:
             return renderer(tokens[idx].meta["references"], style, after_long=long)  # type: ignore[call-arg]
         html = renderer(tokens[idx].meta["references"], style)
-        if long:
-            html = html.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
-        return html
+        return mark_after_long(html) if long else html
 
     md.add_render_rule("citerender_bibliography", bibliography)

@@ -16,10 +16,9 @@ from bisect import bisect_left, bisect_right
 from ..plugin.placement import verbatim_offsets
 from ..sources.model import Registry
 
-__all__ = ["Quiet", "copy"]
+__all__ = ["Quiet"]
 
 _REST = re.compile(r"</(?:p|li|h[1-6]|td|th)>")
-_PRE_END = re.compile(r"</pre>")
 
 
 class Quiet:
@@ -50,7 +49,7 @@ class Quiet:
 
 def _code_blocks_at_rest(markup: str) -> list[int]:
     """The ends of code blocks outside any list item (inside one, the item's text may go on)."""
-    ends = [m.end() for m in _PRE_END.finditer(markup)]
+    ends = [at + len("</pre>") for at in _found(markup, "</pre>")]
     if not ends or "<li" not in markup:
         return ends
     opens, closes = _found(markup, "<li"), _found(markup, "</li>")
@@ -64,10 +63,3 @@ def _found(markup: str, what: str) -> list[int]:
         out.append(at)
         at = markup.find(what, at + 1)
     return out
-
-
-def copy(stretch: str) -> str:
-    """A stretch as the pass would have written it: strikethrough as markdown-it writes it."""
-    if "<del>" in stretch:
-        return stretch.replace("<del>", "<s>").replace("</del>", "</s>")
-    return stretch

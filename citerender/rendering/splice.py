@@ -26,7 +26,7 @@ from ..plugin.state import CitationState
 from ..syntax.format import RESERVED_RE
 from ..syntax.marks import tidy_seam
 from ..syntax.types import Mark, MarkKind
-from .quiet import Quiet, copy
+from .quiet import Quiet
 
 __all__ = ["Splice", "placeholder", "report_notes"]
 
@@ -132,11 +132,9 @@ class Splice:
             self.last_cite = None
         self.out.append(chunk)
         self.text_at.append(True)
-        if not self.ids_possible:
-            pass
-        elif blk is not None:
+        if self.ids_possible and blk is not None:
             blk.texts.append((chunk, self.cursor))
-        else:
+        elif self.ids_possible:
             self._verbatim(chunk, self.cursor)
 
     def _code_text(self, chunk: str) -> None:
@@ -181,7 +179,7 @@ class Splice:
             self.emphasis += -1 if closing else 1
         elif name == "a":
             self.links += -1 if closing else 1
-        elif name == "del":  # markdown-it's strikethrough element
+        elif name == "del":  # with attributes (raw HTML): written as strikethrough is, <s>
             raw = "</s>" if closing else "<s>"
         elif name == "img" and self.plugin.options.images == "text":
             raw = _image_as_text(attrs)
@@ -361,9 +359,8 @@ class Splice:
         return self.out
 
     def _at_rest(self) -> bool:
-        return (
-            self.block is None and not (self.code or self.emphasis or self.links or self.highlights or self.seam)
-        ) and self.last_cite is None
+        busy = self.code or self.emphasis or self.links or self.highlights or self.seam
+        return not busy and self.block is None and self.last_cite is None
 
     def _quiet(self, markup: str) -> Quiet | None:
         if self.plugin.options.html or _PCT_PLACEHOLDER.search(markup):
@@ -371,7 +368,7 @@ class Splice:
         return Quiet(markup, self.st.registry, images_as_text=self.plugin.options.images == "text")
 
     def _copy(self, stretch: str) -> None:
-        self.out.append(copy(stretch))
+        self.out.append(stretch)
         self.text_at.append(False)
         self.blocks.append(stretch)
 
@@ -385,7 +382,7 @@ class Splice:
             if isinstance(b, str):
                 part = Splice(self.st, [], b, self.plugin, set())
                 part.run(b, skip=False)
-                out.extend(b for b in part.blocks if not isinstance(b, str))
+                out.extend(inner for inner in part.blocks if not isinstance(inner, str))
             else:
                 out.append(b)
         return out

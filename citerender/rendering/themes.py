@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from ..errors import CiterenderError
-from ..plugin.bibliography import AFTER_LONG, CARD_STYLES, bibliography_entries, render_bibliography
+from ..plugin.bibliography import CARD_STYLES, bibliography_entries, mark_after_long, render_bibliography
 from ..plugin.state import Reference
 
 __all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
@@ -116,9 +116,7 @@ class Theme:
             style=style,
             heading=heading,
         )
-        if after_long:
-            out = out.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
-        return out
+        return mark_after_long(out) if after_long else out
 
     def render_page(
         self,
