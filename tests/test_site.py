@@ -17,6 +17,7 @@ from conftest import assert_no_marker, expand
 from citerender import CiterenderError
 from citerender.publish.answers import load_answer, split_front_matter
 from citerender.publish.manifest import MANIFEST
+from citerender.publish.pool import BATCH, PageResult, run_pages
 from citerender.publish.site import build_site
 
 SOURCES = [
@@ -166,6 +167,20 @@ def test_parallel_build_gives_the_same_pages(tmp_path: Path) -> None:
     build_site(src, tmp_path / "b", jobs=2)
     for p in (tmp_path / "a").rglob("*.html"):
         assert p.read_bytes() == (tmp_path / "b" / p.relative_to(tmp_path / "a")).read_bytes()
+
+
+def _page_of(task: dict[str, object]) -> PageResult:
+    return PageResult(rel=str(task["rel"]), out="", title=f"pid {os.getpid()}")
+
+
+@pytest.mark.parametrize("count", [1, BATCH - 1, BATCH * 5 + 3])
+def test_workers_render_every_page_once_in_batches(count: int) -> None:
+    """Pages go to the workers a batch at a time: every page comes back exactly once, rendered
+    in a worker, whatever the count against the batch size."""
+    tasks = ({"rel": f"p{i}"} for i in range(count))  # a generator, as the builds pass
+    results = list(run_pages(tasks, 2, _page_of))
+    assert sorted(r.rel for r in results) == sorted(f"p{i}" for i in range(count))
+    assert all(r.title != f"pid {os.getpid()}" for r in results)  # rendered in the workers
 
 
 def test_bad_front_matter_is_reported_and_others_still_build(tmp_path: Path) -> None:
