@@ -4,10 +4,10 @@ in flight, and the progress bar a terminal shows (shared by folder and conversat
 from __future__ import annotations
 
 import os
-from itertools import islice
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, TextIO
 
 __all__ = ["PageResult", "Progress", "run_pages"]

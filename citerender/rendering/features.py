@@ -19,13 +19,12 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-__all__ = ["MATHML_ELEMENTS", "add_anchors", "add_features", "highlight", "highlight_css", "math_html", "roman"]
+__all__ = ["MATHML_ELEMENTS", "add_features", "highlight", "highlight_css", "math_html", "roman"]
 
 _MAY_LINK = re.compile(r"//|@|www\.", re.IGNORECASE)
 MAX_MATH_CHARS = 5_000  # longer formulas are shown as code (latex2mathml's time grows with them)
@@ -65,17 +64,6 @@ def _gfm_autolinks(md: MarkdownIt) -> None:
     linkify.match = match
     linkify.pretest = lambda text: _MAY_LINK.search(text) is not None and pretest(text)
     linkify.test = lambda text: _MAY_LINK.search(text) is not None and test(text)
-
-
-def add_anchors(md: MarkdownIt, id_prefix: str) -> None:
-    """Heading ids (``id="install"``), after citations so that no marker is read into a slug."""
-    prefix = id_prefix + "-" if id_prefix else ""
-    md.use(anchors_plugin, min_level=1, max_level=6, slug_func=lambda s: prefix + _slug(s))
-
-
-def _slug(title: str) -> str:
-    slug = re.sub(r"[\s-]+", "-", re.sub(r"[^\w\- ]", "", title.lower()).strip())
-    return slug or "section"
 
 
 # ---------------------------------------------------------------------- footnotes

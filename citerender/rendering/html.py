@@ -20,8 +20,9 @@ from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
+from .anchors import add_anchors
 from .blockwise import render_blockwise
-from .features import add_anchors, add_features
+from .features import add_features
 
 __all__ = ["DEFAULT_OPTIONS", "MAX_ANSWER_CHARS", "Rendered", "UnknownSourceError", "make_markdown", "render"]
 
@@ -125,7 +126,7 @@ def render(
         st = CitationState(registry=registry)
         env = {"citerender": st}
         body = render_blockwise(md, text, env)
-        if body is None:  # a preset whose rules read the whole token stream
+        if body is None:  # a core rule of the caller's (or the evidence checks) reads the whole stream
             body = md.render(text, env)
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:

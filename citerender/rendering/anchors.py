@@ -1,0 +1,48 @@
+"""Heading ids (``<h2 id="install">``) for the full preset, unique across the answer.
+
+mdit-py-plugins' anchors rule keeps the ids it has given out for one call over the whole token
+stream; the block-by-block render (:mod:`citerender.rendering.blockwise`) calls the rule once per
+stretch of blocks, so the ids given out live in ``env`` for the length of that render instead.
+The slugs are the library's (``unique_slug``: ``install``, ``install-1`` …).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from mdit_py_plugins.anchors.index import unique_slug
+
+__all__ = ["HEADING_IDS", "SLUGS_KEY", "add_anchors"]
+
+#: the core rule's name
+HEADING_IDS = "citerender_heading_ids"
+#: ``env`` key of the ids given out so far, while a render calls the rule stretch by stretch
+SLUGS_KEY = "citerender_slugs"
+
+
+def add_anchors(md: MarkdownIt, id_prefix: str) -> None:
+    """Heading ids, after the citation rules so that no marker is read into a slug."""
+    md.core.ruler.push(HEADING_IDS, partial(heading_ids, prefix=id_prefix + "-" if id_prefix else ""))
+
+
+def heading_ids(state: StateCore, *, prefix: str) -> None:
+    """Core rule: an id for every heading without one, from its text and code."""
+    given: Any = state.env.get(SLUGS_KEY)
+    slugs: set[str] = given if isinstance(given, set) else set()
+    tokens = state.tokens
+    slugs.update(str(t.attrGet("id")) for t in tokens if t.type == "heading_open" and t.attrGet("id"))
+    for idx, tok in enumerate(tokens):
+        if tok.type != "heading_open" or tok.attrGet("id"):
+            continue
+        children = tokens[idx + 1].children or []
+        title = "".join(c.content for c in children if c.type in ("text", "code_inline"))
+        tok.attrSet("id", unique_slug(prefix + _slug(title), slugs))
+
+
+def _slug(title: str) -> str:
+    slug = re.sub(r"[\s-]+", "-", re.sub(r"[^\w\- ]", "", title.lower()).strip())
+    return slug or "section"
