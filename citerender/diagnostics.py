@@ -7,7 +7,7 @@ The code table is the single list of what we report; the README's table is gener
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 
 
@@ -395,6 +395,11 @@ class Diagnostic:
 def has_errors(diagnostics: list[Diagnostic]) -> bool:
     """True when any diagnostic has error severity."""
     return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def in_file(diagnostics: list[Diagnostic], first_line: int) -> list[Diagnostic]:
+    """Lines counted in the file, for an answer starting on its line ``first_line`` (front matter)."""
+    return [replace(d, line=d.line + first_line - 1) for d in diagnostics] if first_line > 1 else diagnostics
 
 
 def sort_key(d: Diagnostic) -> tuple[int, int, str]:

@@ -214,3 +214,47 @@ def test_codex_summary_with_repo_and_repo_url(tmp_path: Path) -> None:
     r = run("build", str(src), str(out), "--repo-url", "https://gitlab.example/o/r/-/blob/main")
     page = (out / "summary.html").read_text(encoding="utf-8")
     assert 'href="https://gitlab.example/o/r/-/blob/main/src/app.py"' in page and "【" not in page
+
+
+_FM_ANSWER = (
+    "---\ntitle: Retention \ue200cite\ue202turn0file0\ue201policy\nsources:\n"
+    "  - id: turn0file0\n    title: Policy\n    url: https://example.com/p\n---\n\n"
+    "Kept 30 days.\ue200cite\ue202turn0file0\ue201 Also\ue200cite\ue202turn9file9\ue201\n"
+)
+
+
+def test_render_takes_front_matter_as_build_does(tmp_path: Path) -> None:
+    """An answer with front matter renders its body only, cites the front matter's sources,
+    names the page after its title, and reports lines as the file numbers them."""
+    answer = tmp_path / "a.md"
+    answer.write_text(_FM_ANSWER, encoding="utf-8")
+    r = run("render", str(answer), "--standalone")
+    assert r.returncode == 1  # the unknown id
+    assert "title:" not in r.stdout and "<hr" not in r.stdout
+    assert "<title>Retention policy</title>" in r.stdout
+    assert 'href="https://example.com/p"' in r.stdout  # the front matter's source, resolved
+    assert f"{answer}:9:36: CR101 [error] unknown source id 'turn9file9'" in r.stderr.splitlines()
+    assert_no_marker(r.stdout)
+    check = run("check", str(answer), "--format", "json")
+    assert [(d["code"], d["line"]) for d in json.loads(check.stdout) if d["code"] == "CR101"] == [("CR101", 9)]
+
+
+def test_explicit_sources_win_and_a_sidecar_is_found(tmp_path: Path) -> None:
+    answer = tmp_path / "a.md"
+    answer.write_text("---\ntitle: T\n---\nSee.\ue200cite\ue202turn0file0\ue201\n", encoding="utf-8")
+    (tmp_path / "a.sources.json").write_text(
+        json.dumps({"sources": [{"id": "turn0file0", "title": "From the sidecar"}]}), encoding="utf-8"
+    )
+    assert "From the sidecar" in run("render", str(answer)).stdout
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"sources": [{"id": "turn0file0", "title": "Given"}]}), encoding="utf-8")
+    r = run("render", str(answer), "--sources", str(other))
+    assert "Given" in r.stdout and "From the sidecar" not in r.stdout
+
+
+def test_front_matter_from_stdin_and_kept_by_the_markdown_export(tmp_path: Path) -> None:
+    r = run("render", "-", "--to", "markdown", stdin=_FM_ANSWER.encode())
+    assert r.stdout.startswith("---\ntitle: Retention policy\nsources:\n")  # metadata kept, markers gone
+    assert "Kept 30 days.[^1]" in r.stdout
+    assert "<stdin>:9:36: CR101" in r.stderr
+    assert_no_marker(r.stdout)

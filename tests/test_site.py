@@ -245,3 +245,15 @@ def test_load_answer_reads_front_matter_sources(tmp_path: Path) -> None:
     src = make_tree(tmp_path)
     ans = load_answer(src / "sub" / "path.md")
     assert list(ans.registry or {}) == ["s1", "s2"] and ans.body.startswith("# By path")
+
+
+def test_build_reports_lines_as_the_file_numbers_them(tmp_path: Path) -> None:
+    """Diagnostics of an answer with front matter name the line in the file, not in its body."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text(
+        "---\ntitle: T\nsources:\n  - id: turn0file0\n    title: A\n---\n\nText.\ue200cite\ue202turn9file9\ue201\n",
+        encoding="utf-8",
+    )
+    res = build_site(src, tmp_path / "out")
+    assert f"{src / 'a.md'}:8:6: CR101 [error] unknown source id 'turn9file9'" in res.pages[0].lines

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import CiterenderError
 from ..publish.files import write_atomic
 from ..syntax.escapes import visible
+from .answers import read_answer, read_input
 from .transcripts import is_export, read_transcript_arg, render_conversation_page
 
 if TYPE_CHECKING:
@@ -22,39 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["cmd_build", "cmd_check", "cmd_codes", "cmd_context", "cmd_prompt", "cmd_render", "cmd_strip", "cmd_units"]
 
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
-
-
-def _read_answer(path: str) -> str:
-    from ..sources.files import decode_text, read_text_file
-
-    if path == "-":
-        data = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
-        if len(data) > MAX_ANSWER_BYTES:
-            raise CiterenderError(
-                f"answer is over the limit of {MAX_ANSWER_BYTES:,} bytes", path="<stdin>", hint="split the answer"
-            )
-        text = decode_text(data, "<stdin>", "answer")
-    else:
-        text = read_text_file(path, limit=MAX_ANSWER_BYTES, what="answer")
-    if not text.strip():
-        raise CiterenderError(
-            "answer is empty", path="<stdin>" if path == "-" else path, hint="pass the model's answer text"
-        )
-    return text
-
-
-def _load(path: str | None):  # type: ignore[no-untyped-def]
-    if path is None:
-        return None
-    from ..sources.files import load_sources
-
-    return load_sources(path)
-
 
 def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ignore[no-untyped-def]
     from ..diagnostics import to_json
-    from ..syntax.escapes import visible
 
     if fmt == "json":
         print(to_json(diags), file=stream)
@@ -63,35 +34,16 @@ def _print_diagnostics(diags, name: str, fmt: str, stream) -> None:  # type: ign
             print(visible(d.format(name)), file=stream)
 
 
-def _answer_and_registry(a: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """The answer, its registry and the adapter's notes (as diagnostics): a Markdown answer with
-    --sources, or a saved provider response (``--from``, inferred for .json / .jsonl files)
-    carrying both (--sources then supplies what its citations name by id, as Mistral's do)."""
-    provider = getattr(a, "from_", None)
-    if is_export(a.answer, provider):
-        raise CiterenderError(
-            "this is a chat export: it holds many answers", path=a.answer,
-            hint="citerender build EXPORT OUT renders and checks every conversation",
-        )  # fmt: skip
-    if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
-        from ..diagnostics import Diagnostic
-        from ..providers import load_response
-
-        adapted = load_response(a.answer, provider, sources=_load(a.sources) if a.sources else None)
-        return adapted.text, adapted.registry, [Diagnostic.make(code, message) for code, message in adapted.notes]
-    return _read_answer(a.answer), _load(a.sources), []
-
-
 def cmd_check(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..model.check import check, check_with_reports
 
-    text, registry, notes = _answer_and_registry(a)
+    inp = read_input(a)
     scorer = _scorer(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.report:  # one parse for the diagnostics and both reports: a scorer judges each claim once
-        found, report, support = check_with_reports(text, registry, scorer=scorer)
-        diags = notes + found
+        found, report, support = check_with_reports(inp.text, inp.registry, scorer=scorer)
+        diags = inp.notes + inp.in_file(found)
         if a.format == "json":
             data = {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}
             print(json.dumps({**data, "support": support.to_dict()}, ensure_ascii=False, indent=2))
@@ -101,7 +53,7 @@ def cmd_check(a: argparse.Namespace) -> int:
             print()
             print(visible(support.format()))
     else:
-        diags = notes + check(text, registry, scorer=scorer)
+        diags = inp.notes + inp.in_file(check(inp.text, inp.registry, scorer=scorer))
         _print_diagnostics(diags, name, a.format, sys.stdout)
     if a.format == "text" and diags:
         errors = sum(d.severity.value == "error" for d in diags)
@@ -205,7 +157,7 @@ def cmd_strip(a: argparse.Namespace) -> int:
     from ..rendering.exports.parsed import parse_answer
 
     _refuse_overwriting_inputs(a.output, a.answer)
-    out = to_stripped(parse_answer(_read_answer(a.answer)))
+    out = to_stripped(parse_answer(read_answer(a.answer)))
     if a.output:
         write_atomic(a.output, out)
     else:
@@ -296,18 +248,19 @@ def cmd_render(a: argparse.Namespace) -> int:
         if a.sources:
             raise CiterenderError("a transcript carries its own sources", path=a.sources, hint="drop --sources")
         return render_conversation_page(a, conv)
-    text, registry, notes = _answer_and_registry(a)
+    inp = read_input(a)
+    text, registry = inp.text, inp.registry
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to in ("pdf", "docx") and not a.output:
         raise CiterenderError(f"--to {a.to} needs an output file", hint=f"add -o answer.{a.to}")
     if a.to in ("html", "pdf"):
         try:
-            result = render(text, registry, cli_options(a, standalone=a.standalone or a.to == "pdf"))
+            result = render(text, registry, cli_options(a, standalone=a.standalone or a.to == "pdf"), title=inp.title)
         except UnknownSourceError as e:
-            _print_diagnostics(e.diagnostics, name, "text", sys.stderr)
+            _print_diagnostics(inp.in_file(e.diagnostics), name, "text", sys.stderr)
             print(f"{name}: {e}", file=sys.stderr)
             return 1
-        diags, out = notes + result.diagnostics, result.html
+        diags, out = inp.notes + inp.in_file(result.diagnostics), result.html
     else:
         from ..rendering.exports.csl import to_csl_json
         from ..rendering.exports.json import to_json
@@ -323,7 +276,7 @@ def cmd_render(a: argparse.Namespace) -> int:
             unknown="keep" if unknown == "error" else unknown,
             evidence=a.to == "json",  # the JSON export carries every claim's verdict
         )
-        diags = notes + parsed.diagnostics
+        diags = inp.notes + inp.in_file(parsed.diagnostics)
         if unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)
             print(
@@ -343,6 +296,8 @@ def cmd_render(a: argparse.Namespace) -> int:
             out = json.dumps(to_ui_message(parsed), ensure_ascii=False, indent=2) + "\n"
         else:
             out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
+            if a.to == "markdown":  # the page's metadata stays with it
+                out = inp.cleaned_front_matter() + out
     _print_diagnostics(diags, name, "text", sys.stderr)
     if a.to == "pdf":
         from ..rendering.exports.pdf import to_pdf

@@ -38,6 +38,7 @@ class Answer:
     body: str
     registry: Registry | None
     meta: dict[str, Any]
+    first_line: int = 1  # the file line the body starts on (after the front matter)
 
     @property
     def title(self) -> str | None:
@@ -130,9 +131,9 @@ def load_answer(path: str | Path, root: Path | None = None) -> Answer:
             f"the answer is a link to a file outside {root}", path=str(p), hint="pass --follow-outside to allow it"
         )
     text = read_text_file(p, what="answer")
-    meta, body, _ = split_front_matter(text, str(p))
+    meta, body, first_line = split_front_matter(text, str(p))
     registry, _ = registry_for(meta, p, root)
-    return Answer(p, body, registry, meta)
+    return Answer(p, body, registry, meta, first_line)
 
 
 # --------------------------------------------------------------------------- the build

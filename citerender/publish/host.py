@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from ..diagnostics import Diagnostic, Severity
+from ..diagnostics import Diagnostic, Severity, in_file
 from ..options import RenderOptions
 from ..rendering.exports.markdown import to_stripped
 from ..rendering.exports.parsed import parse_answer, rewrite
@@ -48,10 +48,9 @@ class Transformed:
         ``place=False`` leaves ``path:line:col:`` out (a host that prints the location itself).
         Safe for a terminal: control and marker characters are named, never sent."""
         out: list[tuple[Severity, str, int | None]] = []
-        for d in self.diagnostics:
-            line = d.line + first_line - 1 if d.line is not None else None
-            text = replace(d, line=line).format(self.path) if place else f"{d.code} [{d.severity.value}] {d.message}"
-            out.append((d.severity, visible(text), line))
+        for d in in_file(self.diagnostics, first_line):
+            text = d.format(self.path) if place else f"{d.code} [{d.severity.value}] {d.message}"
+            out.append((d.severity, visible(text), d.line))
         return out
 
     @property

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..diagnostics import in_file
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..rendering.html import render
@@ -99,7 +100,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         res.output_hash = hash_bytes(data)
         res.errors = sum(d.severity.value == "error" for d in r.diagnostics)
         res.warnings = sum(d.severity.value == "warning" for d in r.diagnostics)
-        res.lines = [d.format(str(src)) for d in r.diagnostics]
+        res.lines = [d.format(str(src)) for d in in_file(r.diagnostics, ans.first_line)]
     except CiterenderError as e:
         res.failure = str(e)
     except Exception as e:  # a bug of ours must not cost the rest of the site its pages

@@ -1,0 +1,104 @@
+"""What ``render`` and ``check`` read: an answer file (its YAML front matter split off, sources
+from ``--sources``, the front matter or a sidecar, as ``build`` finds them) or a saved provider
+response; and the diagnostics' lines counted in the file as given."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..diagnostics import Diagnostic, in_file
+from ..errors import CiterenderError
+from ..sources.model import Registry
+from .transcripts import is_export
+
+__all__ = ["MAX_ANSWER_BYTES", "AnswerInput", "load_registry", "read_answer", "read_input"]
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class AnswerInput:
+    """The answer's Markdown (front matter split off), its sources, what an adapter noted, the
+    file line the Markdown starts on, the front matter's title and its text as written."""
+
+    text: str
+    registry: Registry | None
+    notes: list[Diagnostic] = field(default_factory=list)
+    first_line: int = 1
+    title: str | None = None
+    front_matter: str = ""
+
+    def cleaned_front_matter(self) -> str:
+        """The front matter as written, without markers or their residue."""
+        from ..syntax.guide import strip_citations
+        from ..syntax.residue import remove_residue
+
+        return remove_residue(strip_citations(self.front_matter)) if self.front_matter else ""
+
+    def in_file(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """``diagnostics`` with lines counted in the whole file (front matter included)."""
+        return in_file(diagnostics, self.first_line)
+
+
+def read_answer(path: str) -> str:
+    """The text of an answer file, or of standard input for ``-`` (bounded, decoded, not empty)."""
+    from ..sources.files import decode_text, read_text_file
+
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
+        if len(data) > MAX_ANSWER_BYTES:
+            raise CiterenderError(
+                f"answer is over the limit of {MAX_ANSWER_BYTES:,} bytes", path="<stdin>", hint="split the answer"
+            )
+        text = decode_text(data, "<stdin>", "answer")
+    else:
+        text = read_text_file(path, limit=MAX_ANSWER_BYTES, what="answer")
+    if not text.strip():
+        raise CiterenderError(
+            "answer is empty", path="<stdin>" if path == "-" else path, hint="pass the model's answer text"
+        )
+    return text
+
+
+def load_registry(path: str | None) -> Registry | None:
+    if path is None:
+        return None
+    from ..sources.files import load_sources
+
+    return load_sources(path)
+
+
+def read_input(a: argparse.Namespace) -> AnswerInput:
+    """A Markdown answer, or a saved provider response (``--from``, inferred for .json / .jsonl
+    files) carrying both text and sources (--sources then supplies what its citations name by id,
+    as Mistral's do). A Markdown answer's front matter is not part of the answer: its sources are
+    used when --sources is not given (inline, a path, or a ``NAME.sources.*`` sidecar)."""
+    provider = getattr(a, "from_", None)
+    if is_export(a.answer, provider):
+        raise CiterenderError(
+            "this is a chat export: it holds many answers", path=a.answer,
+            hint="citerender build EXPORT OUT renders and checks every conversation",
+        )  # fmt: skip
+    if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
+        from ..providers import load_response
+
+        adapted = load_response(a.answer, provider, sources=load_registry(a.sources) if a.sources else None)
+        notes = [Diagnostic.make(code, message) for code, message in adapted.notes]
+        return AnswerInput(adapted.text, adapted.registry, notes)
+    from ..publish.answers import Answer, registry_for, split_front_matter
+
+    text = read_answer(a.answer)
+    name = "<stdin>" if a.answer == "-" else a.answer
+    meta, body, first_line = split_front_matter(text, name)
+    if a.sources:
+        registry = load_registry(a.sources)
+    elif a.answer == "-":  # no folder to find a sidecar or a relative path in
+        inline = meta.get("sources")
+        registry = registry_for({"sources": inline}, Path(name))[0] if isinstance(inline, list | dict) else None
+    else:
+        registry = registry_for(meta, Path(a.answer))[0]
+    title = Answer(Path(name), body, None, meta).title
+    return AnswerInput(body, registry, first_line=first_line, title=title, front_matter=text[: len(text) - len(body)])
