@@ -18,7 +18,7 @@ from ..sources.model import Registry
 
 __all__ = ["Quiet"]
 
-_REST = re.compile(r"</(?:p|li|h[1-6]|td|th)>")
+_POINTS = re.compile(r"</(?:p|li|h[1-6]|td|th|pre)>|<li[\s>]")
 
 
 class Quiet:
@@ -28,7 +28,7 @@ class Quiet:
 
     def __init__(self, markup: str, registry: Registry | None, *, images_as_text: bool) -> None:
         self._markup = markup
-        self._at = sorted([m.end() for m in _REST.finditer(markup)] + _code_blocks_at_rest(markup))
+        self._at = _points_at_rest(markup)
         holds = verbatim_offsets(markup, registry)
         #: any source id written as a word on the page (a superset: tags and attributes too)
         self.ids_possible = bool(holds)
@@ -47,13 +47,22 @@ class Quiet:
         return self._at[i] if i >= 0 and self._at[i] > pos else pos
 
 
-def _code_blocks_at_rest(markup: str) -> list[int]:
-    """The ends of code blocks outside any list item (inside one, the item's text may go on)."""
-    ends = [at + len("</pre>") for at in _found(markup, "</pre>")]
-    if not ends or "<li" not in markup:
-        return ends
-    opens, closes = _found(markup, "<li"), _found(markup, "</li>")
-    return [e for e in ends if bisect_left(opens, e) == bisect_left(closes, e)]
+def _points_at_rest(markup: str) -> list[int]:
+    """After each closing paragraph, item, heading or cell, and each code block outside any list
+    item (inside one, the item's text may go on), in order: one pass, counting open items."""
+    at: list[int] = []
+    depth = 0
+    for m in _POINTS.finditer(markup):
+        tag = m.group()
+        if tag == "</pre>":
+            if not depth:
+                at.append(m.end())
+        elif tag[1] == "l":  # ``<li`` opens an item
+            depth += 1
+        else:
+            depth -= tag == "</li>"
+            at.append(m.end())
+    return at
 
 
 def _found(markup: str, what: str) -> list[int]:

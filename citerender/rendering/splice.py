@@ -344,7 +344,7 @@ class Splice:
                     continue
                 closing = m.group(1) == "/"
                 self.tag(m.group(0), closing, m.group(2), m.group(3))
-                if closing and quiet is not None and self._at_rest() and m.group(2).lower() in _RESTING:
+                if closing and quiet is not None and m.group(2).lower() in _RESTING and self._at_rest():
                     end = quiet.reach(pos)
                     if end > pos:
                         self._copy(markup[pos:end])
