@@ -142,3 +142,34 @@ def test_unwritable_output(tmp_path: Path) -> None:
         [sys.executable, "-m", "citerender.cli", "render", GOOD_ANSWER, "-o", target], capture_output=True, text=True
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr and target.rsplit("/", 1)[0] in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "advice"),
+    [
+        (GOOD_SOURCES, f"load_sources({GOOD_SOURCES!r})"),
+        (Path(GOOD_SOURCES), "load_sources("),
+        ([{"id": "turn0file0", "title": "A"}], "registry_from_data(data)"),
+        ({"sources": []}, "registry_from_data(data)"),
+        (42, "load_sources(path) or registry_from_data(data)"),
+    ],
+    ids=["path", "pathlib", "list", "dict", "int"],
+)
+def test_sources_that_are_not_a_registry_say_how_to_make_one(given: object, advice: str) -> None:
+    """A path or raw data where a registry belongs fails at once, at every entry point, saying
+    which function makes a registry of it (it was an AttributeError at the first citation)."""
+    from markdown_it import MarkdownIt
+
+    from citerender import StreamRenderer, check, citation_plugin, render
+
+    answer = "A claim.\ue200cite\ue202turn0file0\ue201"
+    calls = [
+        lambda: render(answer, given),  # type: ignore[arg-type]
+        lambda: check(answer, given),  # type: ignore[arg-type]
+        lambda: StreamRenderer(given),  # type: ignore[arg-type]
+        lambda: MarkdownIt().use(citation_plugin, registry=given),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match="must be a citerender Registry") as e:
+            call()
+        assert advice in str(e.value)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..options import RenderOptions
-from ..sources.model import Registry
+from ..sources.model import Registry, require_registry
 from ..sources.repo import Repository
 from ..syntax.format import CitationFormat
 from ..syntax.patterns import patterns
@@ -28,6 +28,9 @@ class PluginOptions:
     options: RenderOptions
     registry: Registry | None = None
     bibliography_renderer: BibliographyRenderer | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        require_registry(self.registry)  # at ``md.use``, not at the first citation
 
     @property
     def fmt(self) -> CitationFormat:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..diagnostics import Diagnostic
-from ..sources.model import Registry, Source
+from ..sources.model import Registry, Source, require_registry
 from ..syntax.escapes import OffsetMap
 from ..syntax.lines import line_starts
 from ..syntax.types import LineRange
@@ -107,6 +107,9 @@ class CitationState:
     #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
     #: (:class:`citerender.plugin.claims.Claim`)
     claims: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.registry = require_registry(self.registry)
 
     def begin(self, original: str, offsets: OffsetMap) -> None:
         """Start a (new) parse: positions refer to ``original`` from now on."""

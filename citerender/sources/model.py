@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import PurePath
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,7 +16,15 @@ from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
 
-__all__ = ["MAX_SOURCES", "MAX_SOURCES_FILE_BYTES", "Registry", "Source", "registry_from_data", "source_from_mapping"]
+__all__ = [
+    "MAX_SOURCES",
+    "MAX_SOURCES_FILE_BYTES",
+    "Registry",
+    "Source",
+    "registry_from_data",
+    "require_registry",
+    "source_from_mapping",
+]
 
 #: Caps on what one registry may hold (see SECURITY.md).
 MAX_SOURCES = 10_000
@@ -246,6 +255,20 @@ def source_from_mapping(
 def _line_of(raw: str, needle: str) -> int | None:
     i = raw.find(needle)
     return None if i < 0 else raw.count("\n", 0, i) + 1
+
+
+def require_registry(value: object) -> Registry | None:
+    """``value`` when it is a :class:`Registry` or None; a path or raw data passed where a
+    registry belongs is a TypeError that says how to make one (not a failure at the first citation)."""
+    if value is None or isinstance(value, Registry):
+        return value
+    if isinstance(value, str | PurePath):
+        how = f"load it first: load_sources({str(value)!r})"
+    elif isinstance(value, list | dict):
+        how = "build it first: registry_from_data(data)"
+    else:
+        how = "load_sources(path) or registry_from_data(data) makes one"
+    raise TypeError(f"sources must be a citerender Registry, not {type(value).__name__}: {how}")
 
 
 def registry_from_data(
