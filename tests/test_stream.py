@@ -192,3 +192,18 @@ def test_a_chunk_called_plainly_safe_is_safe_whole(chunk: str) -> None:
     fmt = CitationFormat()
     if plainly_safe(chunk, fmt):  # the stream's shortcut never shows what safe_end would hold
         assert safe_end(chunk, fmt) == len(chunk)
+
+
+def test_streamed_html_is_the_one_shot_page() -> None:
+    """Blocks rendered as they complete make the page render() makes (without its bibliography):
+    heading ids stay unique across blocks (two "Results" sections were both id="results")."""
+    from citerender import render
+
+    text = expand(
+        "## Results\n\nOne.{S}cite{D}turn0file0{E}\n\n## Results\n\nTwo.\n\n- [ ] task\n- [x] done{S}cite{D}turn0file1{E}\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n## Results\n"
+    )
+    sr = StreamRenderer(REG, output="html")
+    out = "".join(sr.feed(text[i : i + 7]) for i in range(0, len(text), 7)) + sr.close()
+    assert out == render(text, REG, bibliography=False).body
+    assert re.findall(r'<h2 id="([^"]+)"', out) == ["results", "results-1", "results-2"]

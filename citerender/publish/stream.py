@@ -27,6 +27,7 @@ from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import CitationState, Reference
+from ..rendering.anchors import SLUGS_KEY
 from ..sources.model import Registry
 from ..syntax.format import RESERVED_RE
 from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
@@ -99,6 +100,7 @@ class StreamRenderer:
 
             self._theme = load_theme(opts.theme)
             self._md = make_markdown(replace(opts, bibliography=False, list_all=False, standalone=False))
+            self._slugs: set[str] = set()
             self._state.scanner = None
 
     # ------------------------------------------------------------------ public API
@@ -368,7 +370,8 @@ class StreamRenderer:
 
     def _render_block(self, block: str) -> str:
         assert self._md is not None
-        html, removed = clean_html(str(self._md.render(block, {"citerender": self._state})))
+        env = {"citerender": self._state, SLUGS_KEY: self._slugs}  # heading ids unique across blocks
+        html, removed = clean_html(str(self._md.render(block, env)))
         if removed:
             self._state.report("CR109", "marker residue removed from the output", None)
         return html
