@@ -17,7 +17,7 @@ from ..options import RenderOptions
 from ..sources.model import Registry
 from .core import citation_core
 from .options import BibliographyRenderer, PluginOptions
-from .rules import backslash_rule, citation_inline, escapes_rule, validate_link
+from .rules import backslash_rule, citation_inline, escapes_rule, text_or_citation, validate_link
 from .styles import add_render_rules
 
 __all__ = ["PluginOptions", "citation_plugin", "plugin_options"]
@@ -51,10 +51,13 @@ def citation_plugin(
         md.inline.add_terminator_char(ch)
     md.validateLink = partial(validate_link, md.validateLink, opts.fmt.marker_chars)  # type: ignore[method-assign]
     md.core.ruler.after("normalize", "citerender_escapes", partial(escapes_rule, opts=opts))
-    # last: no other rule starts at a marker character, and every other stop of the text rule
-    # (``*``, ``[``, a newline …) then never pays for a marker check
+    # the text rule, tried first at every position, reads the markers it stops at; the rule of
+    # its own, last, is for a parser whose text rule was replaced or disabled
+    text = next((r.fn for r in md.inline.ruler.__rules__ if r.name == "text"), None)
+    if text is not None:
+        md.inline.ruler.at("text", text_or_citation(text, opts))
     md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
-    md.inline.ruler.before("escape", "citation_backslash", partial(backslash_rule, opts=opts))
+    md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
         from .support import evidence_core
