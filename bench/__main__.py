@@ -200,7 +200,7 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
     ours = [sys.executable, "-m", "citerender.cli", "render", str(answer), "--sources", str(sources)]
 
     def run(cmd: list[str]) -> Callable[[], object]:
-        return lambda: subprocess.run(cmd, check=False, capture_output=True, env=env)
+        return lambda: subprocess.run(cmd, check=False, capture_output=True, env=env, text=True)
 
     fns = {
         "ours": run([*ours, "-o", str(tmp / "ours.html")]),
@@ -215,6 +215,11 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
         bib.write_text(json.dumps([_csl(s) for s in corpus.sources]), encoding="utf-8")
         out = str(tmp / "pandoc.html")
         fns["pandoc"] = run([pandoc, str(pmd), "--citeproc", "--bibliography", str(bib), "-t", "html", "-o", out])
+    for name, fn in fns.items():  # a run that failed early must not count as a fast one
+        done = fn()
+        assert isinstance(done, subprocess.CompletedProcess)
+        ok = done.returncode == 0 or (name != "pandoc" and done.returncode == 1)  # 1: the spec's CR102s
+        assert ok, f"{name} failed: {done.stderr[-500:]!r}"
     stats, times = side_by_side(fns, repeat=5)
     rep.row("citerender render (whole process)", stats["ours"])
     rep.row("citerender render --markdown commonmark (whole process)", stats["commonmark"])

@@ -258,3 +258,16 @@ def test_front_matter_from_stdin_and_kept_by_the_markdown_export(tmp_path: Path)
     assert "Kept 30 days.[^1]" in r.stdout
     assert "<stdin>:9:36: CR101" in r.stderr
     assert_no_marker(r.stdout)
+
+
+def test_render_reads_pandoc_front_matter_and_leaves_a_leading_rule_alone(tmp_path: Path) -> None:
+    spec_like = tmp_path / "spec.md"  # the CommonMark spec's own header, closed by "..."
+    spec_like.write_text(
+        "---\ntitle: Spec\nversion: '0.31'\n...\n\n# Intro\n\nText.\n\n---\n\nMore.\n", encoding="utf-8"
+    )
+    r = run("render", str(spec_like))
+    assert r.returncode == 0 and r.stdout.startswith('<h1 id="intro">Intro</h1>') and "version" not in r.stdout
+    rule = tmp_path / "rule.md"
+    rule.write_text("---\n\nAn answer opening with a rule.\n", encoding="utf-8")
+    r = run("render", str(rule))
+    assert r.returncode == 0 and r.stdout.startswith("<hr />\n<p>An answer opening with a rule.</p>")

@@ -200,6 +200,24 @@ def test_front_matter_parsing() -> None:
     assert split_front_matter("# no front matter\n", "x.md") == ({}, "# no front matter\n", 1)
     with pytest.raises(CiterenderError, match="not closed"):
         split_front_matter("---\ntitle: T\n", "x.md")
+    # pandoc's closing line, CRLF, trailing blanks, and the first closing line (not a later rule)
+    assert split_front_matter("---\ntitle: T\n...\n\nText\n\n---\n", "x.md") == ({"title": "T"}, "\nText\n\n---\n", 4)
+    assert split_front_matter("---\r\ntitle: T\r\n--- \r\nBody\r\n", "x.md") == ({"title": "T"}, "Body\r\n", 4)
+    assert split_front_matter("---\ntitle: T\n---", "x.md") == ({"title": "T"}, "", 3)
+    assert split_front_matter("---\ntitle: T\n----\n", "x.md", strict=False)[0] == {}  # not a closing line
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["---\n\nAn answer opening with a rule.\n", "---\nSummary\n---\n\nText.\n"],
+    ids=["unclosed", "not-a-mapping"],
+)
+def test_a_single_answer_opening_with_a_rule_is_markdown(text: str) -> None:
+    """``render`` reads front matter leniently: what is not a closed mapping of keys is Markdown
+    (a build is strict: every page's metadata is meant as such)."""
+    assert split_front_matter(text, "a.md", strict=False) == ({}, text, 1)
+    with pytest.raises(CiterenderError):
+        split_front_matter(text, "a.md")
 
 
 def test_interrupted_build_keeps_good_pages_and_a_rerun_completes(tmp_path: Path) -> None:

@@ -92,7 +92,7 @@ def read_input(a: argparse.Namespace) -> AnswerInput:
 
     text = read_answer(a.answer)
     name = "<stdin>" if a.answer == "-" else a.answer
-    meta, body, first_line = split_front_matter(text, name)
+    meta, body, first_line = split_front_matter(text, name, strict=False)
     if a.sources:
         registry = load_registry(a.sources)
     elif a.answer == "-":  # no folder to find a sidecar or a relative path in

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,23 +50,38 @@ class Answer:
         return remove_residue(strip_citations(str(t)[:10_000])).strip()[:200] or None
 
 
-def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
-    """YAML front matter (``---`` … ``---``) as a dict, the body, and the body's first line."""
+_CLOSING = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\r?\n|\Z)")
+
+
+def front_matter_end(text: str) -> int | None:
+    """Where the YAML front matter's closing line (``---``, or ``...`` as pandoc also reads it)
+    starts, at its newline; None when ``text`` does not open with a ``---`` line or nothing closes it."""
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return None
+    m = _CLOSING.search(text, 3)
+    return m.start() if m is not None else None
+
+
+def split_front_matter(text: str, path: str, *, strict: bool = True) -> tuple[dict[str, Any], str, int]:
+    """YAML front matter (``---`` … ``---`` or ``...``) as a dict, the body, and the body's first line.
+
+    ``strict=False`` (a single answer, which may open with a thematic break): an unclosed block,
+    or one that is not a mapping of keys, is Markdown, not front matter. Invalid YAML in a closed
+    block is an error either way."""
     if not text.startswith("---\n") and not text.startswith("---\r\n"):
         return {}, text, 1
-    end = text.find("\n---", 4)
-    while end != -1 and text[end + 4 : end + 5] not in ("", "\n", "\r"):
-        end = text.find("\n---", end + 4)
-    if end == -1:
+    end = front_matter_end(text)
+    if end is None:
+        if not strict:
+            return {}, text, 1
         raise CiterenderError("front matter is not closed by a '---' line", path=path, line=1)
     meta = load_yaml(text[4:end], path, first_line=2, what="YAML front matter") or {}
     if not isinstance(meta, dict):
+        if not strict:
+            return {}, text, 1
         raise CiterenderError("front matter must be a mapping of keys", path=path, line=2)
-    body_start = end + 4
-    if text[body_start : body_start + 1] == "\r":
-        body_start += 1
-    if text[body_start : body_start + 1] == "\n":
-        body_start += 1
+    newline = text.find("\n", end + 1)  # the body starts after the closing line
+    body_start = len(text) if newline == -1 else newline + 1
     return meta, text[body_start:], text.count("\n", 0, body_start) + 1
 
 
