@@ -194,6 +194,40 @@ def test_a_chunk_called_plainly_safe_is_safe_whole(chunk: str) -> None:
         assert safe_end(chunk, fmt) == len(chunk)
 
 
+_WHOLE = (
+    "\ue200cite\ue202turn0file1\ue201",
+    "\ue200cite\ue202turn0file1\ue202L2-L3\ue201",
+    "\ue200filecite\ue202x\ue201",
+)
+_OPEN = ("\ue200", "\ue200ci", "\ue200cite", "\ue200cite\ue202", "\ue200cite\ue202turn0", "\ue200cite\ue202c")
+_QUICK = st.lists(st.sampled_from((*_PLAIN_PIECES, *_MARK_PIECES, *_WHOLE)), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_QUICK, st.sampled_from(("", *_OPEN)))
+def test_the_quick_cut_is_the_safe_cut(text: str, tail: str) -> None:
+    """Where the stream's quick reading of held text decides, it decides as safe_end does."""
+    from citerender.publish.holds import quick_end, safe_end
+    from citerender.syntax.format import CitationFormat
+
+    fmt = CitationFormat()
+    raw = text + tail
+    quick = quick_end(raw, fmt)
+    if quick is not None:
+        assert quick == safe_end(raw, fmt)
+
+
+def test_the_quick_cut_reads_what_a_stream_holds_most() -> None:
+    from citerender.publish.holds import quick_end
+    from citerender.syntax.format import CitationFormat
+
+    fmt = CitationFormat()
+    held = "Prose.\ue200cite\ue202turn0file1\ue201 more prose "
+    assert quick_end(held, fmt) == len(held)
+    assert quick_end("Prose.\ue200cite\ue202tur", fmt) == 6  # held from the open marker
+    assert quick_end("Prose \\ue200", fmt) is None  # an escape: safe_end reads it
+
+
 def test_streamed_html_is_the_one_shot_page() -> None:
     """Blocks rendered as they complete make the page render() makes (without its bibliography):
     heading ids stay unique across blocks (two "Results" sections were both id="results")."""

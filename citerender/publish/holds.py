@@ -17,7 +17,7 @@ from ..syntax.patterns import open_copy_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import MAX_MARKER_BODY
 
-__all__ = ["plainly_safe", "safe_end"]
+__all__ = ["plainly_safe", "quick_end", "safe_end"]
 
 _ESCAPE_PREFIX = re.compile(
     r"(?:\\{1,2}(?:u(?:\{(?:[eE](?:2(?:0[0-6]?)?)?)?|[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
@@ -62,6 +62,34 @@ def plainly_safe(text: str, fmt: CitationFormat) -> bool:
         and "entity" not in text
         and _OPENING_TAIL.search(text, max(0, len(text) - 16)) is None
     )
+
+
+@lru_cache(maxsize=16)
+def _simple_marks(fmt: CitationFormat) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A whole well-formed marker of plain ids and locators, and what may follow an open one."""
+    start, delimiter, stop = (re.escape(c) for c in (fmt.start, fmt.delimiter, fmt.stop))
+    families = "|".join(re.escape(f) for f in sorted(fmt.families, key=len, reverse=True))
+    body = rf"[A-Za-z0-9_\-{delimiter}]*"
+    return re.compile(rf"{start}(?:{families}){delimiter}{body}{stop}"), re.compile(body)
+
+
+def quick_end(raw: str, fmt: CitationFormat) -> int | None:
+    """:func:`safe_end` for what a stream holds most often: prose and whole well-formed markers,
+    perhaps ending in a marker still being written (held from its start); None for anything else,
+    which ``safe_end`` decides. (A chunk overlapping a marker asked ``safe_end`` every time.)"""
+    whole, open_tail = _simple_marks(fmt)
+    pos, n = 0, len(raw)
+    while True:
+        i = raw.find(fmt.start, pos)
+        end = n if i == -1 else i
+        if end > pos and not plainly_safe(raw[pos:end], fmt):
+            return None
+        if i == -1:
+            return n
+        m = whole.match(raw, i)
+        if m is None:
+            return i if n - i <= MAX_MARKER_BODY and open_tail.fullmatch(raw, i + 1) is not None else None
+        pos = m.end()
 
 
 def safe_end(raw: str, fmt: CitationFormat) -> int:

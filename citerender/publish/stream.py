@@ -34,7 +34,7 @@ from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
 from ..syntax.residue import RESIDUE, clean_html, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
-from .holds import plainly_safe, safe_end
+from .holds import plainly_safe, quick_end, safe_end
 
 __all__ = ["StreamRenderer", "astream"]
 
@@ -115,7 +115,9 @@ class StreamRenderer:
         if not self._pending and plainly_safe(text, self.fmt):
             return self._emit(text, final=False)
         self._pending += text
-        safe = safe_end(self._pending, self.fmt)
+        safe = quick_end(self._pending, self.fmt)
+        if safe is None:
+            safe = safe_end(self._pending, self.fmt)
         if safe == 0:
             return ""
         committed, self._pending = self._pending[:safe], self._pending[safe:]
