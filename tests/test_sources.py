@@ -139,3 +139,21 @@ def test_registry_rejects_duplicates_and_compares_by_content() -> None:
         Registry([Source("a"), Source("a")])
     assert registry_from_data(ENTRIES) == registry_from_data({"sources": ENTRIES})
     assert registry_from_data(ENTRIES) != registry_from_data(ENTRIES[:1])
+
+
+def test_errors_name_the_line_of_the_source_at_fault(tmp_path: Path) -> None:
+    """Each id is looked for after the previous one: a duplicate is reported on its own line (not
+    the first's), and an id that is also a word earlier in the file does not mislead."""
+    f = tmp_path / "s.json"
+    f.write_text(
+        '{"sources": [\n {"id": "a", "title": "about b"},\n {"id": "b", "title": "B"},\n'
+        ' {"id": "a", "title": "again"}\n]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(CiterenderError, match="duplicate source id 'a'") as e:
+        load_sources(f)
+    assert e.value.line == 4
+    f.write_text('{"sources": [\n {"id": "a", "title": "about b"},\n {"id": "b", "title": 5}\n]}\n', encoding="utf-8")
+    with pytest.raises(CiterenderError, match="'title' must be a string") as e:
+        load_sources(f)
+    assert e.value.line == 3

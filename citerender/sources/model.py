@@ -252,9 +252,30 @@ def source_from_mapping(
     )
 
 
-def _line_of(raw: str, needle: str) -> int | None:
-    i = raw.find(needle)
-    return None if i < 0 else raw.count("\n", 0, i) + 1
+class _Lines:
+    """Line numbers of the sources' ids in the file's text, for error messages. An id is found as
+    the value of an ``id`` key (JSON, YAML or TOML) after the previous one (a file lists them in
+    order), and newlines are counted from there: one pass over the file, not one per source."""
+
+    def __init__(self, raw: str) -> None:
+        self.raw, self.at, self.line = raw, 0, 1
+
+    def of(self, sid: str) -> int | None:
+        i = self.raw.find(sid, self.at)
+        while i >= 0 and not (
+            _ID_KEY.search(self.raw, max(0, i - 24), i) and self.raw[i + len(sid) : i + len(sid) + 1] not in _ID_MORE
+        ):
+            i = self.raw.find(sid, i + 1)
+        if i < 0:  # out of order, or written otherwise: the first mention, counted from the start
+            i = self.raw.find(sid)
+            return None if i < 0 else self.raw.count("\n", 0, i) + 1
+        self.line += self.raw.count("\n", self.at, i)
+        self.at = i
+        return self.line
+
+
+_ID_KEY = re.compile(r"""\bid["']?\s*[:=]\s*["']?\Z""")  # what precedes an id's value
+_ID_MORE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")  # an id going on
 
 
 def require_registry(value: object) -> Registry | None:
@@ -285,9 +306,10 @@ def registry_from_data(
         )
     out: list[Source] = []
     seen: dict[str, int] = {}
+    lines = _Lines(raw)
     for i, item in enumerate(items):
         sid = item.get("id") if isinstance(item, Mapping) else None
-        line = _line_of(raw, f"{sid}") if isinstance(sid, str) and raw else None
+        line = lines.of(sid) if isinstance(sid, str) and raw else None
         src = source_from_mapping(item, i, path=path, line=line, fmt=fmt)
         if src.id in seen:
             raise CiterenderError(
