@@ -275,3 +275,19 @@ def test_build_reports_lines_as_the_file_numbers_them(tmp_path: Path) -> None:
     )
     res = build_site(src, tmp_path / "out")
     assert f"{src / 'a.md'}:8:6: CR101 [error] unknown source id 'turn9file9'" in res.pages[0].lines
+
+
+def test_a_shared_sources_file_is_parsed_once_and_read_again_when_it_changes(tmp_path: Path) -> None:
+    from citerender.publish.answers import shared_sources
+
+    f = tmp_path / "shared.sources.json"
+    f.write_text(json.dumps({"sources": [{"id": "turn0file0", "title": "One"}]}), encoding="utf-8")
+    old = time.time() - 3600
+    os.utime(f, (old, old))
+    first, again = shared_sources(f), shared_sources(f)
+    assert first == again and first is not again  # one parse, each caller its own registry
+    assert first["turn0file0"] is again["turn0file0"]
+    f.write_text(json.dumps({"sources": [{"id": "turn0file0", "title": "Two"}]}), encoding="utf-8")
+    assert shared_sources(f)["turn0file0"].title == "Two"  # a fresh file is read every time
+    os.utime(f, (old + 60, old + 60))
+    assert shared_sources(f)["turn0file0"].title == "Two"  # same size, another mtime: read again

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ __all__ = [
     "is_within",
     "load_answer",
     "registry_for",
+    "shared_sources",
     "sidecar_for",
     "sources_file",
     "split_front_matter",
@@ -130,13 +132,38 @@ def registry_for(meta: Mapping[str, Any], path: Path, root: Path | None = None) 
     (inside ``root`` when given, see :func:`sources_file`)."""
     target = sources_file(meta, path, root)
     if target is not None:
-        return load_sources(target), [target]
+        return shared_sources(target), [target]
     spec = meta.get("sources")
     if spec is None:
         return None, []
     if isinstance(spec, (list, dict)):
         return registry_from_data(spec, path=f"{path} (front matter)"), []
     raise CiterenderError("front matter 'sources' must be a list of sources or a path", path=str(path))
+
+
+def shared_sources(path: Path) -> Registry:
+    """:func:`load_sources`, parsed once while the file keeps its size and modification time: the
+    answers of a folder often share one sources file, which a build's worker (or a MkDocs or
+    Sphinx build) would otherwise parse again for every page. Each caller gets its own registry
+    (sources are immutable; a registry can be added to)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return load_sources(path)  # load_sources says what is wrong with it
+    if time.time_ns() - st.st_mtime_ns < _RECENT_NS:
+        return load_sources(path)  # may change again within the clock's granularity: read it
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    found = _SHARED.get(key)
+    if found is None:
+        found = load_sources(path)
+        if len(_SHARED) >= 32:
+            _SHARED.pop(next(iter(_SHARED)))
+        _SHARED[key] = found
+    return Registry(found.values(), path=found.path)
+
+
+_SHARED: dict[tuple[str, int, int], Registry] = {}
+_RECENT_NS = 3_000_000_000  # as a build's input stamps: a file this fresh is read every time
 
 
 def load_answer(path: str | Path, root: Path | None = None) -> Answer:
