@@ -95,7 +95,7 @@ def _age(root: Path) -> None:
 def test_a_no_change_rebuild_reads_no_answer_yet_notices_every_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citerender.publish.site as site
+    import citerender.publish.journal as site  # where a build reads answers to plan them
 
     src, out = make_tree(tmp_path), tmp_path / "out"
     (src / "plain.md").write_text("# Plain\n\nNo sources yet.\n", encoding="utf-8")
@@ -117,7 +117,7 @@ def test_a_no_change_rebuild_reads_no_answer_yet_notices_every_input(
 
 
 def test_an_answer_changed_moments_ago_is_hashed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import citerender.publish.site as site
+    import citerender.publish.journal as site  # where a build reads answers to plan them
 
     src, out = make_tree(tmp_path), tmp_path / "out"
     build_site(src, out)  # just written: too recent to trust its size and mtime

@@ -33,9 +33,10 @@ from ..sources.model import Registry
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
 from .files import write_atomic
+from .journal import ASSET_CSS, Build, options_key
 from .manifest import hash_bytes, unchanged
 from .pool import PageResult, Progress, run_pages
-from .site import ASSET_CSS, Build, BuildResult, options_key, owned_files
+from .site import BuildResult, owned_files
 
 __all__ = ["build_conversations", "conversation_page", "render_conversation"]
 
