@@ -237,6 +237,8 @@ def test_render_takes_front_matter_as_build_does(tmp_path: Path) -> None:
     assert_no_marker(r.stdout)
     check = run("check", str(answer), "--format", "json")
     assert [(d["code"], d["line"]) for d in json.loads(check.stdout) if d["code"] == "CR101"] == [("CR101", 9)]
+    report = json.loads(run("check", str(answer), "--report", "--format", "json").stdout)
+    assert [c["line"] for c in report["support"]["claims"]] == [9, 9]  # the claims' lines too
 
 
 def test_explicit_sources_win_and_a_sidecar_is_found(tmp_path: Path) -> None:

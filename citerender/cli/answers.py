@@ -88,17 +88,20 @@ def read_input(a: argparse.Namespace) -> AnswerInput:
         adapted = load_response(a.answer, provider, sources=load_registry(a.sources) if a.sources else None)
         notes = [Diagnostic.make(code, message) for code, message in adapted.notes]
         return AnswerInput(adapted.text, adapted.registry, notes)
-    from ..publish.answers import Answer, registry_for, split_front_matter
+    from ..publish.answers import front_matter_title, registry_for, split_front_matter
+    from ..sources.model import registry_from_data
 
     text = read_answer(a.answer)
     name = "<stdin>" if a.answer == "-" else a.answer
     meta, body, first_line = split_front_matter(text, name, strict=False)
     if a.sources:
         registry = load_registry(a.sources)
-    elif a.answer == "-":  # no folder to find a sidecar or a relative path in
+    elif a.answer == "-":  # no folder to find a sidecar or a relative path in: inline sources only
         inline = meta.get("sources")
-        registry = registry_for({"sources": inline}, Path(name))[0] if isinstance(inline, list | dict) else None
+        registry = (
+            registry_from_data(inline, path=f"{name} (front matter)") if isinstance(inline, list | dict) else None
+        )
     else:
         registry = registry_for(meta, Path(a.answer))[0]
-    title = Answer(Path(name), body, None, meta).title
-    return AnswerInput(body, registry, first_line=first_line, title=title, front_matter=text[: len(text) - len(body)])
+    front = text[: len(text) - len(body)]
+    return AnswerInput(body, registry, first_line=first_line, title=front_matter_title(meta), front_matter=front)

@@ -43,7 +43,7 @@ def cmd_check(a: argparse.Namespace) -> int:
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.report:  # one parse for the diagnostics and both reports: a scorer judges each claim once
         found, report, support = check_with_reports(inp.text, inp.registry, scorer=scorer)
-        diags = inp.notes + inp.in_file(found)
+        diags, support = inp.notes + inp.in_file(found), support.in_file(inp.first_line)
         if a.format == "json":
             data = {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}
             print(json.dumps({**data, "support": support.to_dict()}, ensure_ascii=False, indent=2))

@@ -33,6 +33,13 @@ class SupportReport:
         checked = len(self.claims) - self.count("unchecked")
         return self.count("supported") / checked if checked else 1.0
 
+    def in_file(self, first_line: int) -> SupportReport:
+        """The report with lines counted in the file, for an answer starting on its line
+        ``first_line`` (after front matter), as its diagnostics are."""
+        if first_line == 1:
+            return self
+        return SupportReport([replace(c, line=c.line + first_line - 1) for c in self.claims])
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "claims": [c.to_dict() for c in self.claims],

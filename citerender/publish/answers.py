@@ -21,6 +21,7 @@ __all__ = [
     "SIDE_SUFFIXES",
     "Answer",
     "find_answers",
+    "front_matter_title",
     "is_within",
     "load_answer",
     "registry_for",
@@ -45,11 +46,15 @@ class Answer:
 
     @property
     def title(self) -> str | None:
-        """The front matter's title, as plain text: markers and residue removed, at most 200 characters."""
-        t = self.meta.get("title")
-        if not isinstance(t, str | int | float) or isinstance(t, bool) or not str(t).strip():
-            return None
-        return remove_residue(strip_citations(str(t)[:10_000])).strip()[:200] or None
+        return front_matter_title(self.meta)
+
+
+def front_matter_title(meta: Mapping[str, Any]) -> str | None:
+    """The front matter's title, as plain text: markers and residue removed, at most 200 characters."""
+    t = meta.get("title")
+    if not isinstance(t, str | int | float) or isinstance(t, bool) or not str(t).strip():
+        return None
+    return remove_residue(strip_citations(str(t)[:10_000])).strip()[:200] or None
 
 
 _CLOSING = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\r?\n|\Z)")
