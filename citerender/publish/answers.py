@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from ..sources.files import load_sources, load_yaml, read_text_file
 from ..sources.model import Registry, registry_from_data
 from ..syntax.guide import strip_citations
 from ..syntax.residue import remove_residue
+from .manifest import settled
 
 __all__ = [
     "SIDE_SUFFIXES",
@@ -57,16 +57,8 @@ def front_matter_title(meta: Mapping[str, Any]) -> str | None:
     return remove_residue(strip_citations(str(t)[:10_000])).strip()[:200] or None
 
 
+#: the line closing the front matter: ``---``, or ``...`` as pandoc also reads it
 _CLOSING = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\r?\n|\Z)")
-
-
-def front_matter_end(text: str) -> int | None:
-    """Where the YAML front matter's closing line (``---``, or ``...`` as pandoc also reads it)
-    starts, at its newline; None when ``text`` does not open with a ``---`` line or nothing closes it."""
-    if not text.startswith("---\n") and not text.startswith("---\r\n"):
-        return None
-    m = _CLOSING.search(text, 3)
-    return m.start() if m is not None else None
 
 
 def split_front_matter(text: str, path: str, *, strict: bool = True) -> tuple[dict[str, Any], str, int]:
@@ -77,11 +69,12 @@ def split_front_matter(text: str, path: str, *, strict: bool = True) -> tuple[di
     block is an error either way."""
     if not text.startswith("---\n") and not text.startswith("---\r\n"):
         return {}, text, 1
-    end = front_matter_end(text)
-    if end is None:
+    closing = _CLOSING.search(text, 3)
+    if closing is None:
         if not strict:
             return {}, text, 1
         raise CiterenderError("front matter is not closed by a '---' line", path=path, line=1)
+    end = closing.start()
     meta = load_yaml(text[4:end], path, first_line=2, what="YAML front matter") or {}
     if not isinstance(meta, dict):
         if not strict:
@@ -155,7 +148,7 @@ def shared_sources(path: Path) -> Registry:
         st = path.stat()
     except OSError:
         return load_sources(path)  # load_sources says what is wrong with it
-    if time.time_ns() - st.st_mtime_ns < _RECENT_NS:
+    if not settled(st.st_mtime_ns):
         return load_sources(path)  # may change again within the clock's granularity: read it
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
     found = _SHARED.get(key)
@@ -168,7 +161,6 @@ def shared_sources(path: Path) -> Registry:
 
 
 _SHARED: dict[tuple[str, int, int], Registry] = {}
-_RECENT_NS = 3_000_000_000  # as a build's input stamps: a file this fresh is read every time
 
 
 def load_answer(path: str | Path, root: Path | None = None) -> Answer:

@@ -15,7 +15,16 @@ from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
 from .answers import sidecar_for, sources_file, split_front_matter
 from .files import write_atomic
-from .manifest import MANIFEST, file_stamp, hash_bytes, hash_file, remove_stale_temporaries, save_manifest, unchanged
+from .manifest import (
+    MANIFEST,
+    file_stamp,
+    hash_bytes,
+    hash_file,
+    remove_stale_temporaries,
+    save_manifest,
+    settled,
+    unchanged,
+)
 from .pool import PageResult
 
 __all__ = ["ASSET_CSS", "Build", "options_key"]
@@ -40,9 +49,6 @@ def options_key(opts: RenderOptions) -> str:
                 theme_hash.update(f.read_bytes())
     scorer = f"{type(opts.scorer).__module__}.{type(opts.scorer).__qualname__}" if opts.scorer else ""
     return f"{ver}|{replace(opts, scorer=None)!r}|{scorer}|{theme_hash.hexdigest()}"
-
-
-_RACY_NS = 3_000_000_000  # inputs modified this recently are hashed again at the next build
 
 
 class Build:
@@ -125,8 +131,7 @@ class Build:
             stamp = {}  # reported by the worker; read again next time
         # a file changed within the last seconds may change again without its size or mtime moving
         # (coarse file-system clocks): such an answer is read again next time (git's "racy" rule)
-        recent = time.time_ns() - _RACY_NS
-        if stamp and all(mtime < recent for _, mtime in stamps):
+        if stamp and all(settled(mtime) for _, mtime in stamps):
             stamp["deps"] = [[str(d), *st] for d, st in zip(deps, stamps, strict=True)]
             self.stamps[out_rel] = stamp
         for d in deps:

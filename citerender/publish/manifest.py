@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -19,12 +20,14 @@ from .files import write_atomic
 
 __all__ = [
     "MANIFEST",
+    "RACY_NS",
     "file_stamp",
     "hash_bytes",
     "hash_file",
     "load_manifest",
     "remove_stale_temporaries",
     "save_manifest",
+    "settled",
     "unchanged",
 ]
 
@@ -72,6 +75,16 @@ def unchanged(target: Path, entry: Mapping[str, Any]) -> bool:
     if st.st_size == entry.get("size") and st.st_mtime_ns == entry.get("mtime_ns"):
         return True
     return bool(hash_file(target) == entry["output_hash"])
+
+
+#: a file changed this recently may change again without its size or mtime moving (coarse
+#: file-system clocks: git's "racy" rule), so its stamp is not trusted yet
+RACY_NS = 3_000_000_000
+
+
+def settled(mtime_ns: int) -> bool:
+    """Was a file with this mtime last changed long enough ago for its stamp to be trusted?"""
+    return time.time_ns() - mtime_ns > RACY_NS
 
 
 def file_stamp(path: Path) -> list[int]:
