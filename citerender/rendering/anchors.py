@@ -3,7 +3,7 @@
 mdit-py-plugins' anchors rule keeps the ids it has given out for one call over the whole token
 stream; the block-by-block render (:mod:`citerender.rendering.blockwise`) calls the rule once per
 stretch of blocks, so the ids given out live in ``env`` for the length of that render instead.
-The slugs are the library's (``unique_slug``: ``install``, ``install-1`` …).
+A repeated title is numbered as the library numbers it (``unique_slug``: ``install``, ``install-1`` …).
 """
 
 from __future__ import annotations
