@@ -72,7 +72,20 @@ GROWTH: dict[str, tuple[Callable[[int], Callable[[], object]], int]] = {
     "streamed Markdown, one long line": (lambda n: lambda: _stream("markdown", "word `code` " * n), 10_000),
     "units of deeply nested HTML": (lambda n: lambda: html_to_lines("<div>" * n + "<p>x</p>" * n), 2_000),
     "entity[ then many [": (lambda n: lambda: strip_citations("entity[" + "[" * n), 50_000),
+    "a sources file of many sources": (lambda n: _sources_file(n), 1_000),
 }
+
+
+def _sources_file(n: int) -> Callable[[], object]:
+    """Loading a registry, each source's line found for error messages (it was searched for
+    from the start of the file: quadratic in the sources)."""
+    import json
+
+    from citerender.sources.model import registry_from_data
+
+    data = {"sources": [{"id": f"s{i}", "title": f"Source {i}", "lines": ["text"] * 5} for i in range(n)]}
+    raw = json.dumps(data, indent=1)
+    return lambda: registry_from_data(json.loads(raw), raw=raw)
 
 
 @pytest.mark.parametrize("name", list(GROWTH))
