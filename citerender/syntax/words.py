@@ -226,7 +226,11 @@ def _stemmer() -> snowballstemmer.stemmer:
 
 def tokens(text: str) -> list[str]:
     """The words of ``text``, case-folded and NFKC-normalised (full-width letters, ligatures)."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("’", "'"))
+    return _WORD.findall(_normalized(text))
+
+
+def _normalized(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
 
 
 @lru_cache(maxsize=65536)
@@ -245,7 +249,13 @@ def _pairs(word: str) -> Iterator[str]:
 def content_stems(text: str) -> set[str]:
     """The stems of the content words of ``text``: stop words, numbers and one-letter words out."""
     out: set[str] = set()
-    for w in tokens(text):
+    norm = _normalized(text)
+    if NO_SPACE_SCRIPT.search(norm) is None:  # no word to cut into pairs: one search, not one a word
+        for w in _WORD.findall(norm):
+            if w not in _NOT_CONTENT and len(w) > 1 and not w.isdigit():
+                out.add(_stem(w))
+        return out
+    for w in _WORD.findall(norm):
         if NO_SPACE_SCRIPT.search(w):
             out.update(_pairs(w))
         elif w not in _NOT_CONTENT and len(w) > 1 and not w.isdigit():
