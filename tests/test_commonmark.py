@@ -38,3 +38,19 @@ def test_spec_examples_unchanged_with_a_citation_appended() -> None:
     for ex in SPEC:
         out = md.render(ex["markdown"] + "\n\nTail." + marker + "\n")
         assert "\ue200" not in out and "\ue201" not in out and "\ue202" not in out, ex["example"]
+
+
+@pytest.mark.parametrize("setup", ["zero", "text disabled", "text replaced after"])
+def test_markers_are_read_whatever_became_of_the_text_rule(setup: str) -> None:
+    """The text rule hands markers to the citation rule; a parser whose text rule is off, or
+    replaced by another plugin after ours, still reads them with the citation rule itself."""
+    from markdown_it.rules_inline.text import text
+
+    md = MarkdownIt("zero" if setup == "zero" else "commonmark")
+    if setup == "text disabled":
+        md.disable("text")
+    md.use(citation_plugin, bibliography=False)
+    if setup == "text replaced after":
+        md.inline.ruler.at("text", text)
+    html = md.render("A claim.\ue200cite\ue202turn0file0\ue201 More.")
+    assert 'id="cite-1"' in html and "\ue200" not in html and "turn0file0" not in html.split("</sup>")[1]
