@@ -46,10 +46,18 @@ _SENTENCES = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n")
 _UNSUPPORTED = ("CR401", "CR402", "CR403", "CR405", "CR406")
 
 
+def _script_letters(text: str) -> tuple[int, int]:
+    """The letters of ``text``, and those of a script without spaces between words."""
+    return sum(map(str.isalpha, text)), sum(1 for c in NO_SPACE_SCRIPT.findall(text) if c.isalpha())
+
+
+def _mostly_spaceless(letters: int, spaceless_letters: int) -> bool:
+    return bool(letters) and spaceless_letters * 2 > letters
+
+
 def _spaceless(text: str) -> bool:
     """Mostly written in a script without spaces between words?"""
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(1 for c in letters if NO_SPACE_SCRIPT.match(c)) * 2 > len(letters)
+    return _mostly_spaceless(*_script_letters(text))
 
 
 def _share(claim: set[str], passage: set[str]) -> float:
@@ -128,14 +136,13 @@ class _Passage:
 
     @property
     def spaceless(self) -> bool:
-        """Mostly written in a script without spaces between words (as :func:`_spaceless`)?"""
-        return bool(self.letters) and self.spaceless_letters * 2 > self.letters
+        """Mostly written in a script without spaces between words?"""
+        return _mostly_spaceless(self.letters, self.spaceless_letters)
 
     @classmethod
     def of(cls, text: str) -> _Passage:
         return cls(
-            sum(map(str.isalpha, text)),
-            sum(1 for c in NO_SPACE_SCRIPT.findall(text) if c.isalpha()),
+            *_script_letters(text),
             content_stems(text),
             quantities(text),
             [(s, content_stems(s)) for s in _SENTENCES.split(text)],
