@@ -316,6 +316,13 @@ _CODES = [
         "a provider's citation names no source it can be linked to (no URL, no known id): left out",
         "supply the sources with --sources when the response does not carry them",
     ),
+    Code(
+        "CR506",
+        "broken-conversation",
+        Severity.ERROR,
+        "a conversation's message graph has a cycle, a node that is not an object or an id that is not a string: the conversation was skipped",
+        "the rest of the export is built; repair or remove that conversation in the export",
+    ),
     # evidence: does the cited passage support the claim? (on in check; precision over recall)
     Code(
         "CR401",

@@ -26,6 +26,7 @@ from ..sources.model import Registry, registry_from_data
 from .content_refs import SearchSources, edits_for, md_text
 
 __all__ = [
+    "BrokenGraph",
     "Conversation",
     "Turn",
     "conversation",
@@ -121,27 +122,45 @@ def read_conversations(path: str | Path) -> Iterator[Conversation]:
 
 
 def find_conversation(path: str | Path, key: str) -> Conversation:
-    """The conversation whose id is ``key``, else the first whose title is ``key`` (case-insensitive)."""
-    by_title = None
-    for conv in read_conversations(path):
-        if conv.id == key:
-            return conv
-        if by_title is None and conv.title.casefold() == key.casefold():
-            by_title = conv
+    """The conversation whose id is ``key``, else the first whose title is ``key`` (case-insensitive).
+
+    Only the one found is built: a broken conversation elsewhere in the export does not stop it."""
+    by_title: tuple[int, Mapping[str, Any]] | None = None
+    for k, data in read_raw(path):
+        if _conversation_id(data, k) == key:
+            return conversation(data, k)
+        if by_title is None and _title(data).casefold() == key.casefold():
+            by_title = (k, data)
     if by_title is None:
         raise CiterenderError(f"no conversation with id or title {key!r}", path=str(path), hint="see the index page")
-    return by_title
+    return conversation(by_title[1], by_title[0])
+
+
+def _conversation_id(data: Mapping[str, Any], k: int) -> str:
+    return str(data.get("conversation_id") or data.get("id") or f"conversation-{k + 1}")
+
+
+def _title(data: Mapping[str, Any]) -> str:
+    title = data.get("title")
+    return title if isinstance(title, str) and title else "Untitled conversation"
 
 
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
-    """One conversation of the export, on its current branch."""
+    """One conversation of the export, on its current branch; a :class:`BrokenGraph` if its
+    message graph cannot be walked."""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
-    cid = str(data.get("conversation_id") or data.get("id") or f"conversation-{k + 1}")
-    title = data.get("title") if isinstance(data.get("title"), str) and data.get("title") else "Untitled conversation"
+    cid, title = _conversation_id(data, k), _title(data)
     model = data.get("default_model_slug") if isinstance(data.get("default_model_slug"), str) else None
-    turns = [t for m in _branch(data) if (t := _turn(m)) is not None]
+    try:
+        branch = _branch(data)
+    except BrokenGraph as e:
+        raise BrokenGraph(
+            f"CR506 conversation {cid[:80]!r} ({title[:80]!r}) was skipped: {e.message}",
+            hint="the export's mapping must be a tree of message nodes",
+        ) from None
+    turns = [t for m in branch if (t := _turn(m)) is not None]
     return Conversation(
-        cid, str(title), _number(data.get("create_time")), _number(data.get("update_time")), model, turns, digest
+        cid, title, _number(data.get("create_time")), _number(data.get("update_time")), model, turns, digest
     )
 
 
@@ -153,25 +172,58 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+class BrokenGraph(CiterenderError):
+    """A conversation whose message graph cannot be walked: a cycle, a node that is not an object,
+    an id that is not a string. The conversation is reported (CR506) and skipped; the rest of the
+    export still builds."""
+
+
+def _node(mapping: Mapping[str, Any], node_id: Any, what: str) -> Mapping[str, Any] | None:
+    """The node ``node_id`` names, ``None`` past the graph's end; a wrong shape is a :class:`BrokenGraph`."""
+    if node_id is None:
+        return None
+    if not isinstance(node_id, str):
+        raise BrokenGraph(f"{what} is a {type(node_id).__name__}, not a node id")
+    if node_id not in mapping:
+        return None
+    node = mapping[node_id]
+    if not isinstance(node, Mapping):
+        raise BrokenGraph(f"node {node_id[:60]!r} is a {type(node).__name__}, not an object")
+    return node
+
+
 def _branch(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The messages from the root to ``current_node`` (or, without one, along the last children)."""
+    """The messages from the root to ``current_node`` (or, without one, along the last children).
+
+    Both walks keep the nodes they have seen and take at most one step per node: a cycle (a child
+    that is its own ancestor, a parent chain that loops) is a :class:`BrokenGraph`, never a hang."""
     mapping = data.get("mapping")
     if not isinstance(mapping, Mapping):
         return []
     node_id = data.get("current_node")
-    if node_id not in mapping:  # no leaf recorded: follow the last child from the root
+    if _node(mapping, node_id, "current_node") is None:  # no leaf recorded: follow the last child from the root
         roots = [n for n, v in mapping.items() if isinstance(v, Mapping) and not v.get("parent")]
         node_id = roots[0] if roots else None
-        while node_id in mapping and (mapping[node_id].get("children") or []):
-            node_id = mapping[node_id]["children"][-1]
+        seen: set[str] = set()
+        while (node := _node(mapping, node_id, "a child id")) is not None:
+            if node_id in seen:
+                raise BrokenGraph(f"node {node_id[:60]!r} is its own descendant: the graph has a cycle")
+            seen.add(node_id)
+            children = node.get("children") or []
+            if not isinstance(children, list):
+                raise BrokenGraph(f"the children of node {node_id[:60]!r} are not a list")
+            if not children:
+                break
+            node_id = children[-1]
     path: list[Mapping[str, Any]] = []
-    seen: set[str] = set()
-    while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
+    seen = set()
+    while (node := _node(mapping, node_id, "a parent id")) is not None:
+        if node_id in seen:
+            raise BrokenGraph(f"the parents of node {node_id[:60]!r} loop back to it: the graph has a cycle")
         seen.add(node_id)
-        node = mapping[node_id]
-        if isinstance(node, Mapping) and isinstance(node.get("message"), Mapping):
+        if isinstance(node.get("message"), Mapping):
             path.append(node["message"])
-        node_id = node.get("parent") if isinstance(node, Mapping) else None
+        node_id = node.get("parent")
     return path[::-1]
 
 

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, TextIO
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
-from ..providers.chatgpt import Conversation, conversation, is_chatgpt_export, read_raw
+from ..providers.chatgpt import BrokenGraph, Conversation, conversation, is_chatgpt_export, read_raw
 from ..providers.transcripts import read_transcript
 from ..rendering.html import render
 from ..rendering.themes import load_theme
@@ -217,6 +217,15 @@ class _Plan:
         return [self.entries[rel] for _, rel in sorted(self.order, key=lambda x: x[0], reverse=True)]
 
 
+def _readable(raw: Iterator[tuple[int, Any]], build: Build) -> Iterator[tuple[int, Conversation]]:
+    """The export's conversations; one whose graph cannot be walked is reported and skipped."""
+    for k, data in raw:
+        try:
+            yield k, conversation(data, k)
+        except BrokenGraph as e:
+            build.results.append(PageResult(rel=f"conversation {k + 1}", out="", title="", failure=str(e)))
+
+
 def build_conversations(
     export: str | Path,
     out: str | Path,
@@ -245,9 +254,8 @@ def build_conversations(
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
     plan = _Plan(build, owned, out_dir, key)
-    convs = [(0, single)] if single is not None else ((k, conversation(data, k)) for k, data in read_raw(src))
-    for k, conv in convs:  # first pass: what changed, nothing rendered
-        plan.add(conv, k, export)
+    for k, conv in [(0, single)] if single is not None else _readable(read_raw(src), build):
+        plan.add(conv, k, export)  # first pass: what changed, nothing rendered
     changed = plan.changed
     for rel in (ASSET_CSS, "index.html"):
         build.may_write(rel)
@@ -285,7 +293,7 @@ def build_conversations(
     return BuildResult(
         build.results,
         written=len(changed),
-        skipped=len(build.results) - build.rendered,
+        skipped=sum(r.skipped for r in build.results),
         removed=removed,
         seconds=time.perf_counter() - started,
     )

@@ -123,7 +123,7 @@ def build_site(
     return BuildResult(
         build.results,
         written=len(build.tasks),
-        skipped=len(build.results) - build.rendered,
+        skipped=sum(r.skipped for r in build.results),
         removed=removed,
         seconds=time.perf_counter() - started,
     )
