@@ -17,7 +17,7 @@ from ..options import RenderOptions
 from ..sources.model import Registry
 from .core import citation_core
 from .options import BibliographyRenderer, PluginOptions
-from .rules import backslash_rule, citation_inline, escapes_rule, text_or_citation, validate_link
+from .rules import LinkPolicy, backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .styles import add_render_rules
 
 __all__ = ["PluginOptions", "citation_plugin", "plugin_options"]
@@ -49,7 +49,7 @@ def citation_plugin(
     opts = PluginOptions(RenderOptions.build(options, **kwargs), registry, bibliography_renderer)
     for ch in sorted(set(opts.triggers)):
         md.inline.add_terminator_char(ch)
-    md.validateLink = partial(validate_link, md.validateLink, opts.fmt.marker_chars)  # type: ignore[method-assign]
+    LinkPolicy(opts.fmt.marker_chars).install(md)
     md.core.ruler.after("normalize", "citerender_escapes", partial(escapes_rule, opts=opts))
     # the text rule, tried first at every position, reads the markers it stops at; the rule of
     # its own, last, is for a parser whose text rule was replaced or disabled

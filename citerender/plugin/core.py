@@ -283,7 +283,7 @@ class InlinePass:
                     )
                     if name == "title":
                         tok.attrs[name] = clean
-                    else:  # validate_link refuses these; never turn a cleaned URL into a link
+                    else:  # LinkPolicy refuses these; never turn a cleaned URL into a link
                         del tok.attrs[name]
         if tok.type == "image" and tok.children:
             sub = Token("inline", "", 0)

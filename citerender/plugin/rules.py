@@ -5,21 +5,24 @@
   (entities become text, highlight marks become ``citation_highlight_*``); the ``text`` rule, first
   of all, hands it the markers it stops at (``text_or_citation``);
 * inline ``citation_backslash`` (before ``escape``): a backslash never swallows a marker;
-* ``validate_link``: markdown-it's link check, refusing any URL with marker residue.
+* ``LinkPolicy``: the parser's link check, the one URL allow-list (and no marker residue).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
+from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
 from ..syntax.escapes import normalize_escapes, printable
+from ..sources.urls import allowed_link
 from ..syntax.residue import url_has_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import Mark, MarkKind
@@ -33,7 +36,7 @@ __all__ = [
     "escapes_rule",
     "in_destination",
     "text_or_citation",
-    "validate_link",
+    "LinkPolicy",
 ]
 
 #: The most markers one answer may hold (see SECURITY.md).
@@ -41,16 +44,43 @@ MAX_MARKERS = 100_000
 _IN_DESTINATION = re.compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
 
 
-def validate_link(validate: Any, marker_chars: str, url: str) -> bool:
-    """markdown-it's link check, refusing any URL with marker residue: residue is removed from
-    the output afterwards, and removal could make a refused URL (``java%EE%88%80script:``) live,
-    so such a URL stays text."""
-    if not validate(url):
-        return False
-    if url_has_residue(url):
-        return False
-    decoded = unquote(url)
-    return not any(c in decoded for c in marker_chars)
+class LinkPolicy:
+    """The parser's ``validateLink`` (answer links, autolinks, linkify, reference definitions):
+    :func:`citerender.sources.urls.allowed_link`, the one allow-list, instead of markdown-it's
+    deny-list of four schemes; ``data:image/…`` only while the ``image`` rule reads an image's
+    destination (shown, or written as ``[image: alt]`` text, as ``images`` says). A URL holding
+    marker residue is refused too: residue is removed from the output afterwards, and removal
+    could make a refused URL (``java%EE%88%80script:``) live."""
+
+    def __init__(self, marker_chars: str) -> None:
+        self.marker_chars = marker_chars
+        self._reading = threading.local()  # inside the image rule, on this thread
+
+    def __call__(self, url: str) -> bool:
+        if not allowed_link(url, image=getattr(self._reading, "image", False)) or url_has_residue(url):
+            return False
+        decoded = unquote(url)
+        return not any(c in decoded for c in self.marker_chars)
+
+    def install(self, md: MarkdownIt) -> None:
+        """Make this ``md``'s link check, wrapping its ``image`` rule."""
+        md.validateLink = self  # type: ignore[method-assign]
+        image = next((r.fn for r in md.inline.ruler.__rules__ if r.name == "image"), None)
+        if image is not None:
+            md.inline.ruler.at("image", self._image_rule(image))
+
+    def _image_rule(self, image: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+        """markdown-it's ``image`` rule, during which an image may have a ``data:image`` source."""
+        reading = self._reading
+
+        def rule(state: StateInline, silent: bool) -> bool:
+            reading.image = True
+            try:
+                return image(state, silent)
+            finally:
+                reading.image = False
+
+        return rule
 
 
 def escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
@@ -102,7 +132,7 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             st.parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
     if mk.kind is not MarkKind.DROPPED and in_destination(src, pos):
-        # the would-be link is refused (validate_link): its URL stays text, the marker goes
+        # the would-be link is refused (LinkPolicy): its URL stays text, the marker goes
         mk = Mark(
             MarkKind.DROPPED,
             pos,

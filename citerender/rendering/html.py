@@ -15,6 +15,7 @@ from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..plugin import citation_plugin, plugin_options
+from ..plugin.rules import LinkPolicy
 from ..plugin.state import CitationState, Reference
 from ..rendering.themes import load_theme
 from ..sources.model import Registry
@@ -58,7 +59,8 @@ class Rendered:
 @lru_cache(maxsize=64)
 def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool = True) -> MarkdownIt:
     """A configured parser for ``options`` (cached: parsers keep no per-document state);
-    ``citations=False`` is the same parser without citerender (the neutrality tests' baseline).
+    ``citations=False`` is the same parser without citerender's markers (the neutrality tests'
+    baseline; it keeps the one URL allow-list).
 
     ``markdown="full"`` adds what models write (see :mod:`citerender.rendering.features`).
     ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
@@ -72,6 +74,8 @@ def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool =
     if citations:
         theme = load_theme(options.theme)
         md.use(citation_plugin, options=options, bibliography_renderer=theme.render_bibliography)
+    else:  # the same URL allow-list as the plugin's
+        LinkPolicy(options.fmt.marker_chars).install(md)
     if full:
         add_anchors(md, options.id_prefix)
     if options.images == "text":

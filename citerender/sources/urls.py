@@ -1,4 +1,5 @@
-"""URL policy and text fragments: which source URLs may become links, and how to deep-link lines."""
+"""URL policy and text fragments: the one allow-list deciding which URL may become a link (answer
+links, autolinks, linkify, source URLs, exports), and how to deep-link lines."""
 
 from __future__ import annotations
 
@@ -12,14 +13,20 @@ from ..syntax.residue import url_has_residue
 
 _STRIPPED = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-SAFE_SCHEMES = frozenset({"http", "https"})
+#: the schemes a link may have; relative and fragment URLs have none. Everything else (``ftp:``,
+#: ``ms-msdt:``, ``search-ms:``, ``intent:``, ``chrome:`` …) stays text: a deny-list of the known
+#: dangerous ones misses every protocol handler an operating system registers.
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+#: ``data:`` URLs allowed only as the source of a shown image (as markdown-it's own validator has them)
+_DATA_IMAGE = re.compile(r"data:image/(?:gif|png|jpeg|webp);", re.I)
 _MAX_DECODES = 8
 _C0_AND_SPACE = "".join(map(chr, range(0x21)))  # skipped around a URL by browsers
 
 
 @lru_cache(maxsize=4096)
 def safe_url(url: str | None) -> str | None:
-    """Return ``url`` if it is http(s) or relative, else None (it is then shown as text).
+    """Return ``url`` if :data:`LINK_SCHEMES` allows it (or it is relative), else None (it is
+    then shown as text).
 
     Mirrors what a browser does before reading the scheme — tabs and newlines removed, leading
     controls and spaces skipped — so obfuscations such as ``java\\tscript:`` are caught. A URL
@@ -53,31 +60,44 @@ def _judge(url: str) -> str | None:
         return None
     m = _SCHEME.match(cleaned)
     if m is not None:
-        return cleaned if m.group(1).lower() in SAFE_SCHEMES else None
+        return cleaned if m.group(1).lower() in LINK_SCHEMES else None
     head = re.split(r"[/?#]", cleaned, maxsplit=1)[0]
     if ":" in head:
         return None
     return cleaned
 
 
-_LIVE = SAFE_SCHEMES | {"mailto"}
-
-
 def link_scheme(url: str) -> str | None:
     """The scheme a browser reads from ``url`` once a Markdown reader has decoded it: entities
     decoded, C0 controls and spaces trimmed, tabs and newlines dropped, then a letter and letters,
     digits, ``+-.`` up to a colon; None for a relative URL."""
+    return _scheme(_cleaned(url))
+
+
+def _cleaned(url: str) -> str:
     decoded = [url, *_decodings(url)][-1]  # the last decoding is what a reader sees
-    cleaned = _STRIPPED.sub("", decoded).strip(_C0_AND_SPACE)
+    return _STRIPPED.sub("", decoded).strip(_C0_AND_SPACE)
+
+
+def _scheme(cleaned: str) -> str | None:
     m = _SCHEME.match(cleaned)
     return m.group(1).lower() if m else None
 
 
+@lru_cache(maxsize=4096)
+def allowed_link(url: str, *, image: bool = False) -> bool:
+    """May ``url`` become a link (``image``: the source of a shown image)? The one allow-list:
+    :data:`LINK_SCHEMES`, relative and fragment URLs, and ``data:image/…`` for images only."""
+    cleaned = _cleaned(url)
+    scheme = _scheme(cleaned)
+    if scheme is None or scheme in LINK_SCHEMES:
+        return True
+    return image and scheme == "data" and _DATA_IMAGE.match(cleaned) is not None
+
+
 def is_live_link(url: str) -> bool:
-    """Would a browser run ``url`` as something other than a page (``javascript:``, ``data:`` …)?
-    http(s), mailto and relative URLs are fine."""
-    scheme = link_scheme(url)
-    return scheme is not None and scheme not in _LIVE
+    """Would ``url`` be a link the allow-list refuses (``javascript:``, ``ms-msdt:``, ``ftp:`` …)?"""
+    return not allowed_link(url)
 
 
 def _enc(text: str) -> str:
@@ -95,7 +115,7 @@ def text_fragment(lines: list[str], *, words: int = 5) -> str | None:
 
 
 def with_fragment(url: str, fragment: str | None) -> str:
-    """Append a text-fragment directive to ``url`` (after any existing fragment)."""
-    if not fragment:
+    """Append a text-fragment directive to ``url`` (after any existing fragment); only web pages have them."""
+    if not fragment or _scheme(url) not in (None, "http", "https"):
         return url
     return url + fragment if "#" in url else url + "#" + fragment

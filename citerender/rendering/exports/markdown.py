@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
@@ -64,7 +66,14 @@ def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, i
     ``allow_html``, raw HTML), each with the openers to escape there."""
     ranges: list[tuple[int, int, re.Pattern[str]]] = []
     block_map: list[int] | None = None
-    for tok in _permissive().parse(markdown):
+    env: dict[str, Any] = {}
+    tokens = _permissive().parse(markdown, env)
+    for ref in env.get("references", {}).values():  # a definition a reader would link ``[x][r]`` with
+        url, where = ref.get("href"), ref.get("map")
+        if isinstance(url, str) and is_live_link(url) and where is not None:
+            ranges.append((where[0], where[1], _LINK_OPENER))
+    ranges.extend((i, i + 2, _LINK_OPENER) for i in _loose_definitions(markdown))
+    for tok in tokens:
         if tok.map is not None:
             block_map = tok.map
         if tok.type == "html_block" and not allow_html and tok.map is not None:
@@ -83,6 +92,25 @@ def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, i
             if isinstance(url, str) and is_live_link(url) and where is not None:
                 ranges.append((where[0], where[1], _LINK_OPENER))
     return ranges
+
+
+#: ``[label]:`` opening a line, as pandoc reads a reference definition: more loosely than CommonMark
+#: (text may follow the destination on its line), so its destination is judged on its own
+_DEFINITION = re.compile(r"^ {0,3}\[(?:[^\]\\]|\\.)+\]:[ \t]*(\S*)", re.M)
+
+
+def _loose_definitions(markdown: str) -> Iterator[int]:
+    """Lines opening a definition whose destination (here or on the next line) is not allowed."""
+    line, counted = 0, 0
+    for m in _DEFINITION.finditer(markdown):
+        dest = m.group(1)
+        if not dest:  # the destination on the next line
+            rest = markdown[m.end() : m.end() + 2048].lstrip("\r\n")
+            dest = rest.split(None, 1)[0] if rest.strip() else ""
+        if dest and is_live_link(dest.strip("<>")):
+            line += markdown.count("\n", counted, m.start())
+            counted = m.start()
+            yield line
 
 
 def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
