@@ -141,7 +141,7 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
     from mdit_py_plugins.footnote import footnote_plugin
 
     from citerender import RenderOptions, render
-    from citerender.rendering.html import make_markdown
+    from citerender.rendering.pipeline import make_markdown
     from citerender.sources.model import registry_from_data
 
     print("\n# in-process render (footnotes style; the commonmark preset, like the floor), side by side", flush=True)
@@ -149,7 +149,6 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
     foot = _floor_md().use(footnote_plugin)
     full = RenderOptions()  # the default: Markdown as models write it, against the same parser without us
     full_floor = make_markdown(full, citations=False)
-    fast_ok = _has_comrak()
     for name, c in corpora.items():
         reg = registry_from_data(c.sources)
         fns: dict[str, Callable[[], object]] = {
@@ -159,8 +158,6 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
             "full": lambda c=c, reg=reg: render(c.marked, reg, full),
             "full_floor": lambda c=c: full_floor.render(c.stripped),
         }
-        if fast_ok:
-            fns["fast"] = lambda c=c, reg=reg: render(c.marked, reg, engine="fast")
         stats, times = side_by_side(fns, repeat=5)
         rep.row(f"citerender render, {name} ({len(c.marked) / 1e3:.0f} KB, {c.markers} markers)", stats["ours"])
         rep.row(f"markdown-it-py on stripped text, {name}", stats["plain"])
@@ -169,22 +166,6 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
         rep.row(f"the full preset's parser alone on stripped text, {name}", stats["full_floor"])
         rep.target(f"render {name}: ours / plain markdown-it-py", ratio(times, "ours", "plain"), 1.10)
         rep.target(f"render {name}: ours / footnote_plugin", ratio(times, "ours", "footnote"), 1.0)
-        if fast_ok:
-            rep.row(f"citerender render, engine='fast' (comrak), {name}", stats["fast"])
-            rep.target(
-                f"render {name}: plain markdown-it-py / engine='fast'",
-                ratio(times, "plain", "fast"),
-                3.0,
-                lower_is_better=False,
-            )
-
-
-def _has_comrak() -> bool:
-    from citerender.rendering.fast import available
-
-    if not available():
-        print("SKIP  engine='fast': comrak not installed (pip install 'citerender[fast]')")
-    return available()
 
 
 def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
@@ -206,8 +187,6 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
         "ours": run([*ours, "-o", str(tmp / "ours.html")]),
         "commonmark": run([*ours, "--markdown", "commonmark", "-o", str(tmp / "cm.html")]),
     }
-    if _has_comrak():
-        fns["fast"] = run([*ours, "--engine", "fast", "-o", str(tmp / "fast.html")])
     if pandoc is not None:
         pmd = tmp / "spec.pandoc.md"
         pmd.write_text(corpus.pandoc, encoding="utf-8")
@@ -223,8 +202,6 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path) -> None:
     stats, times = side_by_side(fns, repeat=5)
     rep.row("citerender render (whole process)", stats["ours"])
     rep.row("citerender render --markdown commonmark (whole process)", stats["commonmark"])
-    if "fast" in stats:
-        rep.row("citerender render --engine fast (whole process)", stats["fast"])
     if pandoc is None:
         print("SKIP  pandoc not installed (apt-get install pandoc)")
         return
@@ -325,7 +302,7 @@ def _memory(rep: Report, name: str, c: inputs.Corpus, reg: Any) -> None:
     rep.target(f"peak memory {name}: ours / markdown-it-py", ours / floor, 1.5)
     # the full preset renders the whole token stream (footnotes and anchors read all of it)
     from citerender import RenderOptions
-    from citerender.rendering.html import make_markdown
+    from citerender.rendering.pipeline import make_markdown
 
     full = _peak(lambda: render(c.marked, reg))
     full_floor = _peak(lambda: make_markdown(RenderOptions(), citations=False).render(c.stripped))

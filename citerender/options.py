@@ -18,12 +18,11 @@ from typing import Any, Literal, Protocol, get_args, runtime_checkable
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
 __all__ = [
-    "ENGINES",
+    "ENGINE_REMOVED",
     "IMAGE_POLICIES",
     "MARKDOWN_PRESETS",
     "STYLES",
     "UNKNOWN_POLICIES",
-    "Engine",
     "ImagePolicy",
     "MarkdownPreset",
     "RenderOptions",
@@ -53,8 +52,11 @@ Provider = Literal[
     "ai-sdk",
 ]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
-Engine = Literal["markdown-it", "fast"]
-ENGINES: tuple[str, ...] = get_args(Engine)
+#: what an old ``engine=`` / ``--engine`` says: there is one pipeline now (CHANGELOG, 0.2.0)
+ENGINE_REMOVED = (
+    "the engine option was removed in citerender 0.2: every answer is rendered by markdown-it-py and "
+    "citerender's plugin (the comrak engine was slower on densely cited answers); drop engine / --engine"
+)
 _ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 STYLES: tuple[str, ...] = get_args(Style)
 UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
@@ -92,9 +94,8 @@ class RenderOptions:
     :param id_prefix: put before every HTML id (``a1-cite-1``), so several answers share a page.
     :param repo: a repository checkout that Codex file citations (``【F:path†L10-L20】``) are read from.
     :param repo_url: the repository's web address; each file citation links to ``URL/path#L10-L20``.
-    :param engine: ``markdown-it`` (markdown-it-py and this package's plugin) or ``fast``: the
-        compiled comrak parser (extra ``citerender[fast]``, ``markdown="commonmark"`` only), the
-        same citations, bibliography and diagnostics (see ``docs/fast-engine.md``).
+    :param repo_include_hidden: read and quote hidden paths of the checkout too (``.env``, ``.git/…``;
+        refused by default and reported as CR113).
     :param evidence: check that each cited passage supports its claim (CR401–CR406; always on
         in :func:`citerender.check`).
     :param mark_unsupported: give unsupported claims a visible, accessible flag and a note in
@@ -115,7 +116,7 @@ class RenderOptions:
     id_prefix: str = ""
     repo: str | None = None
     repo_url: str | None = None
-    engine: Engine = "markdown-it"
+    repo_include_hidden: bool = False
     evidence: bool = False
     mark_unsupported: bool = False
     scorer: SupportScorer | None = None
@@ -126,7 +127,6 @@ class RenderOptions:
             ("unknown", UNKNOWN_POLICIES),
             ("images", IMAGE_POLICIES),
             ("markdown", MARKDOWN_PRESETS),
-            ("engine", ENGINES),
         )
         for name, allowed in choices:
             value = getattr(self, name)
@@ -137,10 +137,6 @@ class RenderOptions:
         if self.id_prefix and not _ID_PREFIX.fullmatch(self.id_prefix):
             raise ValueError(
                 f"id_prefix must be a letter then up to 63 letters, digits, '-' or '_', not {self.id_prefix[:80]!r}"
-            )
-        if self.engine == "fast" and self.markdown != "commonmark":
-            raise ValueError(
-                "engine='fast' reads the CommonMark preset (tables, strikethrough): pass markdown='commonmark' (--markdown commonmark)"
             )
         if self.mark_unsupported and not self.evidence:
             object.__setattr__(self, "evidence", True)
@@ -167,13 +163,13 @@ class RenderOptions:
         Unknown keywords are an error naming the valid ones.
         """
         names = {f.name for f in fields(cls)}
+        if "engine" in changes:
+            raise TypeError(ENGINE_REMOVED)
         unknown = sorted(set(changes) - names)
         if unknown:
             raise TypeError(f"unknown option(s) {', '.join(unknown)}; valid: families, {', '.join(sorted(names))}")
         opts = base or cls()
         changes = {k: v for k, v in changes.items() if v is not None}
-        if changes.get("engine") == "fast" and "markdown" not in changes:
-            changes["markdown"] = "commonmark"  # the fast engine's one preset, unless asked otherwise
         if changes:
             opts = replace(opts, **changes)
         if families is not None and tuple(families) != opts.fmt.families:

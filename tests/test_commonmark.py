@@ -42,7 +42,9 @@ REFUSED = {596, 598, 599, 601}
 
 
 def test_the_examples_the_allow_list_refuses() -> None:
-    assert {ex["example"] for ex in SPEC if any(is_live_link(u) for u in _hrefs(PLAIN.render(ex["markdown"])))} == REFUSED
+    assert {
+        ex["example"] for ex in SPEC if any(is_live_link(u) for u in _hrefs(PLAIN.render(ex["markdown"])))
+    } == REFUSED
 
 
 @pytest.mark.parametrize("style", sorted(PLUGGED))

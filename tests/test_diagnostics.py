@@ -17,6 +17,15 @@ class MoonScorer:
         return 0.1 if "moon" in claim else 0.9
 
 
+class BrokenScorer:
+    """A scorer gone wrong: NaN for claims about the moon, an exception for claims about Mars."""
+
+    def score(self, claim: str, evidence: str) -> float:
+        if "Mars" in claim:
+            raise RuntimeError("model server unreachable")
+        return float("nan") if "moon" in claim else 0.9
+
+
 CASES = read_fixture_file(FIXTURES / "diagnostics.md")
 REGISTRY = load_sources(FIXTURES / "diagnostics.sources.json")
 
@@ -24,13 +33,14 @@ REGISTRY = load_sources(FIXTURES / "diagnostics.sources.json")
 @pytest.mark.parametrize("line,title,text,expected", CASES, ids=[c[1] for c in CASES])
 def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> None:
     # "[no sources]" in a title: checked without a registry; "[repo]": against fixtures/repo;
-    # "[scorer]": with a support scorer that rejects claims about the moon
+    # "[scorer]": with a support scorer that rejects claims about the moon; "[broken scorer]": one
+    # that returns NaN for them and raises for claims about Mars
     registry = None if "[no sources]" in title else REGISTRY
     diags = check(
         expand(text),
         registry,
         repo=str(FIXTURES / "repo") if "[repo]" in title else None,
-        scorer=MoonScorer() if "[scorer]" in title else None,
+        scorer=MoonScorer() if "[scorer]" in title else BrokenScorer() if "[broken scorer]" in title else None,
     )
     if "CR308" not in title:
         diags = [d for d in diags if d.code != "CR308"]

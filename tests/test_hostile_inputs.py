@@ -7,6 +7,7 @@ diagnostic naming what was refused, never a hang, a traceback or a live link out
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,10 @@ S, D, E = "\ue200", "\ue202", "\ue201"
 
 
 #: the review's 300-byte export: no current_node, and a node that is its own child
-CYCLE = {"title": "t", "mapping": {"r": {"id": "r", "children": ["a"]}, "a": {"id": "a", "parent": "r", "children": ["a"]}}}
+CYCLE = {
+    "title": "t",
+    "mapping": {"r": {"id": "r", "children": ["a"]}, "a": {"id": "a", "parent": "r", "children": ["a"]}},
+}
 
 
 def _msg(text: str, role: str = "assistant") -> dict[str, Any]:
@@ -135,7 +139,7 @@ def _link_forms(url: str) -> list[str]:
         f"[x](<{url.strip()}>)",
         f"<{bare}>",
         f"[x][r]\n\n[r]: {bare}",
-        f"[x]({bare} \"title\")",
+        f'[x]({bare} "title")',
         f"Bare {bare} in text.",
         f"![x]({bare})",
     ]
@@ -227,3 +231,390 @@ def test_no_link_outside_the_allow_list_in_any_export() -> None:
     assert [u for u in urls if u is not None and not _allowed(u)] == []
     text = to_text(p)
     assert "ms-msdt" in text and "ms-msdt" in md
+
+
+# --------------------------------------------------------------------------- 13. streams split alike
+
+ANCHORS = [
+    "a" + D + "turn0search0" + D + "turn0search0",  # the review's input
+    "a" + D + "turn0search0" + D + "turn0news1 b" + D + "turn0search0.",
+    "x" + D + "turn0search0 and" + D + "turn0search0" + D + "turn1search2 end",
+    "Claim." + D + "turn0search0" + D + D + "turn0search0\n\nNext" + D + "turn0search1",
+]
+
+
+@pytest.mark.parametrize("output", ["markdown", "html"])
+@pytest.mark.parametrize("text", ANCHORS, ids=range(len(ANCHORS)))
+def test_bare_anchors_stream_alike_at_every_split_point(text: str, output: str) -> None:
+    from citerender import StreamRenderer
+
+    def streamed(*parts: str) -> str:
+        sr = StreamRenderer(None, output=output)
+        return "".join(sr.feed(p) for p in parts) + sr.close()
+
+    whole = streamed(text)
+    for k in range(len(text) + 1):
+        assert streamed(text[:k], text[k:]) == whole, k
+        for j in range(k, len(text) + 1, 3):
+            assert streamed(text[:k], text[k:j], text[j:]) == whole, (k, j)
+
+
+# --------------------------------------------------------------------------- 4. leaks in the export site
+
+RESERVED = re.compile("[\ue200-\ue206\x00]")
+
+
+def test_an_export_site_leaks_no_marker_nor_nul_anywhere(tmp_path: Path) -> None:
+    conv = _good("leaky")
+    conv["title"] = f"Plans {S}cite{D}turn0search0{E}"
+    conv["mapping"]["a"]["message"] = _msg(
+        f"Where {S}cite{D}turn0search0{E} to? \x00 :contentReference[oaicite:1]{{index=1}}", "user"
+    )
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([conv]), encoding="utf-8")
+    site = tmp_path / "site"
+    build_conversations(export, site)
+    for f in site.rglob("*"):
+        if f.is_file():
+            text = f.read_text(encoding="utf-8")
+            assert RESERVED.search(text) is None, f.name
+            assert "citeturn0search0" not in text and "contentReference" not in text, f.name
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "<title>Conversations" in index and ">Plans<" in index.replace("\n", "")
+    page = next((site / "c").glob("*.html")).read_text(encoding="utf-8")
+    assert "<title>Plans</title>" in page and "<h1" in page and "Plans" in page
+
+
+# --------------------------------------------------------------------------- 5. special files
+
+
+@pytest.mark.parametrize("what", ["answer", "sources", "front-matter sources", "build"])
+def test_fifos_and_devices_are_refused_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)  # nobody writes to it: reading it would block forever
+    answer = tmp_path / "a.md"
+    answer.write_text("Claim.\n", encoding="utf-8")
+    if what == "answer":
+        argv = ["render", str(fifo)]
+    elif what == "sources":
+        argv = ["render", str(answer), "-s", str(fifo)]
+    elif what == "front-matter sources":
+        answer.write_text(f"---\nsources: {fifo.name}\n---\nClaim.\n", encoding="utf-8")
+        argv = ["render", str(answer)]
+    else:
+        src = tmp_path / "src"
+        src.mkdir()
+        os.mkfifo(src / "x.md")
+        (src / "ok.md").write_text("Fine.\n", encoding="utf-8")
+        argv = ["build", str(src), str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    if what == "build":
+        assert (tmp_path / "out" / "ok.html").exists()
+
+
+@pytest.mark.parametrize("argv", [["render", "/dev/zero"], ["render", "ANSWER", "-s", "/dev/zero"]])
+def test_dev_zero_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    answer = tmp_path / "a.md"
+    answer.write_text("Claim.\n", encoding="utf-8")
+    assert main([str(answer) if a == "ANSWER" else a for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert "not a regular file" in err and "Traceback" not in err
+
+
+def test_stdin_is_bounded(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    from citerender.providers import inputs
+
+    monkeypatch.setattr(inputs, "MAX_INPUT_BYTES", 1000)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x" * 5000)))
+    assert main(["render", "-"]) == 2
+    assert "over the limit of 1,000 bytes" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- 6. zip bombs
+
+
+def _zip(tmp_path: Path, data: bytes, name: str = "export.zip") -> Path:
+    import zipfile
+
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("conversations.json", data)
+    return path
+
+
+def test_a_zip_inflating_past_the_ratio_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    body = json.dumps([_good()]).encode()
+    bomb = _zip(tmp_path, body[:-1] + b"," + b" " * 30_000_000 + b"]")  # 30 MB of spaces: ~30 KB zipped
+    t = time.process_time()
+    assert main(["build", str(bomb), str(tmp_path / "site")]) == 2
+    assert time.process_time() - t < 5
+    assert "zip bomb" in capsys.readouterr().err
+
+
+def test_a_zip_past_the_size_limit_is_refused_and_the_limit_is_configurable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export = _zip(tmp_path, json.dumps([_good()] * 3).encode())
+    assert main(["build", str(export), str(tmp_path / "a"), "--max-export-bytes", "100"]) == 2
+    assert "over the limit of 100" in capsys.readouterr().err
+    assert main(["build", str(export), str(tmp_path / "b")]) == 2  # three conversations with one id
+    assert main(["build", str(_zip(tmp_path, json.dumps([_good()]).encode(), "one.zip")), str(tmp_path / "c")]) == 0
+
+
+def test_a_zip_whose_header_lies_is_stopped_while_it_inflates(tmp_path: Path) -> None:
+    from citerender.errors import CiterenderError
+    from citerender.providers.chatgpt import read_raw
+
+    bomb = _zip(tmp_path, b"[" + b" " * 5_000_000 + b"]")
+    with pytest.raises(CiterenderError, match="over the limit of 1,000,000"):
+        list(read_raw(bomb, max_bytes=1_000_000))  # the header says 5 MB: refused before reading
+    import zipfile
+
+    with zipfile.ZipFile(bomb) as z:  # and a member read past a limit its header does not show
+        info = z.infolist()[0]
+    from citerender.providers import chatgpt
+
+    size = info.file_size
+    try:
+        info.file_size = 10
+        with pytest.raises(CiterenderError):
+            chatgpt._check_inflation(size, info.compress_size, 1_000_000, str(bomb))
+    finally:
+        info.file_size = size
+
+
+# --------------------------------------------------------------------------- 7 and 14. exports pandoc reads
+
+DEEP_QUOTES = "> " * 250 + "deep\n"
+NESTED_LINKS = "[" * 20 + "x" + "](https://e.example/)" * 20 + "\n"
+
+
+@pytest.mark.parametrize("text", [DEEP_QUOTES, NESTED_LINKS, "- " * 250 + "deep\n"], ids=["quotes", "links", "lists"])
+def test_docx_of_deep_nesting_is_written_in_bounded_time(tmp_path: Path, text: str) -> None:
+    import time
+
+    from citerender.rendering.exports.docx import to_docx
+    from citerender.rendering.exports.parsed import parse_answer
+
+    t = time.perf_counter()
+    data = to_docx(parse_answer(text))
+    assert data.startswith(b"PK") and time.perf_counter() - t < 20
+    assert "deep" in _pandoc_text(data, "docx") or "x" in _pandoc_text(data, "docx")
+
+
+def _pandoc_text(data: bytes, fmt: str) -> str:
+    import shutil
+    import subprocess
+
+    return subprocess.run(
+        [shutil.which("pandoc") or "pandoc", "-f", fmt, "-t", "plain"], input=data, capture_output=True, check=True
+    ).stdout.decode("utf-8")
+
+
+def test_nested_links_cost_pandoc_linear_time() -> None:
+    """Input x4 -> time at most x6, in CPU time of pandoc itself (its children's time)."""
+    import os
+    import shutil
+    import subprocess
+
+    from citerender.rendering.exports.markdown import to_markdown
+    from citerender.rendering.exports.parsed import parse_answer
+
+    def cost(depth: int) -> float:
+        text = "[" * depth + "x" + "](https://e.example/)" * depth + "\n"
+        md = to_markdown(parse_answer(text * 50)).encode("utf-8")
+        best = float("inf")
+        for _ in range(3):
+            before = os.times()
+            subprocess.run(
+                [shutil.which("pandoc") or "pandoc", "-f", "markdown", "-t", "json"],
+                input=md,
+                capture_output=True,
+                check=True,
+            )
+            after = os.times()
+            best = min(
+                best, after.children_user + after.children_system - before.children_user - before.children_system
+            )
+        return max(best, 0.01)
+
+    assert cost(40) <= 6 * cost(10)
+
+
+# --------------------------------------------------------------------------- 8. lone surrogates
+
+
+@pytest.mark.parametrize("to", ["markdown", "docx", "html", "text", "json"])
+def test_a_lone_surrogate_in_a_sources_file_is_replaced_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], to: str
+) -> None:
+    sources = tmp_path / "s.json"
+    sources.write_text(
+        '{"sources": [{"id": "s1", "title": "T\\udfff", "url": "https://x.example/\\udfff", "lines": ["a \\ud800 line"]}]}',
+        encoding="utf-8",
+    )
+    answer = tmp_path / "a.md"
+    answer.write_text(f"Claim.{S}cite{D}s1{D}L1{E}\n", encoding="utf-8")
+    out = tmp_path / f"out.{to}"
+    assert main(["render", str(answer), "-s", str(sources), "--to", to, "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "CR114" in err and "Traceback" not in err
+    assert out.stat().st_size > 0
+
+
+def test_a_lone_surrogate_in_a_provider_response_is_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    resp = tmp_path / "r.json"
+    resp.write_text(
+        '{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", '
+        '"content": "Text \\udfff here.", "annotations": [{"type": "url_citation", "url_citation": {"url": '
+        '"https://x.example/\\ud800", "title": "T", "start_index": 0, "end_index": 4}}]}}]}',
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.html"
+    assert main(["render", str(resp), "-o", str(out)]) == 0
+    assert "CR114" in capsys.readouterr().err
+    assert "\ufffd" in out.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- 9. marker forms in source text
+
+
+def test_marker_forms_in_source_titles_and_lines_never_show(capsys: pytest.CaptureFixture[str]) -> None:
+    from bs4 import BeautifulSoup
+
+    from citerender import render
+    from citerender.rendering.exports.markdown import to_markdown
+    from citerender.rendering.exports.parsed import parse_answer
+    from citerender.sources.model import registry_from_data
+
+    dirty = [
+        f"{S}cite{D}turn0search0{E}",
+        ":contentReference[oaicite:1]{index=1}",
+        "【cite|turn0search1】",
+        "citeturn0search0",
+    ]
+    reg = registry_from_data(
+        [
+            {
+                "id": "s1",
+                "title": "Title " + " ".join(dirty),
+                "url": "https://x.example/",
+                "lines": [f"Line one {d}." for d in dirty],
+            }
+        ]
+    )
+    answer = f"Claim.{S}cite{D}s1{D}L1-L4{E}\n"
+    for style in ("footnotes", "superscript", "hovercard", "pills"):
+        r = render(answer, reg, style=style)
+        text = BeautifulSoup(r.html, "html.parser").get_text()
+        for d in ("citeturn0search0", "contentReference", "【", "\ue200"):
+            assert d not in text, (style, d)
+        assert "Title" in text and "CR114" in {x.code for x in r.diagnostics}
+    md = to_markdown(parse_answer(answer, reg), quotes=True)
+    assert "contentReference" not in md and "【" not in md and "Line one." in md
+
+
+# --------------------------------------------------------------------------- 10. --repo and hidden paths
+
+
+def test_repo_never_quotes_vcs_internals_or_dotfiles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text(
+        '[remote "origin"]\n\turl = https://user:TOKEN123@git.example/r.git\n', encoding="utf-8"
+    )
+    (repo / ".env").write_text("SECRET=hunter2\n", encoding="utf-8")
+    (repo / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    answer = tmp_path / "a.md"
+    answer.write_text("Config.【F:.git/config†L1-L2】 Env.【F:.env†L1】 App.【F:app.py†L1】\n", encoding="utf-8")
+    out = tmp_path / "a.html"
+    assert main(["render", str(answer), "--repo", str(repo), "--style", "hovercard", "-o", str(out)]) == 1
+    html = out.read_text(encoding="utf-8")
+    err = capsys.readouterr().err
+    assert "TOKEN123" not in html and "hunter2" not in html and "print(" in html
+    assert "'.git/config' is hidden" in err and "'.env' is hidden" in err
+    docx = tmp_path / "a.docx"
+    main(["render", str(answer), "--repo", str(repo), "--to", "docx", "-o", str(docx)])
+    assert "TOKEN123" not in _pandoc_text(docx.read_bytes(), "docx")
+    assert (
+        main(
+            [
+                "render",
+                str(answer),
+                "--repo",
+                str(repo),
+                "--repo-include-hidden",
+                "--style",
+                "hovercard",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert "TOKEN123" in out.read_text(encoding="utf-8")  # asked for explicitly
+
+
+# --------------------------------------------------------------------------- 11. scorers
+
+
+class _Scorer:
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def score(self, claim: str, evidence: str) -> float:
+        if isinstance(self.value, BaseException):
+            raise self.value
+        return self.value  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), -0.5, 1.5, "0.9", None, True, ValueError("boom")], ids=repr
+)
+def test_a_scorer_verdict_outside_0_1_leaves_the_claim_unchecked(value: object) -> None:
+    from citerender import check
+    from citerender.model.evidence import support_report
+    from citerender.sources.model import registry_from_data
+
+    reg = registry_from_data([{"id": "s1", "lines": ["Employees may work remotely up to three days per week."]}])
+    text = f"Employees may work remotely up to three days per week.{S}cite{D}s1{D}L1{E}\n"
+    report = support_report(text, reg, scorer=_Scorer(value))
+    assert [c.verdict for c in report.claims] == ["unchecked"]
+    diags = check(text, reg, scorer=_Scorer(value))
+    assert [d.code for d in diags if d.code.startswith("CR40")] == ["CR407"]
+    assert "_Scorer" in next(d.message for d in diags if d.code == "CR407")
+
+
+# --------------------------------------------------------------------------- 12. MathML values
+
+
+@pytest.mark.parametrize(
+    "tex,absent",
+    [
+        (r"\rule{100000px}{100000px}", "100000px"),
+        (r"\hspace{1000000em}", "1000000em"),
+        (r"\color{url(javascript:alert(1))}{x}", "javascript"),
+    ],
+)
+def test_mathml_values_are_bounded(tex: str, absent: str) -> None:
+    from citerender import render
+
+    html = render(f"A formula ${tex}$ here.\n").html
+    assert absent not in html and "<math" in html
+
+
+def test_mathml_keeps_sane_values() -> None:
+    from citerender import render
+
+    html = render(r"Red $\color{red}{x}$ and a rule $\rule{2em}{1em}$." + "\n").html
+    assert 'mathcolor="red"' in html and 'width="2em"' in html

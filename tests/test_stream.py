@@ -61,6 +61,9 @@ PIECES = [
     "filecitet" + "urn0file0L1-L2 ",
     "{S}{D}a{E}",
     "{D}a{D}L1-L2 ",
+    "{D}a{D}a",  # a bare anchor repeating its id: one group, whatever the split
+    "{D}b",
+    "{D}",
     "{S}navlist{D}Title{D}a,b{E}",
     '{S}entity{D}["people","Ada",0]{E}',
     "{S}finance{D}x{E}",

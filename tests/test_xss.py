@@ -11,7 +11,7 @@ from conftest import FIXTURES, assert_no_marker
 
 from citerender import CiterenderError, render
 from citerender.publish.site import build_site
-from citerender.rendering.features import MATHML_ELEMENTS
+from citerender.rendering.mathml import MATHML_ELEMENTS
 from citerender.rendering.themes import load_theme
 from citerender.sources.model import registry_from_data
 

@@ -5,18 +5,15 @@ response; and the diagnostics' lines counted in the file as given."""
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, in_file
 from ..errors import CiterenderError
+from ..providers.inputs import Input, read_input
 from ..sources.model import Registry
-from .transcripts import is_export
 
-__all__ = ["MAX_ANSWER_BYTES", "AnswerInput", "load_registry", "read_answer", "read_input"]
-
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
+__all__ = ["AnswerInput", "answer_input", "load_registry", "read_answer"]
 
 
 @dataclass
@@ -45,17 +42,10 @@ class AnswerInput:
 
 def read_answer(path: str) -> str:
     """The text of an answer file, or of standard input for ``-`` (bounded, decoded, not empty)."""
-    from ..sources.files import decode_text, read_text_file
+    return _not_empty(read_input(path).text, path)
 
-    if path == "-":
-        data = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
-        if len(data) > MAX_ANSWER_BYTES:
-            raise CiterenderError(
-                f"answer is over the limit of {MAX_ANSWER_BYTES:,} bytes", path="<stdin>", hint="split the answer"
-            )
-        text = decode_text(data, "<stdin>", "answer")
-    else:
-        text = read_text_file(path, limit=MAX_ANSWER_BYTES, what="answer")
+
+def _not_empty(text: str, path: str) -> str:
     if not text.strip():
         raise CiterenderError(
             "answer is empty", path="<stdin>" if path == "-" else path, hint="pass the model's answer text"
@@ -71,37 +61,42 @@ def load_registry(path: str | None) -> Registry | None:
     return load_sources(path)
 
 
-def read_input(a: argparse.Namespace) -> AnswerInput:
-    """A Markdown answer, or a saved provider response (``--from``, inferred for .json / .jsonl
-    files) carrying both text and sources (--sources then supplies what its citations name by id,
-    as Mistral's do). A Markdown answer's front matter is not part of the answer: its sources are
-    used when --sources is not given (inline, a path, or a ``NAME.sources.*`` sidecar)."""
-    provider = getattr(a, "from_", None)
-    if is_export(a.answer, provider):
+def answer_input(a: argparse.Namespace, src: Input) -> AnswerInput:
+    """The answer ``src`` holds: a Markdown answer, or a saved provider response (``--from``,
+    inferred for .json / .jsonl files) carrying both text and sources (--sources then supplies
+    what its citations name by id, as Mistral's do). A Markdown answer's front matter is not part
+    of the answer: its sources are used when --sources is not given (inline, a path, or a
+    ``NAME.sources.*`` sidecar)."""
+    if src.kind == "export":
         raise CiterenderError(
-            "this is a chat export: it holds many answers", path=a.answer,
+            "this is a chat export: it holds many answers", path=src.path,
             hint="citerender build EXPORT OUT renders and checks every conversation",
         )  # fmt: skip
-    if provider or (a.answer != "-" and a.answer.lower().endswith((".json", ".jsonl"))):
-        from ..providers import load_response
+    if src.kind in ("response", "transcript"):
+        from ..providers import adapt
 
-        adapted = load_response(a.answer, provider, sources=load_registry(a.sources) if a.sources else None)
+        try:
+            adapted = adapt(
+                src.data, getattr(a, "from_", None), sources=load_registry(a.sources) if a.sources else None
+            )
+        except CiterenderError as e:
+            raise CiterenderError(e.message, path=src.name, hint=e.hint) from None
         notes = [Diagnostic.make(code, message) for code, message in adapted.notes]
         return AnswerInput(adapted.text, adapted.registry, notes)
     from ..publish.answers import front_matter_title, registry_for, split_front_matter
     from ..sources.model import registry_from_data
 
-    text = read_answer(a.answer)
-    name = "<stdin>" if a.answer == "-" else a.answer
+    text = _not_empty(src.text, src.path)
+    name = src.name
     meta, body, first_line = split_front_matter(text, name, strict=False)
     if a.sources:
         registry = load_registry(a.sources)
-    elif a.answer == "-":  # no folder to find a sidecar or a relative path in: inline sources only
+    elif src.path == "-":  # no folder to find a sidecar or a relative path in: inline sources only
         inline = meta.get("sources")
         registry = (
             registry_from_data(inline, path=f"{name} (front matter)") if isinstance(inline, list | dict) else None
         )
     else:
-        registry = registry_for(meta, Path(a.answer))[0]
+        registry = registry_for(meta, Path(src.path))[0]
     front = text[: len(text) - len(body)]
     return AnswerInput(body, registry, first_line=first_line, title=front_matter_title(meta), front_matter=front)

@@ -10,16 +10,18 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import CiterenderError
+from ..providers.inputs import is_export, read_input
 from ..publish.files import write_atomic
 from ..syntax.escapes import visible
-from .answers import read_answer, read_input
-from .transcripts import is_export, read_transcript_arg, render_conversation_page
+from .answers import answer_input, read_answer
+from .options import cli_options, cli_scorer
+from .transcripts import render_conversation_page
 
 if TYPE_CHECKING:
-    from ..options import RenderOptions
+    pass
 
 __all__ = ["cmd_build", "cmd_check", "cmd_codes", "cmd_context", "cmd_prompt", "cmd_render", "cmd_strip", "cmd_units"]
 
@@ -38,8 +40,8 @@ def cmd_check(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..model.check import check, check_with_reports
 
-    inp = read_input(a)
-    scorer = _scorer(a)
+    inp = answer_input(a, read_input(a.answer, getattr(a, "from_", None)))
+    scorer = cli_scorer(a)
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.report:  # one parse for the diagnostics and both reports: a scorer judges each claim once
         found, report, support = check_with_reports(inp.text, inp.registry, scorer=scorer)
@@ -165,54 +167,16 @@ def cmd_strip(a: argparse.Namespace) -> int:
     return 0
 
 
-def cli_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
-    """The one options object of this command line."""
-
-    try:
-        return _build_options(a, **extra)
-    except ValueError as e:  # an option's value (an id prefix, say): a usage error, not a traceback
-        raise CiterenderError(str(e)) from None
-
-
-def _scorer(a: argparse.Namespace):  # type: ignore[no-untyped-def]
-    spec = getattr(a, "scorer", None)
-    if not spec:
-        return None
-    from .scorer import load_scorer
-
-    return load_scorer(spec)
-
-
-def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
-    from ..options import RenderOptions
-
-    return RenderOptions.build(
-        style=a.style,
-        theme=a.theme,
-        unknown=a.unknown,
-        markdown=a.markdown,
-        engine=a.engine,
-        id_prefix=a.id_prefix,
-        repo=a.repo,
-        repo_url=a.repo_url,
-        list_all=getattr(a, "all_sources", None) or None,
-        html=getattr(a, "allow_html", None) or None,
-        mark_unsupported=getattr(a, "mark_unsupported", None) or None,
-        scorer=_scorer(a),
-        **extra,
-    )
-
-
 # what each output format ignores: giving it is an error, never silence
 _NO_EFFECT = {
     "html": (),
     "pdf": ("standalone",),
-    "docx": ("style", "theme", "standalone", "id_prefix", "engine", "mark_unsupported"),
-    "markdown": ("style", "theme", "standalone", "engine", "mark_unsupported"),
-    "json": ("style", "theme", "standalone", "engine", "mark_unsupported"),
-    "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine", "mark_unsupported"),
-    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "engine", "mark_unsupported"),
-    "ai-sdk": ("style", "theme", "standalone", "engine", "mark_unsupported"),
+    "docx": ("style", "theme", "standalone", "id_prefix", "mark_unsupported"),
+    "markdown": ("style", "theme", "standalone", "mark_unsupported"),
+    "json": ("style", "theme", "standalone", "mark_unsupported"),
+    "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
+    "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
+    "ai-sdk": ("style", "theme", "standalone", "mark_unsupported"),
 }
 
 
@@ -220,11 +184,7 @@ def _refuse_options_without_effect(a: argparse.Namespace) -> None:
     given = [name for name in _NO_EFFECT[a.to] if getattr(a, name, None)]
     if given:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        why = (
-            "a PDF is always a complete page"
-            if a.to == "pdf"
-            else f"--to {a.to} has no styles, themes, pages or HTML engine"
-        )
+        why = "a PDF is always a complete page" if a.to == "pdf" else f"--to {a.to} has no styles, themes or pages"
         raise CiterenderError(
             f"{flags} {'has' if len(given) == 1 else 'have'} no effect with --to {a.to} ({why})",
             hint=f"drop {flags}, or render HTML with --to html",
@@ -237,18 +197,18 @@ def cmd_render(a: argparse.Namespace) -> int:
 
     _refuse_overwriting_inputs(a.output, a.answer, getattr(a, "sources", None))
     _refuse_options_without_effect(a)
-    if is_export(a.answer, getattr(a, "from_", None)):
+    src = read_input(a.answer, getattr(a, "from_", None))  # the one read of the input
+    if src.kind in ("export", "transcript"):
         if a.sources:
-            raise CiterenderError("a chat export carries its own sources", path=a.sources, hint="drop --sources")
-        return render_conversation_page(a)
+            raise CiterenderError(
+                f"a {'chat export' if src.kind == 'export' else 'transcript'} carries its own sources",
+                path=a.sources,
+                hint="drop --sources",
+            )
+        return render_conversation_page(a, src)
     if getattr(a, "conversation", None):
         raise CiterenderError("--conversation names a conversation of a chat export", path=a.answer)
-    conv = read_transcript_arg(a)
-    if conv is not None:
-        if a.sources:
-            raise CiterenderError("a transcript carries its own sources", path=a.sources, hint="drop --sources")
-        return render_conversation_page(a, conv)
-    inp = read_input(a)
+    inp = answer_input(a, src)
     text, registry = inp.text, inp.registry
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.to in ("pdf", "docx") and not a.output:
@@ -319,8 +279,10 @@ def cmd_build(a: argparse.Namespace) -> int:
     if is_export(a.src, getattr(a, "from_", None)):  # a chat export: one page per conversation
         from ..publish.conversations import build_conversations
 
-        result = build_conversations(a.src, a.out, cli_options(a), jobs=jobs, force=a.force)
-    elif Path(a.src).is_file() and a.src.lower().endswith(".json"):  # a transcript of saved responses
+        result = build_conversations(
+            a.src, a.out, cli_options(a), jobs=jobs, force=a.force, max_export_bytes=a.max_export_bytes
+        )
+    elif not Path(a.src).is_dir() and a.src.lower().endswith(".json"):  # a transcript of saved responses
         from ..publish.conversations import build_conversations
 
         result = build_conversations(a.src, a.out, cli_options(a), force=a.force, provider=getattr(a, "from_", None))

@@ -36,7 +36,7 @@ def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
 def _add_render_options(q: argparse.ArgumentParser) -> None:
     """The render options, with the defaults of :class:`RenderOptions` (as everywhere); left
     ``None`` here so that ``render`` can tell an option given for a format it does not affect."""
-    from ..options import ENGINES, MARKDOWN_PRESETS, STYLES, UNKNOWN_POLICIES, RenderOptions
+    from ..options import MARKDOWN_PRESETS, STYLES, UNKNOWN_POLICIES, RenderOptions
 
     d = RenderOptions()
     q.add_argument("--style", choices=STYLES, help=f"citation style (default: {d.style})")
@@ -48,15 +48,16 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
         help=f"Markdown features: full (task lists, bare URLs, footnotes, math, highlighting) or strict commonmark"
         f" (default: {d.markdown})",
     )
-    q.add_argument(
-        "--engine",
-        choices=ENGINES,
-        help="parser: markdown-it, or fast (compiled comrak, CommonMark preset; pip install 'citerender[fast]')"
-        f" (default: {d.engine})",
-    )
+    q.add_argument("--engine", help=argparse.SUPPRESS)  # removed in 0.2: a usage error naming the change
     q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
     q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")
     q.add_argument("--repo-url", metavar="URL", help="repository web address: file citations link to URL/path#L10-L20")
+    q.add_argument(
+        "--repo-include-hidden",
+        action="store_true",
+        default=None,
+        help="let file citations quote hidden paths of the checkout (.env, .git/config): refused by default",
+    )
     q.add_argument(
         "--mark-unsupported",
         action="store_true",
@@ -167,6 +168,13 @@ def _add_build(sub: Any) -> None:
         help="publish answers that link, and sources that lie, outside the source folder",
     )
     b.add_argument("--verbose", "-v", action="store_true", help="print every diagnostic")
+    b.add_argument(
+        "--max-export-bytes",
+        type=int,
+        default=4 * 1024**3,
+        metavar="N",
+        help="the most a zipped chat export may inflate to (default: 4 GiB; it may also inflate at most 200x)",
+    )
     _add_from(b, export_only=True)
     b.set_defaults(func=cmd_build)
 

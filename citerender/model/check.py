@@ -7,10 +7,10 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from ..diagnostics import Diagnostic, sort_key
+from ..diagnostics import Diagnostic
 from ..options import RenderOptions
 from ..plugin.state import CitationState
-from ..rendering.html import make_markdown
+from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 from .evidence import SupportReport
 from .quality import QualityReport, measure_quality
@@ -47,6 +47,5 @@ def _checked(
     opts = replace(
         RenderOptions.build(options, **kwargs), style="footnotes", unknown="keep", bibliography=False, evidence=True
     )
-    st = CitationState(registry=registry)
-    tokens = make_markdown(opts).parse(text, {"citerender": st})
-    return sorted(st.diagnostics, key=sort_key), tokens, st
+    parsed = pipeline(opts).parse(text, registry)
+    return parsed.diagnostics, parsed.tokens, parsed.state

@@ -9,8 +9,7 @@ from typing import Any
 
 from ..options import RenderOptions, SupportScorer
 from ..plugin.claims import Claim
-from ..plugin.state import CitationState
-from ..rendering.html import make_markdown
+from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 
 __all__ = ["SupportReport", "support_report"]
@@ -81,6 +80,4 @@ def support_report(
     opts = replace(
         RenderOptions.build(options, **kwargs), unknown="keep", bibliography=False, evidence=True, scorer=scorer
     )
-    st = CitationState(registry=registry)
-    make_markdown(opts).parse(text, {"citerender": st})
-    return SupportReport(list(st.claims))
+    return SupportReport(list(pipeline(opts).parse(text, registry).state.claims))

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from ..options import RenderOptions
 from ..plugin.state import CitationState
-from ..rendering.html import make_markdown
+from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 
 __all__ = ["QualityReport", "measure_quality", "quality_report"]
@@ -94,10 +94,8 @@ class QualityReport:
 
 def quality_report(text: str, registry: Registry | None = None) -> QualityReport:
     """Measure citation coverage of ``text`` (parsed with markdown-it-py, like ``check``)."""
-    md = make_markdown(RenderOptions(unknown="keep", bibliography=False))
-    st = CitationState(registry=registry)
-    tokens = md.parse(text, {"citerender": st})
-    return measure_quality(tokens, st, registry)
+    parsed = pipeline(RenderOptions(unknown="keep", bibliography=False)).parse(text, registry)
+    return measure_quality(parsed.tokens, parsed.state, registry)
 
 
 def measure_quality(tokens: list[Token], st: CitationState, registry: Registry | None) -> QualityReport:

@@ -12,7 +12,6 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..sources.model import Registry
 from .core import citation_core
@@ -20,7 +19,7 @@ from .options import BibliographyRenderer, PluginOptions
 from .rules import LinkPolicy, backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .styles import add_render_rules
 
-__all__ = ["PluginOptions", "citation_plugin", "plugin_options"]
+__all__ = ["PluginOptions", "citation_plugin"]
 
 
 def citation_plugin(
@@ -64,12 +63,3 @@ def citation_plugin(
 
         md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
     add_render_rules(md, opts)
-
-
-def plugin_options(md: MarkdownIt) -> PluginOptions:
-    """The plugin's settings as bound to ``md``'s core rule (the fast engine and the block-by-block
-    render run the plugin's passes themselves)."""
-    for rule in md.core.ruler.getRules(""):
-        if getattr(rule, "func", None) is citation_core:
-            return rule.keywords["opts"]  # type: ignore[attr-defined, no-any-return]
-    raise CiterenderError("the parser has no citation rule")

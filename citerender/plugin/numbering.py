@@ -23,6 +23,8 @@ def reference_for(st: CitationState, source: Source, *, known: bool) -> Referenc
     if ref is None:
         ref = Reference(len(st.references) + 1, source, known, prefix=st.id_prefix)
         st.references.append(ref)
+        if source.cleaned:  # what was cleaned as it was read: said once, where it is first cited
+            st.report("CR114", f"source {source.id!r}: {'; '.join(source.cleaned)}", None)
         if source.url:
             st.by_url[source.url] = ref
     else:
@@ -42,7 +44,7 @@ def lookup(st: CitationState, sid: str, unknown: str, offset: int | Token | None
             st.without_sources_reported = True
             st.report("CR112", "rendered without sources: no citation could be checked", None)
         return Source(sid), False
-    source = registry.get(sid)
+    source = registry.shown(sid)
     if source is not None:
         return source, True
     st.report("CR101", f"unknown source id {sid!r}", where(offset) if isinstance(offset, Token) else offset)
@@ -68,11 +70,11 @@ def report_uncited(st: CitationState, *, list_all: bool = False) -> None:
     if st.registry is None:
         return
     cited = {s.id for r in st.references for s in [r.source, *r.merged]}
-    for sid, source in st.registry.items():
+    for sid in st.registry:
         if sid not in cited:
             st.report("CR308", f"source {sid!r} is never cited", None)
             if list_all:
-                reference_for(st, source, known=True)
+                reference_for(st, st.registry.shown(sid) or st.registry[sid], known=True)
 
 
 def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:
@@ -90,7 +92,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
             use = st.known_uses.get((sid, lines))
             if use is None:
                 ref = st.by_id.get(sid)
-                known_source = registry.get(sid) if ref is not None and ref.known else None
+                known_source = registry.shown(sid) if ref is not None and ref.known else None
                 if known_source is not None and (
                     lines is None
                     or (not lines.is_reversed and known_source.lines is not None and known_source.has_lines(lines))

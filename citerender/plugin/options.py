@@ -55,7 +55,7 @@ class PluginOptions:
     @cached_property
     def repository(self) -> Repository:
         """Where Codex file citations are read and linked (``repo``, ``repo_url``)."""
-        return Repository(self.options.repo, self.options.repo_url)
+        return Repository(self.options.repo, self.options.repo_url, self.options.repo_include_hidden)
 
     @cached_property
     def triggers(self) -> str:

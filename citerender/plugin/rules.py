@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -21,8 +20,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
-from ..syntax.escapes import normalize_escapes, printable
 from ..sources.urls import allowed_link
+from ..syntax.escapes import normalize_escapes, printable
 from ..syntax.residue import url_has_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import Mark, MarkKind
@@ -31,12 +30,12 @@ from .state import citation_state
 
 __all__ = [
     "MAX_MARKERS",
+    "LinkPolicy",
     "backslash_rule",
     "citation_inline",
     "escapes_rule",
     "in_destination",
     "text_or_citation",
-    "LinkPolicy",
 ]
 
 #: The most markers one answer may hold (see SECURITY.md).

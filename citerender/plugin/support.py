@@ -203,15 +203,40 @@ class _Checker:
             self.polarity(claim, words, passage)
             weak = self.lexical(claim, words, passage)
         if self.scorer is not None:
-            claim.score = float(self.scorer.score(claim.text, evidence))
-            if claim.score < 0.5:
-                self.flag(claim, "CR406", f"the support scorer rates this claim {claim.score:.2f}")
+            score = self.scored(claim, evidence)
+            if score is None:
+                claim.verdict = "unchecked"  # the lexical checks alone would pass what the scorer was asked to judge
+                return
+            claim.score = score
+            if score < 0.5:
+                self.flag(claim, "CR406", f"the support scorer rates this claim {score:.2f}")
         if any(c in _UNSUPPORTED for c in claim.codes):
             claim.verdict = "unsupported"
         elif weak or "CR404" in claim.codes:
             claim.verdict = "weak"
         else:
             claim.verdict = "supported"
+
+    def scored(self, claim: Claim, evidence: str) -> float | None:
+        """The scorer's verdict when it is a finite number in [0, 1]; otherwise (NaN, a string, an
+        exception) None, reported (CR407) naming the scorer and what it did: a NaN once made the
+        claim supported, since ``NaN < 0.5`` is false."""
+        scorer = self.scorer
+        assert scorer is not None
+        name = getattr(type(scorer), "__qualname__", type(scorer).__name__)
+        try:
+            value = scorer.score(claim.text, evidence)
+        except Exception as e:  # a team's model: its failure is a verdict we cannot use, not our crash
+            problem = f"raised {type(e).__name__}: {str(e)[:120]}"
+        else:
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= float(value) <= 1.0
+            if ok:  # NaN fails both comparisons; infinities fail one
+                return float(value)
+            problem = f"returned {str(value)[:60]!r}, not a number in [0, 1]"
+        claim.reasons.append(f"the support scorer {name} {problem}")
+        if claim.group is not None:
+            self.st.report("CR407", f"the support scorer {name} {problem}: the claim is unchecked", where(claim.group))
+        return None
 
     def numbers(self, claim: Claim, passage: _Passage) -> None:
         found = passage.quantities

@@ -12,6 +12,7 @@ without system and tool messages, tool calls (``recipient`` other than ``all``),
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import zipfile
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import CiterenderError
+from ..sources.clean import clean_data, display_text
 from ..sources.model import Registry, registry_from_data
 from .content_refs import SearchSources, edits_for, md_text
 
@@ -65,6 +67,8 @@ class Conversation:
     model: str | None
     turns: list[Turn]
     digest: str
+    #: (code, message) of the import, about the conversation as a whole
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def answers(self) -> int:
@@ -75,38 +79,85 @@ class Conversation:
         return sum(len(t.registry) for t in self.turns if t.registry is not None)
 
 
+#: the most a zipped export may inflate to, and the most it may inflate per compressed byte: an
+#: 800 KB zip inflating to 800 MB ran for minutes (see SECURITY.md); ``max_bytes`` changes the first
+MAX_INFLATED_BYTES = 4 * 1024**3
+MAX_INFLATE_RATIO = 200
+
+
 @contextmanager
-def _open(path: str | Path) -> Iterator[IO[bytes]]:
+def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[IO[bytes]]:
     p = Path(path)
     if not p.is_file():
-        raise CiterenderError("export not found", path=str(path))
+        raise CiterenderError("export not found (or not a regular file)", path=str(path))
     if zipfile.is_zipfile(p):
         with zipfile.ZipFile(p) as z:
-            names = [n for n in z.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"]
-            if not names:
+            members = [i for i in z.infolist() if i.filename.rsplit("/", 1)[-1] == "conversations.json"]
+            if not members:
                 raise CiterenderError("the zip holds no conversations.json", path=str(path))
-            with z.open(names[0]) as f:
-                yield f
+            info = members[0]
+            _check_inflation(info.file_size, info.compress_size, max_bytes, str(path))
+            with z.open(info) as f:
+                # the header's sizes may lie: the stream itself is bounded
+                yield io.BufferedReader(_Bounded(f, max_bytes, info.compress_size, str(path)))
     else:
         with p.open("rb") as f:
             yield f
 
 
+def _check_inflation(size: int, compressed: int, max_bytes: int, path: str) -> None:
+    if size > max_bytes:
+        raise CiterenderError(
+            f"the zip's conversations.json inflates to {size:,} bytes, over the limit of {max_bytes:,}",
+            path=path,
+            hint="unzip it and build conversations.json, or raise the limit with --max-export-bytes",
+        )
+    if size > 1024 * 1024 and size > MAX_INFLATE_RATIO * max(compressed, 1):
+        raise CiterenderError(
+            f"the zip's conversations.json inflates {size // max(compressed, 1):,} times (over {MAX_INFLATE_RATIO}): "
+            "refused as a zip bomb",
+            path=path,
+            hint="unzip it and build conversations.json",
+        )
+
+
+class _Bounded(io.RawIOBase):
+    """A zip member read as a stream, stopped once it inflates past the limits whatever its header said."""
+
+    def __init__(self, f: IO[bytes], max_bytes: int, compressed: int, path: str) -> None:
+        self.f, self.max_bytes, self.compressed, self.path, self.read_so_far = f, max_bytes, compressed, path, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.f.read(len(buffer))
+        self.read_so_far += len(data)
+        _check_inflation(self.read_so_far, self.compressed, self.max_bytes, self.path)
+        buffer[: len(data)] = data
+        return len(data)
+
+
 def is_chatgpt_export(path: str | Path) -> bool:
-    """Does the file look like a ChatGPT export (a list of objects with ``mapping``)?"""
+    """Does the file look like a ChatGPT export: a zip holding a ``conversations.json`` (its size is
+    judged when it is read), or a list of objects with ``mapping``?"""
     try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                return any(n.rsplit("/", 1)[-1] == "conversations.json" for n in z.namelist())
         with _open(path) as f:
             head = f.read(65536).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
-    except (CiterenderError, OSError):
+    except (CiterenderError, OSError, zipfile.BadZipFile):
         return False
     return head.startswith("[") and '"mapping"' in head
 
 
-def read_raw(path: str | Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """Every conversation of the export as its JSON data, with its position, read as a stream."""
+def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Every conversation of the export as its JSON data, with its position, read as a stream
+    (a zipped export inflates to at most ``max_bytes``)."""
     import ijson
 
-    with _open(path) as f:
+    with _open(path, max_bytes) as f:
         try:
             for k, data in enumerate(ijson.items(f, "item", use_float=True)):
                 if isinstance(data, Mapping):
@@ -141,14 +192,19 @@ def _conversation_id(data: Mapping[str, Any], k: int) -> str:
 
 
 def _title(data: Mapping[str, Any]) -> str:
+    """The title as readers see it: marker forms removed, as front-matter titles are."""
     title = data.get("title")
-    return title if isinstance(title, str) and title else "Untitled conversation"
+    shown = display_text(title[:10_000])[0].replace("\x00", "\ufffd").strip()[:200] if isinstance(title, str) else ""
+    return shown or "Untitled conversation"
 
 
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
     """One conversation of the export, on its current branch; a :class:`BrokenGraph` if its
     message graph cannot be walked."""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    surrogates: list[str] = []
+    data = clean_data(data, surrogates)  # once, where the conversation enters
+    notes = [("CR114", "lone surrogates replaced by U+FFFD in the conversation's data")] if surrogates else []
     cid, title = _conversation_id(data, k), _title(data)
     model = data.get("default_model_slug") if isinstance(data.get("default_model_slug"), str) else None
     try:
@@ -160,7 +216,7 @@ def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
         ) from None
     turns = [t for m in branch if (t := _turn(m)) is not None]
     return Conversation(
-        cid, title, _number(data.get("create_time")), _number(data.get("update_time")), model, turns, digest
+        cid, title, _number(data.get("create_time")), _number(data.get("update_time")), model, turns, digest, notes
     )
 
 
@@ -206,6 +262,7 @@ def _branch(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         node_id = roots[0] if roots else None
         seen: set[str] = set()
         while (node := _node(mapping, node_id, "a child id")) is not None:
+            assert isinstance(node_id, str)  # _node said so
             if node_id in seen:
                 raise BrokenGraph(f"node {node_id[:60]!r} is its own descendant: the graph has a cycle")
             seen.add(node_id)
@@ -218,6 +275,7 @@ def _branch(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     path: list[Mapping[str, Any]] = []
     seen = set()
     while (node := _node(mapping, node_id, "a parent id")) is not None:
+        assert isinstance(node_id, str)  # _node said so
         if node_id in seen:
             raise BrokenGraph(f"the parents of node {node_id[:60]!r} loop back to it: the graph has a cycle")
         seen.add(node_id)

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
-from ..sources.files import read_text_file
-from . import adapt, detect_provider
+from ..sources.files import MAX_INPUT_BYTES, read_text_file
 from .chatgpt import Conversation, Turn
+from .responses import adapt, detect_provider, parse_json
 
-__all__ = ["is_transcript", "read_transcript", "transcript"]
+__all__ = ["is_transcript", "read_transcript", "transcript", "transcript_titled"]
 
 
 def _user_text(item: Mapping[str, Any]) -> str | None:
@@ -80,11 +80,12 @@ def transcript(data: Any, provider: str | None = None, *, title: str = "Transcri
 
 def read_transcript(path: str | Path, provider: str | None = None) -> Conversation:
     """A transcript file as a conversation titled after the file (or its ``title``)."""
-    raw = read_text_file(path, what="transcript")
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as e:
-        raise CiterenderError(f"invalid JSON: {str(e)[:120]}", path=str(path)) from None
+    raw = read_text_file(path, limit=MAX_INPUT_BYTES, what="transcript")
+    return transcript_titled(parse_json(raw, str(path)), path, provider)
+
+
+def transcript_titled(data: Any, path: str | Path, provider: str | None = None) -> Conversation:
+    """The transcript ``data`` read from ``path``, titled after the file unless it has a ``title``."""
     try:
         return transcript(
             data, provider, title=Path(path).stem.replace("-", " ").replace("_", " ").strip() or "Transcript"

@@ -25,10 +25,11 @@ from typing import Any, NamedTuple, TextIO
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
-from ..providers.chatgpt import BrokenGraph, Conversation, conversation, is_chatgpt_export, read_raw
+from ..providers.chatgpt import MAX_INFLATED_BYTES, BrokenGraph, Conversation, conversation, is_chatgpt_export, read_raw
 from ..providers.transcripts import read_transcript
 from ..rendering.html import render
 from ..rendering.themes import load_theme
+from ..sources.clean import display_text
 from ..sources.model import Registry
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
@@ -80,7 +81,7 @@ SEARCH_CHARS = 600  # of the user's words per conversation: the index stays smal
 
 
 def _search_text(conv: Conversation) -> str:
-    words = " ".join(t.text for t in conv.turns if t.role == "user")
+    words = display_text(" ".join(t.text for t in conv.turns if t.role == "user"))[0].replace("\x00", " ")
     plain = " ".join(re.sub(r"[\[\]()*_`#>|~!]+", " ", words).split())
     return f"{conv.title} {plain[:SEARCH_CHARS]}".casefold()
 
@@ -106,6 +107,7 @@ def render_conversation(
     views: list[TurnView] = []
     diags: list[tuple[int, Diagnostic]] = []
     speaker = "ChatGPT" if conv.model is not None or any(t.model for t in conv.turns) else "Assistant"
+    diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
     for n, turn in enumerate(conv.turns, start=1):
         prefix = f"{opts.id_prefix}-t{n}" if opts.id_prefix else f"t{n}"
         if turn.role == "user":
@@ -235,12 +237,14 @@ def build_conversations(
     force: bool = False,
     progress: TextIO | None = None,
     provider: str | None = None,
+    max_export_bytes: int = MAX_INFLATED_BYTES,
     **kwargs: Any,
 ) -> BuildResult:
     """One page per conversation of ``export`` under ``out/c/``, and ``out/index.html``.
 
     ``export`` is a ChatGPT data export (``conversations.json`` or its ``.zip``), or a transcript
-    of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`)."""
+    of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`).
+    A zipped export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size)."""
     opts = RenderOptions.build(options, **kwargs)
     started = time.perf_counter()
     src, out_dir = Path(export).resolve(), Path(out).resolve()
@@ -254,7 +258,7 @@ def build_conversations(
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
     plan = _Plan(build, owned, out_dir, key)
-    for k, conv in [(0, single)] if single is not None else _readable(read_raw(src), build):
+    for k, conv in [(0, single)] if single is not None else _readable(read_raw(src, max_export_bytes), build):
         plan.add(conv, k, export)  # first pass: what changed, nothing rendered
     changed = plan.changed
     for rel in (ASSET_CSS, "index.html"):
@@ -264,7 +268,7 @@ def build_conversations(
     bar = Progress(len(changed), progress or sys.stderr)
 
     def tasks() -> Iterator[dict[str, Any]]:  # second pass: render what changed, one at a time
-        for k, data in read_raw(src) if single is None else [(0, {})]:
+        for k, data in read_raw(src, max_export_bytes) if single is None else [(0, {})]:
             if k in changed:
                 rel, input_hash = changed[k]
                 yield {
@@ -287,7 +291,7 @@ def build_conversations(
     index = th.render_conversation_index(
         plan.newest(), css_href=ASSET_CSS, title="Conversations", search_script=SEARCH_SCRIPT, search_hash=SEARCH_HASH
     )
-    build.write_asset("index.html", index.encode("utf-8"))
+    build.write_page("index.html", index)
     build.finish()
     build.results.sort(key=lambda r: r.out)
     return BuildResult(

@@ -114,7 +114,7 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
         and n - k <= MAX_MARKER_BODY  # ids longer than any marker: decided, and pending stays bounded
         and _anchor_ids(fmt.delimiter).fullmatch(buf, k + 1) is not None
     ):
-        cut = min(cut, k)
+        cut = min(cut, _anchor_start(buf, k, fmt.delimiter))
     # a copy-paste form or entity[…] still being written
     if _COPY_TAIL.search(buf, max(0, n - 4000)) is not None:
         w = _WORD_TAIL.search(buf, max(0, n - 4000))
@@ -153,6 +153,21 @@ def safe_end(raw: str, fmt: CitationFormat) -> int:
 def _anchor_ids(delimiter: str) -> re.Pattern[str]:
     """What may follow a bare anchor's delimiter while its ids are still being written."""
     return re.compile(r"[A-Za-z0-9_\-\u2013" + re.escape(delimiter) + r"]*")
+
+
+_ID_RUN = re.compile(r"[A-Za-z0-9_\-\u2013]*")
+
+
+def _anchor_start(buf: str, k: int, delimiter: str) -> int:
+    """The first delimiter of the bare anchor whose last delimiter is at ``k``: ``Dturn0search0D``
+    may still go on with more ids, all of one group, so the whole run waits (cut at its last
+    delimiter only, a split there gave ``[^1][^1]`` where the whole text gives ``[^1]``)."""
+    first, n = k, len(buf)
+    while True:
+        prev = buf.rfind(delimiter, max(0, n - MAX_MARKER_BODY), first)
+        if prev == -1 or _ID_RUN.fullmatch(buf, prev + 1, first) is None:
+            return first
+        first = prev
 
 
 def _straddled(raw: str, buf: str, omap: OffsetMap, cut: int) -> int | None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from markdown_it.token import Token
+
 from ..diagnostics import Diagnostic, Severity, in_file
 from ..options import RenderOptions
 from ..rendering.exports.markdown import to_stripped
 from ..rendering.exports.parsed import parse_answer, rewrite
-from ..rendering.html import make_markdown
+from ..rendering.pipeline import pipeline
 from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.escapes import visible
@@ -84,14 +86,13 @@ def transform_for_host(
     opts = options or RenderOptions()
     th = load_theme(opts.theme)
     parsed = parse_answer(markdown, registry, opts, unknown="keep" if opts.unknown == "error" else opts.unknown)
-    md = make_markdown(replace(opts, bibliography=False))
-    env = {"citerender": parsed.state}
+    p = pipeline(replace(opts, bibliography=False))
     out = Transformed("", token, diagnostics=parsed.diagnostics, path=path, stripped=to_stripped(parsed))
     counter = iter(range(1, 1_000_000))
 
-    def placeholder(group: object) -> str:
+    def placeholder(group: Token) -> str:
         ph = f"CITERENDER{token}P{next(counter)}X"
-        out.html[ph] = md.renderer.renderInline([group], md.options, env)  # type: ignore[attr-defined]
+        out.html[ph] = p.html_inline([group], parsed)
         return ph
 
     text = rewrite(parsed, placeholder)

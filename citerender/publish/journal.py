@@ -13,6 +13,7 @@ from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
+from ..syntax.residue import clean_html
 from .answers import sidecar_for, sources_file, split_front_matter
 from .files import write_atomic
 from .manifest import (
@@ -208,6 +209,10 @@ class Build:
         if hash_file(path) != hash_bytes(data):
             write_atomic(path, data, make_parents=True)
         self.journal[rel] = {"output_hash": hash_bytes(data)}
+
+    def write_page(self, rel: str, html: str) -> None:
+        """A site-wide page (an index): through the residue pass, as every page is."""
+        self.write_asset(rel, clean_html(html)[0].encode("utf-8"))
 
     def index_intact(self) -> bool:
         """Is the index the one the last build wrote (nothing rendered or removed since: it

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import CiterenderError
+from ..syntax.residue import remove_residue
 from .files import write_atomic
 
 __all__ = [
@@ -101,8 +104,14 @@ def hash_bytes(data: bytes) -> str:
 
 
 def hash_file(path: Path) -> str | None:
+    """The file's SHA-256; None when it is missing, unreadable or not a regular file (a FIFO
+    would block the build forever: it is opened without blocking and refused)."""
     try:
-        return hash_bytes(path.read_bytes())
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            return hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         return None
 
@@ -120,9 +129,18 @@ def remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
 
 
 def save_manifest(path: Path, files: Mapping[str, Any]) -> None:
+    """Write the manifest; its display fields (a page's title and input name) pass the residue
+    pass like every other text a build writes (paths stay exact: they are what the build owns)."""
+    shown = {rel: _displayed(entry) for rel, entry in sorted(files.items())}
     data = json.dumps(
-        {"version": 1, "generator": "citerender build", "files": dict(sorted(files.items()))},
+        {"version": 1, "generator": "citerender build", "files": shown},
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8")
     write_atomic(path, data, make_parents=True)
+
+
+def _displayed(entry: Any) -> Any:
+    if not isinstance(entry, Mapping) or not any(isinstance(entry.get(k), str) for k in ("title", "input")):
+        return entry
+    return {k: remove_residue(v) if k in ("title", "input") and isinstance(v, str) else v for k, v in entry.items()}

@@ -118,7 +118,7 @@ def build_site(
     build.results.sort(key=lambda r: r.rel)
     if build.tasks or removed or not build.index_intact():
         pages = [r for r in build.results if r.output_hash]
-        build.write_asset("index.html", th.render_index(pages, css_href=ASSET_CSS).encode("utf-8"))
+        build.write_page("index.html", th.render_index(pages, css_href=ASSET_CSS))
     build.finish()
     return BuildResult(
         build.results,

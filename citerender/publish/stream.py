@@ -26,8 +26,9 @@ from typing import Any
 from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
-from ..plugin.state import CitationState, Reference
+from ..plugin.state import ENV_KEY, CitationState, Reference
 from ..rendering.anchors import SLUGS_KEY
+from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 from ..syntax.format import RESERVED_RE
 from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
@@ -77,7 +78,10 @@ class StreamRenderer:
         self.theme_name = opts.theme
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = ""  # raw text not yet decided
-        self._state = CitationState(registry=registry, whole_document=False)
+        # one document state for every block, numbered by the plugin's numbering
+        self._pipeline = pipeline(replace(opts, bibliography=False, list_all=False, standalone=False))
+        self._env = self._pipeline.new_env(registry, whole_document=False)
+        self._state: CitationState = self._env[ENV_KEY]
         self._closed = False
         # markdown mode: where the committed text stands
         self._in_fence: str | None = None
@@ -93,15 +97,7 @@ class StreamRenderer:
         self._open_cut = False  # a removal at the very end of what was shown
         self._blank_at: int | None = None
         self._block_fence: str | None = None
-        self._md = None
-        if output == "html":
-            from ..rendering.html import make_markdown
-            from ..rendering.themes import load_theme
-
-            self._theme = load_theme(opts.theme)
-            self._md = make_markdown(replace(opts, bibliography=False, list_all=False, standalone=False))
-            self._slugs: set[str] = set()
-            self._state.scanner = None
+        self._env[SLUGS_KEY] = set()  # heading ids unique across blocks
 
     # ------------------------------------------------------------------ public API
 
@@ -371,9 +367,8 @@ class StreamRenderer:
         )
 
     def _render_block(self, block: str) -> str:
-        assert self._md is not None
-        env = {"citerender": self._state, SLUGS_KEY: self._slugs}  # heading ids unique across blocks
-        html, removed = clean_html(str(self._md.render(block, env)))
+        p = self._pipeline
+        html, removed = clean_html(p.html(p.parse_in(block, self._env)))
         if removed:
             self._state.report("CR109", "marker residue removed from the output", None)
         return html

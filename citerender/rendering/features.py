@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -24,10 +23,11 @@ from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-__all__ = ["MATHML_ELEMENTS", "add_features", "highlight", "highlight_css", "math_html", "roman"]
+from .mathml import math_html
+
+__all__ = ["add_features", "highlight", "highlight_css", "roman"]
 
 _MAY_LINK = re.compile(r"//|@|www\.", re.IGNORECASE)
-MAX_MATH_CHARS = 5_000  # longer formulas are shown as code (latex2mathml's time grows with them)
 
 
 def add_features(md: MarkdownIt, id_prefix: str) -> None:
@@ -122,142 +122,6 @@ def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
     md.add_render_rule("footnote_block_close", block_close)
     md.add_render_rule("footnote_open", item_open)
     md.add_render_rule("footnote_anchor", anchor)
-
-
-# ---------------------------------------------------------------------- math
-
-MATHML_ELEMENTS = frozenset(
-    [
-        "math",
-        "mrow",
-        "mi",
-        "mn",
-        "mo",
-        "ms",
-        "mtext",
-        "mspace",
-        "msup",
-        "msub",
-        "msubsup",
-        "mfrac",
-        "msqrt",
-        "mroot",
-        "mstyle",
-        "mtable",
-        "mtr",
-        "mtd",
-        "mlabeledtr",
-        "munder",
-        "mover",
-        "munderover",
-        "mpadded",
-        "mphantom",
-        "menclose",
-        "merror",
-        "semantics",
-        "annotation",
-        "mmultiscripts",
-        "mprescripts",
-        "none",
-        "mfenced",
-    ]
-)
-_MATH_ATTRS = frozenset(
-    [
-        "display",
-        "mathvariant",
-        "mathsize",
-        "stretchy",
-        "fence",
-        "separator",
-        "lspace",
-        "rspace",
-        "movablelimits",
-        "accent",
-        "accentunder",
-        "columnalign",
-        "rowalign",
-        "columnspacing",
-        "rowspacing",
-        "columnlines",
-        "rowlines",
-        "frame",
-        "framespacing",
-        "width",
-        "height",
-        "depth",
-        "linethickness",
-        "notation",
-        "scriptlevel",
-        "displaystyle",
-        "minsize",
-        "maxsize",
-        "largeop",
-        "symmetric",
-        "form",
-        "columnspan",
-        "rowspan",
-        "align",
-        "open",
-        "close",
-        "separators",
-        "mathcolor",
-        "mathbackground",
-        "encoding",
-    ]
-)
-_SAFE_VALUE = re.compile(r"[\w\s.#%+\-,|()\[\]{}/:=]*")
-_NS = "{http://www.w3.org/1998/Math/MathML}"
-
-
-def math_html(tex: str, options: dict[str, Any] | None = None) -> str:
-    """TeX to MathML (latex2mathml), every element and attribute checked against a MathML
-    allow-list: latex2mathml passes ``\\text{<script>}`` and ``\\href{javascript:…}`` through.
-    Invalid or over-long TeX is shown as code, never an exception."""
-    return _math(tex, bool(options and options.get("display_mode")))
-
-
-@lru_cache(maxsize=1024)
-def _math(tex: str, display: bool) -> str:
-    mathml = _convert(tex, display)
-    if mathml is None:
-        return f'<code class="citerender-math-error" title="formula not rendered">{escape(tex)}</code>'
-    return mathml
-
-
-def _convert(tex: str, display: bool) -> str | None:
-    from xml.etree import ElementTree  # loaded with the first formula, as latex2mathml is
-
-    from latex2mathml.converter import convert
-
-    if not tex.strip() or len(tex) > MAX_MATH_CHARS:
-        return None
-    try:
-        raw = convert(tex, display="block" if display else "inline")
-        root = ElementTree.fromstring(raw)
-    except Exception:  # latex2mathml raises many kinds on invalid TeX; any of them means "show as code"
-        return None
-    return _serialise(root)
-
-
-def _serialise(el: Any) -> str | None:  # an ElementTree element
-    tag = el.tag.removeprefix(_NS)
-    if tag not in MATHML_ELEMENTS:
-        return None
-    attrs = "".join(
-        f' {k}="{escape(v)}"' for k, v in el.attrib.items() if k in _MATH_ATTRS and _SAFE_VALUE.fullmatch(v)
-    )
-    if tag == "math":
-        attrs = ' xmlns="http://www.w3.org/1998/Math/MathML"' + attrs
-    parts = [f"<{tag}{attrs}>", escape(el.text or "", quote=False)]
-    for child in el:
-        inner = _serialise(child)
-        if inner is None:
-            return None  # an element outside MathML (latex2mathml copied it from the TeX): not rendered
-        parts.append(inner)
-        parts.append(escape(child.tail or "", quote=False))
-    parts.append(f"</{tag}>")
-    return "".join(parts)
 
 
 # what only a citation holds: a formula never spans one (``$5 … $10`` around a marker stays text)

@@ -4,7 +4,9 @@ very text shown to the model. Every problem is a :class:`CiterenderError` naming
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -13,27 +15,49 @@ from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from .context import parse_blocks, parse_tool_output
 from .model import MAX_SOURCES_FILE_BYTES, Registry, registry_from_data
 
-__all__ = ["decode_text", "load_sources", "load_yaml", "parse_data", "read_text_file"]
+__all__ = ["MAX_INPUT_BYTES", "decode_text", "load_sources", "load_yaml", "parse_data", "read_bytes", "read_text_file"]
+
+
+#: the largest answer, response or transcript read (see SECURITY.md)
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
 def read_text_file(path: str | Path, *, limit: int = MAX_SOURCES_FILE_BYTES, what: str = "file") -> str:
-    """Read a UTF-8 text file, turning every failure into a :class:`CiterenderError`."""
-    p = Path(path)
+    """Read a UTF-8 text file (see :func:`read_bytes`), turning every failure into a :class:`CiterenderError`."""
+    return decode_text(read_bytes(path, limit=limit, what=what), str(path), what)
+
+
+def read_bytes(path: str | Path, *, limit: int, what: str = "file") -> bytes:
+    """At most ``limit`` bytes of a regular file, else a :class:`CiterenderError`.
+
+    ``stat`` is not trusted for the size (it is 0 for a FIFO or a device, which would then be read
+    without bound or block forever): the file is opened without blocking, must be a regular file
+    once open (a FIFO swapped in after a check is caught), and ``limit + 1`` bytes are read at most."""
     name = str(path)
     try:
-        if p.is_dir():
-            raise CiterenderError(f"{what} is a directory, not a file", path=name)
-        size = p.stat().st_size
-        if size > limit:
-            raise CiterenderError(f"{what} is {size:,} bytes, over the limit of {limit:,}", path=name)
-        data = p.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise CiterenderError(f"{what} is a directory, not a file", path=name)
+            if not stat.S_ISREG(mode):
+                raise CiterenderError(
+                    f"{what} is not a regular file (a FIFO, device or socket)",
+                    path=name,
+                    hint="pass a file's path, or - for stdin",
+                )
+            data = f.read(limit + 1)
     except FileNotFoundError:
         raise CiterenderError(f"{what} not found", path=name, hint="check the path") from None
+    except IsADirectoryError:
+        raise CiterenderError(f"{what} is a directory, not a file", path=name) from None
     except PermissionError:
         raise CiterenderError(f"{what} is not readable (permission denied)", path=name) from None
     except OSError as e:
         raise CiterenderError(f"cannot read {what}: {e.strerror or e}", path=name) from None
-    return decode_text(data, name, what)
+    if len(data) > limit:
+        raise CiterenderError(f"{what} is over the limit of {limit:,} bytes", path=name)
+    return data
 
 
 def decode_text(data: bytes, name: str, what: str = "file") -> str:

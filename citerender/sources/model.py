@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import PurePath
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
+from .clean import clean_data, display_text
 
 __all__ = [
     "MAX_SOURCES",
@@ -49,6 +50,23 @@ class Source:
     meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_META, compare=False)
     #: the URL takes line anchors (``#L10-L20``, a repository file) instead of text fragments
     line_anchors: bool = False
+    #: what was cleaned as the source was read (marker forms in its title or lines, lone
+    #: surrogates): reported (CR114) when the source is cited
+    cleaned: tuple[str, ...] = field(default=(), compare=False)
+
+    def shown(self) -> Source:
+        """This source as readers see it: every marker form removed from its title, lines and text
+        (they are displayed text), what went recorded in ``cleaned``. The registry keeps the text
+        as given: it is also what the model is shown, and read back."""
+        cleaned = list(self.cleaned)
+        title = display_text(self.title)[0] if self.title else None
+        if title != self.title:
+            cleaned.append("marker forms removed from its title")
+        lines = _displayed(self.lines, cleaned, "its lines") if self.lines is not None else None
+        text = _displayed([self.text], cleaned, "its text")[0] if self.text is not None else None
+        if len(cleaned) == len(self.cleaned):
+            return self
+        return replace(self, title=title or None, lines=lines, text=text, cleaned=tuple(cleaned))
 
     @property
     def line_count(self) -> int | None:
@@ -105,6 +123,7 @@ class Registry(Mapping[str, Source]):
             if s.id in self._by_id:
                 raise CiterenderError(f"duplicate source id {s.id!r}", path=path, hint="give every source a unique id")
             self._by_id[s.id] = s
+        self._shown: dict[str, Source] = {}
         if len(self._by_id) > MAX_SOURCES:
             raise CiterenderError(f"{len(self._by_id)} sources exceed the limit of {MAX_SOURCES}", path=path)
         self.path = path
@@ -117,9 +136,20 @@ class Registry(Mapping[str, Source]):
         if source.id not in self._by_id and len(self._by_id) >= MAX_SOURCES:
             raise CiterenderError(f"more than {MAX_SOURCES} sources", path=self.path)
         self._by_id[source.id] = source
+        self._shown.pop(source.id, None)
 
     def get(self, key: str, default: Source | None = None) -> Source | None:  # type: ignore[override]
         return self._by_id.get(key, default)
+
+    def shown(self, key: str) -> Source | None:
+        """The source ``key`` as readers see it (:meth:`Source.shown`), worked out once."""
+        found = self._shown.get(key)
+        if found is None:
+            source = self._by_id.get(key)
+            if source is None:
+                return None
+            found = self._shown[key] = source.shown()
+        return found
 
     def __contains__(self, key: object) -> bool:
         return key in self._by_id
@@ -198,6 +228,9 @@ def source_from_mapping(
         raise CiterenderError(
             f"{where} must be an object with an 'id', not {type(item).__name__}", path=path, line=line
         )
+    surrogates: list[str] = []
+    item = cast("Mapping[str, Any]", clean_data(item, surrogates))
+    cleaned = [f"a lone surrogate replaced in {w}" for w in dict.fromkeys(surrogates)]
     if "id" not in item:
         raise CiterenderError(
             f"{where} has no 'id'", path=path, line=line, hint="add an id such as turn0file0 or block1"
@@ -249,7 +282,19 @@ def source_from_mapping(
         lines=tuple(lines) if lines is not None else None,
         text=text,
         meta=MappingProxyType({**extra, **meta}),
+        cleaned=tuple(cleaned),
     )
+
+
+def _displayed(texts: Iterable[str], cleaned: list[str], what: str) -> tuple[str, ...]:
+    out, changed = [], False
+    for t in texts:
+        shown, hit = display_text(t)
+        out.append(shown)
+        changed = changed or hit
+    if changed:
+        cleaned.append(f"marker forms removed from {what}")
+    return tuple(out)
 
 
 class _Lines:

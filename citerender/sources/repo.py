@@ -40,6 +40,9 @@ class Repository:
 
     root: str | None = None
     url: str | None = None
+    #: quote hidden paths too (``.env``, ``.git/config``): off, since a model citing them would
+    #: publish VCS internals and secrets in cards and footnotes
+    include_hidden: bool = False
 
     def __post_init__(self) -> None:
         if self.url is not None and (
@@ -60,6 +63,13 @@ class Repository:
         clean = _clean_path(path)
         if clean is None:
             return RepoFile(Source(path, title=path), False, f"path {path[:200]!r} is outside the repository")
+        if not self.include_hidden and any(part.startswith(".") for part in clean.split("/")):
+            return RepoFile(
+                Source(clean, title=clean),
+                False,
+                f"path {clean[:200]!r} is hidden (a dotfile or a VCS folder such as .git): not read or quoted;"
+                " --repo-include-hidden reads hidden paths",
+            )
         url = self.url.rstrip("/") + "/" + quote(clean, safe="/-_.~") if self.url else None
         lines: tuple[str, ...] | None = None
         problem = None
@@ -67,7 +77,7 @@ class Repository:
         if self.root is not None:
             lines, problem = _read_lines(Path(self.root), clean)
             found = problem is None
-        return RepoFile(Source(clean, title=clean, url=url, lines=lines, line_anchors=True), found, problem)
+        return RepoFile(Source(clean, title=clean, url=url, lines=lines, line_anchors=True).shown(), found, problem)
 
 
 def _clean_path(path: str) -> str | None:

@@ -54,16 +54,21 @@ def _pandoc(pandoc: str, args: list[str], data: bytes, cwd: str) -> bytes:
     return done.stdout
 
 
-def _no_images(node: Any) -> Any:
-    """pandoc's JSON tree with every ``Image`` replaced by ``[image: alt]`` text."""
-    if isinstance(node, list):
-        return [_no_images(x) for x in node]
-    if not isinstance(node, dict):
-        return node
-    if node.get("t") == "Image":
-        alt = _text(node["c"][1]).strip() or "untitled"
-        return {"t": "Str", "c": f"[image: {alt}]"}
-    return {k: _no_images(v) for k, v in node.items()}
+def _no_images(tree: Any) -> Any:
+    """pandoc's JSON tree with every ``Image`` replaced by ``[image: alt]`` text, in place and
+    without recursion (the tree's depth is the document's)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for k, x in enumerate(node):
+                if isinstance(x, dict) and x.get("t") == "Image":
+                    node[k] = {"t": "Str", "c": f"[image: {_text(x['c'][1]).strip() or 'untitled'}]"}
+                elif isinstance(x, list | dict):
+                    stack.append(x)
+        elif isinstance(node, dict):
+            stack.extend(v for v in node.values() if isinstance(v, list | dict))
+    return tree
 
 
 def _text(inlines: Any) -> str:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
-
-from markdown_it import MarkdownIt
 
 from ...errors import CiterenderError
 from ...plugin.bibliography import cited_quotes
 from ...plugin.state import Reference
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
+from ..pipeline import permissive_reader
+from .nesting import bound_nesting
 from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
 
 __all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
@@ -53,21 +52,13 @@ _SCHEME_START = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _TAG_OPENER = re.compile(r"(?<!\\)<(?=[A-Za-z/!?])")
 
 
-@lru_cache(maxsize=1)
-def _permissive() -> MarkdownIt:
-    """A parser that accepts every link, as pandoc and most Markdown readers do."""
-    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    md.validateLink = lambda url: True  # type: ignore[method-assign]
-    return md
-
-
 def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, int, re.Pattern[str]]]:
     """Line ranges of the blocks holding a link or image whose URL is not safe (and, unless
     ``allow_html``, raw HTML), each with the openers to escape there."""
     ranges: list[tuple[int, int, re.Pattern[str]]] = []
     block_map: list[int] | None = None
     env: dict[str, Any] = {}
-    tokens = _permissive().parse(markdown, env)
+    tokens = permissive_reader().parse(markdown, env)
     for ref in env.get("references", {}).values():  # a definition a reader would link ``[x][r]`` with
         url, where = ref.get("href"), ref.get("map")
         if isinstance(url, str) and is_live_link(url) and where is not None:
@@ -122,6 +113,7 @@ def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
     block holding one, the openers (``[`` and ``<``, or ``<`` of tags; outside code spans and our
     ``[^n]`` notes) are escaped: the text reads the same, nothing is live.
     """
+    markdown = bound_nesting(markdown)  # pandoc is exponential in nested brackets
     for attempt in range(4):
         ranges = unsafe_lines(markdown, allow_html=allow_html)
         if not ranges:

@@ -5,50 +5,21 @@ is not a marker stays as the model wrote it."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from markdown_it.token import Token
 
-from ...diagnostics import Diagnostic, sort_key
-from ...errors import CiterenderError
 from ...options import RenderOptions
-from ...plugin.state import CitationState, Reference
+from ...plugin.state import Reference
 from ...sources.model import Registry, Source
 from ...syntax.format import RESERVED_RE
 from ...syntax.marks import tidy_into
 from ...syntax.residue import has_residue, remove_residue
-from ..html import MAX_ANSWER_CHARS, make_markdown
+from ..pipeline import Parsed, pipeline
 
 __all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]
-
-
-@dataclass
-class Parsed:
-    """An answer parsed once, for every export."""
-
-    input: str
-    tokens: list[Token]
-    groups: list[Token]
-    state: CitationState
-    allow_html: bool = False  # the answer's raw HTML may pass into the Markdown and JSON exports
-    evidence: bool = False  # claims were checked against their passages (``state.claims``)
-
-    @property
-    def references(self) -> list[Reference]:
-        return self.state.references
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return sorted(self.state.diagnostics, key=sort_key)
-
-
-def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
-    for tok in tokens:
-        yield tok
-        if tok.children:
-            yield from _walk(tok.children)
 
 
 def parse_answer(
@@ -56,15 +27,12 @@ def parse_answer(
 ) -> Parsed:
     """Parse ``text`` and record where every mark sits in it (``options`` or keyword arguments
     as for :func:`citerender.render`; the style and theme do not change a parse)."""
-    if len(text) > MAX_ANSWER_CHARS:
-        raise CiterenderError(f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}")
     asked = RenderOptions.build(options, **kwargs)
-    opts = replace(asked, style="footnotes", bibliography=False, html=False)
-    md = make_markdown(opts)
-    st = CitationState(registry=registry, spans=[])
-    tokens = md.parse(text, {"citerender": st})
-    groups = [t for t in _walk(tokens) if t.type == "citation"]
-    return Parsed(text, tokens, groups, st, allow_html=asked.html, evidence=opts.evidence)
+    parsed = pipeline(replace(asked, style="footnotes", bibliography=False, html=False)).parse(
+        text, registry, spans=True
+    )
+    parsed.allow_html = asked.html
+    return parsed
 
 
 def finish(p: Parsed, body: str, notes: str = "") -> str:

@@ -1,0 +1,56 @@
+"""The command line's one options object, built from its arguments (every subcommand and the
+conversation pages use it)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CiterenderError
+
+if TYPE_CHECKING:
+    from ..options import RenderOptions
+
+__all__ = ["cli_options", "cli_scorer"]
+
+
+def cli_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
+    """The one options object of this command line."""
+
+    try:
+        return _build_options(a, **extra)
+    except ValueError as e:  # an option's value (an id prefix, say): a usage error, not a traceback
+        raise CiterenderError(str(e)) from None
+
+
+def cli_scorer(a: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The support scorer ``--scorer MODULE:NAME`` names, loaded; None without one."""
+    spec = getattr(a, "scorer", None)
+    if not spec:
+        return None
+    from .scorer import load_scorer
+
+    return load_scorer(spec)
+
+
+def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
+    from ..options import ENGINE_REMOVED, RenderOptions
+
+    if getattr(a, "engine", None) is not None:
+        raise CiterenderError(f"--engine {a.engine}: {ENGINE_REMOVED}")
+
+    return RenderOptions.build(
+        style=a.style,
+        theme=a.theme,
+        unknown=a.unknown,
+        markdown=a.markdown,
+        id_prefix=a.id_prefix,
+        repo=a.repo,
+        repo_url=a.repo_url,
+        repo_include_hidden=getattr(a, "repo_include_hidden", None),
+        list_all=getattr(a, "all_sources", None) or None,
+        html=getattr(a, "allow_html", None) or None,
+        mark_unsupported=getattr(a, "mark_unsupported", None) or None,
+        scorer=cli_scorer(a),
+        **extra,
+    )

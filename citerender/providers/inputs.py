@@ -1,0 +1,91 @@
+"""What a path or standard input holds — an answer, a saved provider response, a transcript of
+responses, or a chat export — decided from its first bytes, and read once.
+
+A chat export (a ``.zip``, or a JSON list of conversations with a ``mapping``) is only recognised
+here: it may be hundreds of megabytes and is read as a stream by :mod:`.chatgpt` later. Everything
+else is read whole, bounded, from a regular file or stdin (:func:`citerender.sources.files.read_bytes`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import CiterenderError
+from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
+from .responses import read_json
+
+__all__ = ["Input", "InputKind", "is_export", "read_input"]
+_HEAD = 65536  # enough of a JSON export to see its first conversation's "mapping"
+
+InputKind = Literal["answer", "response", "transcript", "export"]
+
+
+@dataclass
+class Input:
+    """One input as read: ``text`` for an answer, ``data`` (the JSON value) for a response or a
+    transcript; an export carries only its path."""
+
+    kind: InputKind
+    path: str  # as given ("-" for stdin)
+    text: str = ""
+    data: Any = None
+
+    @property
+    def name(self) -> str:
+        return "<stdin>" if self.path == "-" else self.path
+
+
+def read_input(path: str, provider: str | None = None) -> Input:
+    """Read ``path`` (``-`` for stdin) once and say what it holds. ``provider`` (``--from``) names
+    a response's format, or ``chatgpt-export``; without it a ``.json`` or ``.jsonl`` file is a
+    response (or a transcript, a list of them), any other file an answer."""
+    if is_export(path, provider):
+        return Input("export", path)
+    name = "<stdin>" if path == "-" else path
+    is_json = provider is not None or (path != "-" and path.lower().endswith((".json", ".jsonl")))
+    what = "response" if is_json else "answer"
+    data = _stdin(what) if path == "-" else read_bytes(path, limit=MAX_INPUT_BYTES, what=what)
+    text = decode_text(data, name, what)
+    if not is_json:
+        return Input("answer", path, text=text)
+    value, lines = read_json(text, name)
+    from .transcripts import is_transcript
+
+    transcript = provider is None and not lines and is_transcript(value)  # JSON Lines are one response's events
+    return Input("transcript" if transcript else "response", path, text=text, data=value)
+
+
+def _stdin(what: str) -> bytes:
+    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise CiterenderError(f"{what} is over the limit of {MAX_INPUT_BYTES:,} bytes", path="<stdin>")
+    return data
+
+
+def is_export(path: str, provider: str | None = None) -> bool:
+    """Does ``path`` hold a chat export (or does ``provider`` say so)?"""
+    return provider == "chatgpt-export" or (provider is None and path != "-" and _is_export(path))
+
+
+def _is_export(path: str) -> bool:
+    """A zip, or a JSON list whose first item has a ``mapping``: told from the first bytes of a
+    regular file (anything else is left to the reader, which says what is wrong with it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return False
+            head = f.read(_HEAD)
+    except OSError:
+        return False
+    if head.startswith(b"PK\x03\x04"):
+        from .chatgpt import is_chatgpt_export
+
+        return is_chatgpt_export(Path(path))
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    return text.startswith("[") and '"mapping"' in text

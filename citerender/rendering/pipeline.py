@@ -1,0 +1,175 @@
+"""The one pipeline: the only place a parser and a document's citation state are built.
+
+``pipeline(options)`` is built once per :class:`~citerender.options.RenderOptions` (cached: a
+parser keeps no per-document state) and gives ``parse(text, registry) -> Parsed`` and
+``html(parsed)``, which together are exactly ``md.render(text, env)`` with the plugin, the path a
+plugin user runs. ``render``, ``check``, the quality and support reports, every export, the host
+transforms (MkDocs, Sphinx), the site and conversation builds and the stream all go through it, so
+grouping, numbering, labels and scrubbing exist once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from html import escape
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ..diagnostics import Diagnostic, sort_key
+from ..errors import CiterenderError
+from ..options import RenderOptions
+from ..plugin import citation_plugin
+from ..plugin.rules import LinkPolicy
+from ..plugin.state import ENV_KEY, CitationState, Reference, citation_state
+from ..sources.model import Registry
+from .anchors import add_anchors
+from .features import add_features
+from .themes import load_theme
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "MAX_ANSWER_CHARS",
+    "Parsed",
+    "Pipeline",
+    "make_markdown",
+    "permissive_reader",
+    "pipeline",
+]
+
+#: The largest answer the pipeline accepts (see SECURITY.md).
+MAX_ANSWER_CHARS = 20_000_000
+DEFAULT_OPTIONS = RenderOptions()
+
+
+@dataclass
+class Parsed:
+    """An answer parsed once: its tokens and document state, for HTML, every export and the checks."""
+
+    input: str
+    tokens: list[Token]
+    state: CitationState
+    env: dict[str, Any] = field(repr=False)
+    #: the answer's raw HTML may pass into the Markdown and JSON exports (the parse escapes it)
+    allow_html: bool = False
+    #: claims were checked against their passages (``state.claims``)
+    evidence: bool = False
+
+    @cached_property
+    def groups(self) -> list[Token]:
+        """Every ``citation`` token, in document order."""
+        return [t for t in _walk(self.tokens) if t.type == "citation"]
+
+    @property
+    def references(self) -> list[Reference]:
+        return self.state.references
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return sorted(self.state.diagnostics, key=sort_key)
+
+
+def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
+    for tok in tokens:
+        yield tok
+        if tok.children:
+            yield from _walk(tok.children)
+
+
+class Pipeline:
+    """One configured parser for one :class:`RenderOptions`; see :func:`pipeline`."""
+
+    def __init__(self, options: RenderOptions, *, citations: bool = True) -> None:
+        self.options = options
+        self.md = _markdown(options, citations)
+
+    def parse(
+        self, text: str, registry: Registry | None = None, *, spans: bool = False, whole_document: bool = True
+    ) -> Parsed:
+        """Parse ``text`` against ``registry``. ``spans`` records where every mark sits in the
+        text (the exports rewrite it); ``whole_document=False`` is a stream's block, whose
+        document-wide checks wait for the end."""
+        if len(text) > MAX_ANSWER_CHARS:
+            raise CiterenderError(
+                f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}", hint="split the answer"
+            )
+        env = self.new_env(registry, spans=spans, whole_document=whole_document)
+        return self.parse_in(text, env)
+
+    def new_env(
+        self, registry: Registry | None = None, *, spans: bool = False, whole_document: bool = True
+    ) -> dict[str, Any]:
+        """A fresh ``env`` holding a document state (a stream parses its blocks into one)."""
+        env: dict[str, Any] = {}
+        st = citation_state(env, registry)
+        st.whole_document = whole_document
+        if spans:
+            st.spans = []
+        return env
+
+    def parse_in(self, text: str, env: dict[str, Any]) -> Parsed:
+        """Parse ``text`` into an existing ``env`` (the numbering and ids it holds go on)."""
+        tokens = self.md.parse(text, env)
+        return Parsed(text, tokens, env[ENV_KEY], env, self.options.html, self.options.evidence)
+
+    def html(self, parsed: Parsed) -> str:
+        """The HTML of a parse: markdown-it's renderer with the plugin's rules."""
+        return str(self.md.renderer.render(parsed.tokens, self.md.options, parsed.env))
+
+    def html_inline(self, tokens: Sequence[Token], parsed: Parsed) -> str:
+        """The HTML of some inline tokens of a parse (a host's placeholder: one citation group)."""
+        return str(self.md.renderer.renderInline(tokens, self.md.options, parsed.env))  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=64)
+def pipeline(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool = True) -> Pipeline:
+    """The pipeline for ``options`` (cached); ``citations=False`` is the same parser without
+    citerender's markers (the neutrality tests' baseline; it keeps the one URL allow-list)."""
+    return Pipeline(options, citations=citations)
+
+
+def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool = True) -> MarkdownIt:
+    """The configured markdown-it parser of :func:`pipeline`, for callers that drive it themselves."""
+    return pipeline(options, citations=citations).md
+
+
+def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
+    """``markdown="full"`` adds what models write (see :mod:`citerender.rendering.features`).
+    ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
+    alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
+    ``data:`` images and ``images="keep"`` render as usual."""
+    full = options.markdown == "full"
+    md = MarkdownIt("commonmark", {"html": options.html}).enable(["table", "strikethrough"])
+    if full:
+        add_features(md, options.id_prefix)
+    if citations:
+        theme = load_theme(options.theme)
+        md.use(citation_plugin, options=options, bibliography_renderer=theme.render_bibliography)
+    else:  # the same URL allow-list as the plugin's
+        LinkPolicy(options.fmt.marker_chars).install(md)
+    if full:
+        add_anchors(md, options.id_prefix)
+    if options.images == "text":
+        md.add_render_rule("image", _image_as_text)
+    return md
+
+
+def _image_as_text(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    tok = tokens[idx]
+    src = str(tok.attrGet("src") or "")
+    if src.startswith("data:image/"):
+        return str(self.image(tokens, idx, options, env))
+    alt = self.renderInlineAsText(tok.children or [], options, env)
+    return f'<span class="citerender-image" title="{escape(src)}">[image: {escape(alt or "untitled")}]</span>'
+
+
+@lru_cache(maxsize=1)
+def permissive_reader() -> MarkdownIt:
+    """A reader that links every destination and passes raw HTML, as pandoc and most Markdown
+    readers do: what the exports' guard reads their output back with (never used to render)."""
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return md

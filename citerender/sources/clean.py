@@ -1,0 +1,68 @@
+"""Source text as it enters: every string read from a sources file, a provider response or an
+export is made safe once, here, so no later stage meets what it cannot encode or must not show.
+
+* a lone surrogate (JSON's ``"\\udfff"``) becomes U+FFFD: it cannot be encoded as UTF-8, and
+  ``urllib.parse.quote`` or a file write would fail on it much later;
+* displayed text (a title, a cited line, a text block) loses every marker form, visible or not
+  (canonical markers, escapes, copy-paste forms, bracket forms, ChatGPT's copy residue): it is
+  shown to readers as text, so it obeys the rule for answers' prose.
+
+What was changed is returned, so the caller can report it (CR114).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..syntax.guide import strip_citations
+from ..syntax.residue import has_residue, remove_residue
+
+__all__ = ["clean_data", "display_text", "no_surrogates"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SPACES = re.compile(r"[ \t]{2,}")
+_BEFORE_STOP = re.compile(r"[ \t]+([.,;:!?])")
+#: every visible marker form holds one of these: bracket forms, copy-paste ids, residue, entities
+_MARKER_WORDS = ("\u3010", "turn", "contentReference", "entity[", "navlist")
+
+
+def no_surrogates(value: str) -> tuple[str, bool]:
+    """``value`` with each lone surrogate replaced by U+FFFD, and whether there was one."""
+    if _SURROGATE.search(value) is None:
+        return value, False
+    return _SURROGATE.sub("\ufffd", value), True
+
+
+def display_text(value: str) -> tuple[str, bool]:
+    """``value`` without marker forms (the space a removal leaves tidied), and whether any went."""
+    if not _may_hold_marker(value):
+        return value, False
+    stripped = remove_residue(strip_citations(value))
+    if stripped == value:
+        return value, False
+    return _BEFORE_STOP.sub(r"\1", _SPACES.sub(" ", stripped)).strip(), True
+
+
+def _may_hold_marker(value: str) -> bool:
+    """A quick look for what every marker form holds (a linear scan, skipped for most lines)."""
+    return has_residue(value) or any(w in value for w in _MARKER_WORDS)
+
+
+def clean_data(value: Any, changed: list[str], where: str = "") -> Any:
+    """``value`` (parsed JSON/YAML) with lone surrogates replaced in every string, key and item;
+    ``changed`` gets the place of each replacement."""
+    if isinstance(value, str):
+        out, hit = no_surrogates(value)
+        if hit:
+            changed.append(where or "a value")
+        return out
+    if isinstance(value, Mapping):
+        return {
+            clean_data(k, changed, where): clean_data(v, changed, f"{where}.{k}" if where else str(k))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [clean_data(v, changed, where) for v in value]
+    return value
