@@ -221,8 +221,8 @@ def _csl(s: dict[str, Any]) -> dict[str, Any]:
 
 def bench_stream(rep: Report, corpus: inputs.Corpus) -> None:
     from citerender import render
-    from citerender.publish.stream import StreamRenderer
     from citerender.sources.model import registry_from_data
+    from citerender.stream import StreamRenderer
 
     print("\n# streaming, dense, 20-character chunks", flush=True)
     reg = registry_from_data(corpus.sources)

@@ -20,13 +20,13 @@ if TYPE_CHECKING:
     from .plugin import citation_plugin
     from .providers import adapt, load_response
     from .publish.site import build_site
-    from .publish.stream import StreamRenderer, astream
     from .publish.web import install_filter, render_answer, stylesheet
     from .rendering.exports.parsed import parse_answer
     from .rendering.html import Rendered, UnknownSourceError, render
     from .sources.files import load_sources
     from .sources.model import Registry, Source, registry_from_data
     from .sources.present import present
+    from .stream import StreamRenderer, astream
     from .syntax.format import DEFAULT_FORMAT, CitationFormat
     from .syntax.guide import extract_citations, strip_citations
     from .syntax.scanner import scan
@@ -63,8 +63,8 @@ _LAZY = {
     "citation_instructions": "model.prompts",
     "adapt": "providers",
     "load_response": "providers",
-    "StreamRenderer": "publish.stream",
-    "astream": "publish.stream",
+    "StreamRenderer": "stream",
+    "astream": "stream",
     "build_site": "publish.site",
     "render_answer": "publish.web",
     "stylesheet": "publish.web",

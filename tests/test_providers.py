@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from citerender import extract_citations, load_sources
 from citerender.providers import adapt, detect_provider, load_response, resembles
 from citerender.providers.offsets import UNITS, SpanReader, after_last_word, from_codepoints
-from citerender.publish.live import LiveAnswer
-from citerender.publish.stream import StreamRenderer
+from citerender.stream import StreamRenderer
+from citerender.stream.events import LiveAnswer
 
 P = FIXTURES / "providers"
 S1, S2, S3 = "Le café ouvre à 8 h.", "東京の支店は9時に開きます。", "Renewals 🚀 happen every year."

@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from citerender import render
-from citerender.publish.stream import StreamRenderer
 from citerender.publish.web import citations, render_answer
 from citerender.rendering.exports.json import to_json
 from citerender.rendering.exports.markdown import to_markdown
@@ -31,6 +30,7 @@ from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
 from citerender.sources.model import registry_from_data
 from citerender.sources.urls import is_live_link
+from citerender.stream import StreamRenderer
 from citerender.syntax.residue import RESIDUE, has_residue
 
 RESIDUES = [

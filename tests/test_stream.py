@@ -10,8 +10,8 @@ from conftest import EXAMPLES, example_pairs, expand, outside_code
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citerender.publish.stream import StreamRenderer, astream
 from citerender.sources.model import registry_from_data
+from citerender.stream import StreamRenderer, astream
 
 INVISIBLE = re.compile("[\ue200-\ue206]")
 LEAK = re.compile(
@@ -189,7 +189,7 @@ _PIECES = st.sampled_from((*_PLAIN_PIECES, *_MARK_PIECES))
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=8).map("".join))
 def test_a_chunk_called_plainly_safe_is_safe_whole(chunk: str) -> None:
-    from citerender.publish.holds import plainly_safe, safe_end
+    from citerender.stream.holdback import plainly_safe, safe_end
     from citerender.syntax.format import CitationFormat
 
     fmt = CitationFormat()
@@ -210,7 +210,7 @@ _QUICK = st.lists(st.sampled_from((*_PLAIN_PIECES, *_MARK_PIECES, *_WHOLE)), max
 @given(_QUICK, st.sampled_from(("", *_OPEN)))
 def test_the_quick_cut_is_the_safe_cut(text: str, tail: str) -> None:
     """Where the stream's quick reading of held text decides, it decides as safe_end does."""
-    from citerender.publish.holds import quick_end, safe_end
+    from citerender.stream.holdback import quick_end, safe_end
     from citerender.syntax.format import CitationFormat
 
     fmt = CitationFormat()
@@ -221,7 +221,7 @@ def test_the_quick_cut_is_the_safe_cut(text: str, tail: str) -> None:
 
 
 def test_the_quick_cut_reads_what_a_stream_holds_most() -> None:
-    from citerender.publish.holds import quick_end
+    from citerender.stream.holdback import quick_end
     from citerender.syntax.format import CitationFormat
 
     fmt = CitationFormat()
@@ -244,3 +244,27 @@ def test_streamed_html_is_the_one_shot_page() -> None:
     out = "".join(sr.feed(text[i : i + 7]) for i in range(0, len(text), 7)) + sr.close()
     assert out == render(text, REG, bibliography=False).body
     assert re.findall(r'<h2 id="([^"]+)"', out) == ["results", "results-1", "results-2"]
+
+
+CODE_CASES = [
+    # (text, the marker is in code) — as markdown-it reads the paragraph
+    ("A lone ` backtick, then a claim.{S}cite{D}a{E}\n", False),  # a run never closed is text
+    ("Inline `x {S}cite{D}a{E} y` code.\n", True),
+    ("Nested `` `x` {S}cite{D}a{E} `` code.\n", True),
+    ("Two ``a` runs, then a claim.{S}cite{D}a{E} and `b`\n", True),  # `` never closed; ` closes at `b
+    ("An escaped \\` and a claim.{S}cite{D}a{E} `x`\n", False),
+    ("Across lines `x\ny {S}cite{D}a{E}` z\n", True),
+    ("Closed by the paragraph's end ` x\n\nclaim.{S}cite{D}a{E}\n", False),
+    ("```\nfenced {S}cite{D}a{E}\n```\nafter.{S}cite{D}a{E}\n", True),
+]
+
+
+@pytest.mark.parametrize("text,in_code", CODE_CASES, ids=range(len(CODE_CASES)))
+def test_markdown_stream_reads_code_as_markdown_it_does(text: str, in_code: bool) -> None:
+    text = expand(text)
+    outs = {run(text, [k], "markdown")[0] for k in range(len(text) + 1)}
+    assert len(outs) == 1  # every split gives the one-shot output
+    out = outs.pop()
+    assert "\ue200" not in out and "\ue201" not in out
+    claim = out.split("```")[1] if "```" in text else next(p for p in out.split("\n\n") if "cite" in p or "[^1]" in p)
+    assert ("cite" in claim) is in_code and ("[^1]" in claim) is not in_code, out

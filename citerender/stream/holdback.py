@@ -1,4 +1,4 @@
-"""Where a stream may be cut: the longest prefix of pending text whose marks are all decided.
+"""The stream's front: where pending text may be cut — the longest prefix whose marks are all decided.
 
 Anything that may still become (or stop being) a marker is held back: an open marker, an open
 bracket, a bare anchor whose ids may grow, a literal escape or numeric reference cut in the

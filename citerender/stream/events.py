@@ -23,7 +23,7 @@ from ..providers.common import LINK_SPAN, Builder, url_source
 from ..providers.offsets import Placed, SpanReader
 from ..providers.openai import file_source
 from ..sources.model import Registry, registry_from_data
-from .stream import StreamRenderer
+from . import StreamRenderer
 
 __all__ = ["LIVE_PROVIDERS", "LiveAnswer"]
 

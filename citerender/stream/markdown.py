@@ -1,0 +1,200 @@
+"""The Markdown sink: committed text out as Markdown, each citation a placeholder (``[^1]``).
+
+Code is decided as markdown-it decides it (:mod:`.code`): a fenced block's lines and a code
+span's text keep everything visible as written, only the invisible marker characters go
+(reported). A line that may open a fence waits for its end; text after a backtick run that may
+open a code span waits for the run that closes it, or for the paragraph's end. Everything else
+is written as it comes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..diagnostics import Diagnostic
+from ..syntax.format import RESERVED_RE, CitationFormat
+from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
+from ..syntax.residue import RESIDUE, has_residue
+from ..syntax.scanner import scan
+from ..syntax.types import MarkKind
+from .code import CodeSpans, Fences, may_open_fence
+
+__all__ = ["MarkdownSink"]
+
+_CONTEXT = 16  # input characters before a mark that decide its word boundaries
+_HEAD = 256  # of a line, enough to read a fence
+
+
+class MarkdownSink:
+    """:meth:`write` committed text, get Markdown; ``numbers(ids)`` numbers cited sources (the
+    plugin's numbering, through the stream's document state)."""
+
+    def __init__(
+        self,
+        fmt: CitationFormat,
+        numbers: Callable[[Sequence[str]], list[int]],
+        placeholder: str,
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        self.fmt, self.numbers, self.placeholder, self.diagnostics = fmt, numbers, placeholder, diagnostics
+        self._fences = Fences()
+        self._spans = CodeSpans()
+        self._head = ""  # the current line's head (at most _HEAD characters)
+        self._rest_blank = True  # whether the rest of the current line is blank
+        self._line: list[str] = []  # a line that may open a fence, held whole until it ends
+        self._context = ""  # the last input characters written: they decide word boundaries
+        self._tail = ""  # the end of what was written (enough to see where a word continues)
+        self._open_cut = False  # a removal at the very end of what was written
+
+    def write(self, text: str) -> str:
+        out: list[str] = []
+        pos = 0
+        while pos < len(text):
+            nl = text.find("\n", pos)
+            piece = text[pos : nl + 1] if nl != -1 else text[pos:]
+            pos += len(piece)
+            self._piece(piece, out)
+        self._decided(out, paragraph_end=False)
+        return "".join(out)
+
+    def close(self) -> str:
+        out: list[str] = []
+        if self._line:
+            self._spans.add("".join(self._line))
+            self._line = []
+        self._decided(out, paragraph_end=True)
+        return "".join(out)
+
+    # ------------------------------------------------------------------ lines
+
+    def _piece(self, piece: str, out: list[str]) -> None:
+        """A piece of one line (ending with its newline, or the chunk's end)."""
+        ends = piece.endswith("\n")
+        at_start = not self._head and not self._line and self._rest_blank
+        room = max(_HEAD - len(self._head), 0)
+        self._head += piece[:room].rstrip("\n")
+        self._rest_blank = self._rest_blank and not piece[room:].strip()
+        if self._fences.open is not None:  # a fenced block's line: code
+            self._write(piece, [(0, len(piece))], out)
+        elif self._line or (at_start and may_open_fence(self._head)):
+            self._line.append(piece)
+            if not ends and not may_open_fence(self._head):  # it opens none: text after all
+                self._spans.add("".join(self._line))
+                self._line = []
+        else:
+            self._spans.add(piece)
+        if ends:
+            self._line_end(out)
+
+    def _line_end(self, out: list[str]) -> None:
+        was_open = self._fences.open is not None
+        kind = self._fences.line(self._head, self._rest_blank)
+        blank = not self._head.strip() and self._rest_blank
+        self._head, self._rest_blank = "", True
+        line, self._line = "".join(self._line), []
+        if kind == "open":  # a fence interrupts the paragraph: its line is code
+            self._decided(out, paragraph_end=True)
+            self._write(line, [(0, len(line))], out)
+            return
+        if line:
+            self._spans.add(line)
+        if blank and not was_open:
+            self._decided(out, paragraph_end=True)
+
+    def _decided(self, out: list[str], *, paragraph_end: bool) -> None:
+        text, spans = self._spans.decide(paragraph_end=paragraph_end)
+        if text:
+            self._write(text, spans, out)
+
+    # ------------------------------------------------------------------ marks
+
+    def _write(self, text: str, code: list[tuple[int, int]], out: list[str]) -> None:
+        """Decided text, ``code`` its code ranges: each citation becomes its placeholder, other
+        marks go; in code only the invisible characters go."""
+        pieces: list[str] = []
+        cuts: list[int] = []  # output offsets where something was removed inside the text
+        size = 0  # characters in pieces (a running count: summing per mark would be quadratic)
+        pos, k = 0, 0
+        for mk in scan(text, fmt=self.fmt, context=self._context):
+            size += self._plain(text[pos : mk.start], pieces, cuts, size, code, pos)
+            while k < len(code) and code[k][1] <= mk.start:
+                k += 1
+            if k < len(code) and code[k][0] <= mk.start:  # the author's code: only the invisible characters go
+                kept = RESERVED_RE.sub("", mk.raw)
+                if kept != mk.raw:
+                    self.diagnostics.append(Diagnostic.make("CR302", "invisible marker characters removed from code"))
+                pieces.append(kept)
+                size += len(kept)
+                pos = mk.end
+                continue
+            for c, detail in mk.notes:
+                self.diagnostics.append(Diagnostic.make(c, detail))
+            pieces.append(mk.text)
+            size += len(mk.text)
+            if mk.kind is MarkKind.CITATION and mk.citation is not None:
+                placeholder = "".join(self.placeholder.format(n=n) for n in self.numbers(mk.citation.source_ids))
+                pieces.append(placeholder)
+                size += len(placeholder)
+            else:
+                cuts.append(size - len(mk.text))
+            pos = mk.end
+        self._plain(text[pos:], pieces, cuts, size, code, pos)
+        self._context = (self._context + text)[-_CONTEXT:]
+        out.append(self._join_at_cuts("".join(pieces), cuts))
+
+    def _plain(
+        self, text: str, out: list[str], cuts: list[int], at: int, code: list[tuple[int, int]], offset: int
+    ) -> int:
+        """Copy plain text; percent-encoded residue (``%EE%88%80``) goes outside code, and is
+        noted as a cut at its output offset (``at``). Returns the characters copied."""
+        if "%" not in text or not has_residue(text):
+            out.append(text)
+            return len(text)
+        copied = 0
+        pos = 0
+        for m in RESIDUE.finditer(text):
+            out.append(text[pos : m.start()])
+            copied += m.start() - pos
+            pos = m.end()
+            where = offset + m.start()
+            if any(s <= where < e for s, e in code) and not RESERVED_RE.fullmatch(m.group(0)):
+                out.append(m.group(0))  # visible: the author's code, kept
+                copied += len(m.group(0))
+                continue
+            cuts.append(at + copied)
+            self.diagnostics.append(Diagnostic.make("CR109", "marker residue removed from the output"))
+        out.append(text[pos:])
+        return copied + len(text) - pos
+
+    def _join_at_cuts(self, text: str, cuts: list[int]) -> str:
+        """Where a removal joined two pieces of one word, put a zero-width space between them.
+
+        The client renders this Markdown itself, and removing characters inside a word can make a
+        URL the removal changed (``java`` + U+E201 + ``script:``, ``(`` + U+E201 + ``javascript:``).
+        A zero-width space is invisible in prose but no scheme may contain or start with one, so a
+        URL that needed a removal is never a live link. A cut at the end of what is written waits
+        for the next character, so any split of the input gives the same output.
+        """
+        points = sorted(set(cuts))
+        if not points and not self._open_cut:
+            self._tail = (self._tail + text)[-SEPARATOR_CONTEXT:]
+            return text
+        if self._open_cut and text:
+            if not points or points[0] != 0:
+                points.insert(0, 0)
+            self._open_cut = False
+        out: list[str] = []
+        pos = 0
+        for c in points:
+            if c >= len(text):
+                self._open_cut = True
+                continue
+            out.append(text[pos:c])
+            if needs_separator(
+                (self._tail + text[max(0, c - SEPARATOR_CONTEXT) : c])[-SEPARATOR_CONTEXT:], text[c : c + 1]
+            ):
+                out.append(ZWSP)
+            pos = c
+        out.append(text[pos:])
+        result = "".join(out)
+        self._tail = (self._tail + result)[-SEPARATOR_CONTEXT:]
+        return result
