@@ -7,6 +7,7 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,43 @@ def assert_no_marker(output: str, what: str = "output", *, markdown: bool = Fals
     assert m is None, (
         f"raw marker {m.group(0)!r} leaked into {what} at {m.start()}: {where[max(0, m.start() - 60) : m.start() + 60]!r}"
     )
+
+
+@dataclass
+class CliResult:
+    """What a run of the command line gave: as ``subprocess.CompletedProcess`` names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: object, stdin: str | bytes | None = None, path: str | None = None) -> CliResult:
+    """``citerender ARGS`` in this process (``main(argv)`` with its streams captured): what a
+    contributor's test run pays for, instead of a fresh interpreter per call. ``path`` goes on
+    ``sys.path`` for the run (a scorer module), as ``PYTHONPATH`` would."""
+    import io
+
+    from citerender.cli import main
+
+    def stream(data: bytes = b"") -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
+
+    out, err = stream(), stream()
+    raw = stdin.encode("utf-8") if isinstance(stdin, str) else (stdin or b"")
+    saved = sys.stdin, sys.stdout, sys.stderr, list(sys.path)
+    sys.stdin, sys.stdout, sys.stderr = stream(raw), out, err
+    if path is not None:
+        sys.path.insert(0, path)
+    try:
+        code = main([str(a) for a in args])
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved[:3]
+        sys.path[:] = saved[3]
+    out.flush()
+    err.flush()
+    text = [s.buffer.getvalue().decode("utf-8", "replace") for s in (out, err)]  # type: ignore[attr-defined]
+    return CliResult(code, text[0], text[1])
 
 
 def example_pairs() -> list[tuple[Path, Path]]:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, assert_no_marker
+from conftest import FIXTURES, assert_no_marker, run_cli
 
 from citerender import CiterenderError, check, extract_citations, render
 from citerender.providers import adapt, collect_events, detect_provider, load_response
@@ -84,11 +82,7 @@ RESPONSES = sorted(p.name for p in P.iterdir() if p.suffix in (".json", ".jsonl"
 @pytest.mark.parametrize("name", RESPONSES)
 def test_cli_renders_saved_responses_directly(name: str, tmp_path: Path) -> None:
     out = tmp_path / "out.html"
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "render", str(P / name), "--standalone", "-o", str(out)],
-        capture_output=True,
-        text=True,
-    )
+    r = run_cli("render", str(P / name), "--standalone", "-o", str(out))
     assert r.returncode == 0, r.stderr
     html = out.read_text(encoding="utf-8")
     assert_no_marker(html)
@@ -98,13 +92,9 @@ def test_cli_renders_saved_responses_directly(name: str, tmp_path: Path) -> None
 def test_unrecognised_responses_are_clear_errors(tmp_path: Path) -> None:
     bad = tmp_path / "x.json"
     bad.write_text('{"hello": 1}', encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", "render", str(bad)], capture_output=True, text=True)
+    r = run_cli("render", str(bad))
     assert r.returncode == 2 and "cannot tell which provider" in r.stderr and str(bad) in r.stderr
     with pytest.raises(CiterenderError, match="holds no text"):
         adapt({"object": "chat.completion", "choices": [{"message": {"content": ""}}]})
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "render", str(P / "anthropic.json"), "--from", "openai-chat"],
-        capture_output=True,
-        text=True,
-    )
+    r = run_cli("render", str(P / "anthropic.json"), "--from", "openai-chat")
     assert r.returncode == 2 and "holds no text" in r.stderr

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, expand
+from conftest import EXAMPLES, expand, run_cli
 
 HB = EXAMPLES / "handbook"
 GOOD_ANSWER = str(HB / "answer.md")
@@ -78,7 +78,7 @@ def test_bad_file(tmp_path: Path, cmd: str, build, case) -> None:  # type: ignor
     sources = path if where == "sources" else GOOD_SOURCES
     out = tmp_path / "out.file"
     args = [a.replace("{OUT}", str(out)) for a in build(answer, sources)]
-    r = subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True, timeout=60)
+    r = run_cli(*args)
     assert r.returncode == 2, (r.returncode, r.stderr)
     lines = [line for line in r.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
@@ -88,11 +88,7 @@ def test_bad_file(tmp_path: Path, cmd: str, build, case) -> None:  # type: ignor
 
 def test_locator_beyond_lines_is_a_diagnostic_not_an_input_error(tmp_path: Path) -> None:
     answer = make(tmp_path, "a.md", expand("Claim.{S}cite{D}turn0file0{D}L90-L99{E}\n"))
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "check", answer, "--sources", GOOD_SOURCES],
-        capture_output=True,
-        text=True,
-    )
+    r = run_cli("check", answer, "--sources", GOOD_SOURCES)
     assert r.returncode == 1 and "CR102" in r.stdout
 
 
@@ -102,7 +98,7 @@ def test_a_100_mb_answer_is_refused_with_a_clear_limit(tmp_path: Path) -> None:
         f.truncate(100 * 1024 * 1024)  # sparse: 100 MB on paper, no disk used
     out = tmp_path / "out.html"
     for args in (["render", str(big), "-o", str(out)], ["check", str(big)], ["strip", str(big)]):
-        r = subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True, timeout=60)
+        r = run_cli(*args)
         assert r.returncode == 2 and "over the limit of 67,108,864" in r.stderr and str(big) in r.stderr
     assert not out.exists()
     r = subprocess.run(
@@ -126,7 +122,7 @@ def test_build_bad_inputs(tmp_path: Path) -> None:
         (["build", str(src), str(out_file)], "not a folder"),
         (["build", str(src), str(src)], "output folder is the source folder"),
     ):
-        r = subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True)
+        r = run_cli(*args)
         assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
@@ -138,9 +134,7 @@ def test_unwritable_output(tmp_path: Path) -> None:
         ro.mkdir()
         ro.chmod(0o500)
         target = str(ro / "x.html")
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "render", GOOD_ANSWER, "-o", target], capture_output=True, text=True
-    )
+    r = run_cli("render", GOOD_ANSWER, "-o", target)
     assert r.returncode == 2 and "Traceback" not in r.stderr and target.rsplit("/", 1)[0] in r.stderr
 
 

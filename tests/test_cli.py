@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, assert_no_marker, expand
+from conftest import EXAMPLES, CliResult, assert_no_marker, expand, run_cli
 
 from citerender.cli import main
 
@@ -16,14 +16,31 @@ HB = EXAMPLES / "handbook"
 PR = EXAMPLES / "problems"
 
 
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "citerender.cli", *args],
-        input=stdin.decode() if stdin else None,
+def run(*args: str, stdin: bytes | None = None) -> CliResult:
+    return run_cli(*args, stdin=stdin)
+
+
+def test_smoke_the_command_in_its_own_process(tmp_path: Path) -> None:
+    """A few runs as a user's shell makes them: a fresh interpreter, real pipes, real exit codes."""
+    answer = str(HB / "answer.md")
+    sources = str(HB / "answer.sources.json")
+    r = subprocess.run([sys.executable, "-m", "citerender.cli", "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "render" in r.stdout
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "render", "-", "-s", sources],
+        input=(HB / "answer.md").read_text(encoding="utf-8"),
         capture_output=True,
         text=True,
         timeout=60,
     )
+    assert r.returncode == 0 and "citerender-cite" in r.stdout, r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "citerender.cli", "check", answer, "-s", str(tmp_path / "missing.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2 and "not found" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_check_clean_example_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, RESERVED_OR_ESCAPE
+from conftest import FIXTURES, RESERVED_OR_ESCAPE, CliResult, run_cli
 
 from citerender.errors import CiterenderError
 from citerender.providers.chatgpt import find_conversation, is_chatgpt_export, read_conversations
@@ -34,8 +32,8 @@ def _page(cid: str, **options: object) -> BeautifulSoup:
     return BeautifulSoup(page, "html.parser")
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True, timeout=120)
+def _cli(*args: str) -> CliResult:
+    return run_cli(*args)
 
 
 def test_the_export_is_recognised_and_read_in_order() -> None:

@@ -5,14 +5,12 @@ the Python API, and a team's own scorer."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 from bs4 import BeautifulSoup
-from conftest import EXAMPLES
+from conftest import EXAMPLES, CliResult, run_cli
 
 from citerender import build_site, load_sources, parse_answer, render
 from citerender.model.evidence import support_report
@@ -22,15 +20,8 @@ ANSWER = EXAMPLES / "evidence" / "answer.md"
 SOURCES = EXAMPLES / "evidence" / "answer.sources.yaml"
 
 
-def _cli(*args: str, env_path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = None
-    if env_path is not None:
-        import os
-
-        env = {**os.environ, "PYTHONPATH": env_path}
-    return subprocess.run(
-        [sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True, timeout=120, env=env
-    )
+def _cli(*args: str, env_path: str | None = None) -> CliResult:
+    return run_cli(*args, path=env_path)
 
 
 def test_the_example_report_names_each_problem() -> None:

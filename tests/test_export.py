@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import EXAMPLES, assert_no_marker, example_pairs, expand
+from conftest import EXAMPLES, CliResult, assert_no_marker, example_pairs, expand, run_cli
 
 from citerender import CiterenderError, load_sources
 from citerender.rendering.exports.csl import to_csl_json
@@ -163,10 +163,8 @@ def test_pdf_without_the_extra_says_how_to_get_it(monkeypatch: pytest.MonkeyPatc
         to_pdf("<p>x</p>")
 
 
-def _cli(*args: object) -> subprocess.CompletedProcess[str]:
-    """``citerender ARGS`` in a fresh interpreter."""
-    cmd = [sys.executable, "-m", "citerender.cli", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+def _cli(*args: object) -> CliResult:
+    return run_cli(*args)
 
 
 def test_cli_to_formats(tmp_path: Path) -> None:

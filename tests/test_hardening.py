@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, ROOT, assert_no_marker
+from conftest import EXAMPLES, ROOT, CliResult, assert_no_marker, run_cli
 
 from citerender import CiterenderError, StreamRenderer, check, render, strip_citations
 from citerender.providers import adapt
@@ -30,10 +30,8 @@ from citerender.sources.urls import safe_url
 S, D, E = "\ue200", "\ue202", "\ue201"
 
 
-def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "citerender.cli", *args], input=stdin, capture_output=True, text=True, timeout=120
-    )
+def cli(*args: str, stdin: str | None = None) -> CliResult:
+    return run_cli(*args, stdin=stdin)
 
 
 # --------------------------------------------------------------------------- 2. linear time

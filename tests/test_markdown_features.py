@@ -19,7 +19,7 @@ from citerender.rendering.exports.json import to_json_data
 from citerender.rendering.exports.markdown import to_markdown, to_stripped
 from citerender.rendering.exports.parsed import parse_answer
 from citerender.rendering.exports.text import to_text
-from citerender.rendering.features import roman
+from citerender.rendering.full_preset import roman
 from citerender.rendering.mathml import math_html
 from citerender.rendering.pipeline import make_markdown
 from citerender.sources.model import registry_from_data

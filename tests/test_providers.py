@@ -7,13 +7,11 @@ streams."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, CliResult, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,8 +41,8 @@ def _events(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (P / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citerender.cli", *args], capture_output=True, text=True, timeout=120)
+def _cli(*args: str) -> CliResult:
+    return run_cli(*args)
 
 
 @pytest.mark.parametrize("provider,name", FILES, ids=[n for _, n in FILES])

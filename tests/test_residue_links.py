@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import assert_no_marker
+from conftest import assert_no_marker, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -200,9 +199,8 @@ def test_streamed_markdown_never_carries_an_unsafe_link(size: int) -> None:
 def test_strip_command_never_carries_an_unsafe_link(tmp_path: Path) -> None:
     f = tmp_path / "a.md"
     f.write_text("\n\n".join(CASES[::7]) + "\n\n[click](java\ue201script:alert(1))\n", encoding="utf-8")
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "strip", str(f)], capture_output=True, text=True, check=True
-    )
+    r = run_cli("strip", str(f))
+    assert r.returncode == 0, r.stderr
     assert_no_marker(r.stdout, "strip")
     for url in _permissive_links(r.stdout):
         assert not is_live_link(url), url

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import assert_no_marker, expand
+from conftest import assert_no_marker, expand, run_cli
 
 from citerender import CiterenderError
 from citerender.publish.answers import load_answer, split_front_matter
@@ -95,7 +95,7 @@ def _age(root: Path) -> None:
 def test_a_no_change_rebuild_reads_no_answer_yet_notices_every_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citerender.publish.journal as site  # where a build reads answers to plan them
+    import citerender.publish.build_state as site  # where a build reads answers to plan them
 
     src, out = make_tree(tmp_path), tmp_path / "out"
     (src / "plain.md").write_text("# Plain\n\nNo sources yet.\n", encoding="utf-8")
@@ -117,7 +117,7 @@ def test_a_no_change_rebuild_reads_no_answer_yet_notices_every_input(
 
 
 def test_an_answer_changed_moments_ago_is_hashed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import citerender.publish.journal as site  # where a build reads answers to plan them
+    import citerender.publish.build_state as site  # where a build reads answers to plan them
 
     src, out = make_tree(tmp_path), tmp_path / "out"
     build_site(src, out)  # just written: too recent to trust its size and mtime
@@ -186,9 +186,7 @@ def test_workers_render_every_page_once_in_batches(count: int) -> None:
 def test_bad_front_matter_is_reported_and_others_still_build(tmp_path: Path) -> None:
     src, out = make_tree(tmp_path), tmp_path / "out"
     (src / "broken.md").write_text("---\ntitle: [unclosed\n---\nBody\n", encoding="utf-8")
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "build", str(src), str(out)], capture_output=True, text=True
-    )
+    r = run_cli("build", str(src), str(out))
     assert r.returncode == 2
     assert f"broken.md: error: {src / 'broken.md'}:" in r.stderr and "invalid YAML front matter" in r.stderr
     assert (out / "inline.html").exists() and not (out / "broken.html").exists()

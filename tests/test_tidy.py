@@ -4,11 +4,9 @@ result unless asked to tidy."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from bs4 import BeautifulSoup
+from conftest import run_cli
 
 from citerender import parse_answer, render, strip_citations
 from citerender.rendering.exports.json import to_json_data
@@ -58,9 +56,8 @@ def test_exports_leave_no_stray_space(text: str, clean: str) -> None:
 @pytest.mark.parametrize(("text", "clean"), CASES)
 def test_strip_tidies_and_the_guide_api_keeps_its_result(text: str, clean: str) -> None:
     assert strip_citations(text, tidy=True) == clean
-    r = subprocess.run(
-        [sys.executable, "-m", "citerender.cli", "strip", "-"], input=text, capture_output=True, text=True, check=True
-    )
+    r = run_cli("strip", "-", stdin=text)
+    assert r.returncode == 0, r.stderr
     assert r.stdout == clean
     # the compatibility API: exactly the guide helper's spans removed, spaces as they were
     assert strip_citations(f"Valid {S}cite{D}zz{E}.") == "Valid ."

@@ -1,5 +1,5 @@
 """The support report: every claim of an answer, the passage it cites, and whether the passage
-supports it (see :mod:`citerender.plugin.support` for the checks), as data and as a table."""
+supports it (see :mod:`citerender.plugin.evidence.support` for the checks), as data and as a table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..options import RenderOptions, SupportScorer
-from ..plugin.claims import Claim
+from ..plugin.evidence.claims import Claim
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 

@@ -59,7 +59,7 @@ def citation_plugin(
     md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
-        from .support import evidence_core
+        from .evidence.support import evidence_core
 
         md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
     add_render_rules(md, opts)

@@ -105,7 +105,7 @@ class CitationState:
     #: spans), where visible marker forms are the author's text and stay
     code: list[tuple[int, int]] = field(default_factory=list)
     #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
-    #: (:class:`citerender.plugin.claims.Claim`)
+    #: (:class:`citerender.plugin.evidence.claims.Claim`)
     claims: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -164,7 +164,7 @@ class CitationMeta(TypedDict, total=False):
     in_link: bool  # inside link text: numbers are shown without their own links
     title: str | None  # a navlist's title
     anchor: str  # the HTML id of the citing place (``cite-N``)
-    claims: list[Any]  # with ``evidence``: the claims this group closes (citerender.plugin.claims.Claim)
+    claims: list[Any]  # with ``evidence``: the claims this group closes (citerender.plugin.evidence.claims.Claim)
 
 
 class BibliographyMeta(TypedDict, total=False):

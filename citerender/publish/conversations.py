@@ -33,8 +33,8 @@ from ..sources.clean import display_text
 from ..sources.model import Registry
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
+from .build_state import ASSET_CSS, Build, options_key
 from .files import write_atomic
-from .journal import ASSET_CSS, Build, options_key
 from .manifest import hash_bytes, unchanged
 from .pool import PageResult, Progress, run_pages
 from .site import BuildResult, owned_files

@@ -26,8 +26,8 @@ from ..syntax.escapes import visible
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .answers import find_answers, load_answer
+from .build_state import ASSET_CSS, Build
 from .files import write_atomic
-from .journal import ASSET_CSS, Build
 from .manifest import (
     hash_bytes,
     load_manifest,

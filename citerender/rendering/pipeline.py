@@ -26,8 +26,8 @@ from ..plugin import citation_plugin
 from ..plugin.rules import LinkPolicy
 from ..plugin.state import ENV_KEY, CitationState, Reference, citation_state
 from ..sources.model import Registry
-from .anchors import add_anchors
-from .features import add_features
+from .full_preset import add_features
+from .heading_ids import add_anchors
 from .themes import load_theme
 
 __all__ = [
@@ -137,7 +137,7 @@ def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool =
 
 
 def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
-    """``markdown="full"`` adds what models write (see :mod:`citerender.rendering.features`).
+    """``markdown="full"`` adds what models write (see :mod:`citerender.rendering.full_preset`).
     ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
     alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
     ``data:`` images and ``images="keep"`` render as usual."""

@@ -84,7 +84,7 @@ class Theme:
     def css(self) -> str:
         """The shared mechanics (``_core.css``: cards shown on hover/focus, print rules) and the
         most specific ``style.css`` in the chain."""
-        from .features import highlight_css
+        from .full_preset import highlight_css
 
         core = (themes_root() / "_core.css").read_text(encoding="utf-8")
         for d in self.dirs:

@@ -31,7 +31,7 @@ from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import ENV_KEY, CitationState, Reference
-from ..rendering.anchors import SLUGS_KEY
+from ..rendering.heading_ids import SLUGS_KEY
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 from ..syntax.residue import clean_html

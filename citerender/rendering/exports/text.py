@@ -8,7 +8,7 @@ from markdown_it.token import Token
 
 from ...sources.urls import safe_url
 from ...syntax.residue import remove_residue
-from ..features import roman
+from ..full_preset import roman
 from .parsed import Parsed, finish, group_numbers, lines_label, source_label
 
 __all__ = ["to_text"]

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 
 from markdown_it.rules_core import StateCore
 
-from ..options import SupportScorer
-from ..sources.model import Registry
-from ..syntax.quantities import Quantity, quantities
-from ..syntax.words import NO_SPACE_SCRIPT, content_stems, quotations, quote_in, stance
+from ...options import SupportScorer
+from ...sources.model import Registry
+from ..locate import where
+from ..options import PluginOptions
+from ..state import CitationState, citation_state
 from .claims import Claim, claims_of
-from .locate import where
-from .options import PluginOptions
-from .state import CitationState, citation_state
+from .quantities import Quantity, quantities
+from .words import NO_SPACE_SCRIPT, content_stems, quotations, quote_in, stance
 
 __all__ = ["check_support", "evidence_core"]
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from .locate import where
-from .state import CitationState
+from ..locate import where
+from ..state import CitationState
 
 __all__ = ["Claim", "Evidence", "claims_of"]
 
