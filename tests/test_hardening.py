@@ -71,7 +71,24 @@ GROWTH: dict[str, tuple[Callable[[int], Callable[[], object]], int]] = {
     "units of deeply nested HTML": (lambda n: lambda: html_to_lines("<div>" * n + "<p>x</p>" * n), 2_000),
     "entity[ then many [": (lambda n: lambda: strip_citations("entity[" + "[" * n), 50_000),
     "a sources file of many sources": (lambda n: _sources_file(n), 1_000),
+    # round three: the stream's code-span tracker and bare-anchor hold, the exports' nesting bound
+    "streamed Markdown, a code span never closed": (lambda n: lambda: _stream("markdown", "` " + "word " * n), 10_000),
+    "streamed Markdown, bare anchors one after another": (
+        lambda n: lambda: _stream("markdown", ("Claim " + D + "turn0search0" + D + "turn0news1 ") * n),
+        1_000,
+    ),
+    "Markdown export of nested brackets": (
+        lambda n: lambda: _export("[" * n + "x" + "](https://e.example/)" * n),
+        2_000,
+    ),
 }
+
+
+def _export(text: str) -> str:
+    from citerender.rendering.exports.markdown import to_markdown
+    from citerender.rendering.exports.parsed import parse_answer
+
+    return to_markdown(parse_answer(text))
 
 
 def _sources_file(n: int) -> Callable[[], object]:
@@ -99,10 +116,14 @@ def test_growth_is_linear(name: str) -> None:
         "small()\n"
         "print(t._best(large) / max(t._best(small), 1e-4))\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    ratio = float(r.stdout.strip().splitlines()[-1])
-    assert ratio <= 6.0, f"{name}: x4 input took x{ratio:.1f} time"
+    ratios = []
+    for _ in range(3):  # a quadratic path is x16 every time; a busy machine is x6.5 now and then
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        ratios.append(float(r.stdout.strip().splitlines()[-1]))
+        if ratios[-1] <= 6.0:
+            break
+    assert min(ratios) <= 6.0, f"{name}: x4 input took x{min(ratios):.1f} time (best of {len(ratios)} runs)"
 
 
 # --------------------------------------------------------------------------- 3. YAML alias bombs

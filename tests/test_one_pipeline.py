@@ -77,3 +77,26 @@ def test_render_is_the_plugin_on_every_commonmark_example() -> None:
 @given(answers, registries(), st.sampled_from(["footnotes", "superscript", "hovercard", "pills"]))
 def test_render_is_the_plugin_on_the_fuzz_corpus(text: str, reg: Registry, style: str) -> None:
     _same(text, reg, style)
+
+
+def test_token_meta_holds_plain_data_not_parser_objects() -> None:
+    """Offsets as ints, places as (line, fence): no token, locator or callable parked in meta."""
+    from markdown_it.token import Token
+
+    from citerender.plugin.locate import Locator
+    from citerender.rendering.exports.parsed import parse_answer
+
+    def walk(value: object, where: str) -> None:
+        assert not isinstance(value, Token | Locator) and not callable(value), where
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(value, list | tuple):
+            for k, v in enumerate(value):
+                walk(v, f"{where}[{k}]")
+
+    for _, title, text, _ in RENDER_CASES:
+        parsed = parse_answer(expand(text), REGISTRY, evidence=True)
+        for tok in parsed.groups:
+            walk(tok.meta, title)
+            assert isinstance(tok.meta["offset"], int) and isinstance(tok.meta["place"][0], int)

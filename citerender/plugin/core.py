@@ -18,7 +18,7 @@ from markdown_it.token import Token
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
 from .code import scrub_code, scrub_code_span, scrub_math
-from .locate import Locator, report_mark, where
+from .locate import Locator, locator, place, report_mark, where
 from .numbering import drop_empty_groups, report_uncited, resolve
 from .options import PluginOptions
 from .placement import (
@@ -66,7 +66,7 @@ class DocumentPass:
             st.original = src
         self.src = src
         self.opts = opts
-        self.loc = Locator(st, src)
+        self.loc = locator(st, src)  # where(tok, st) finds the same one
         self.copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
         self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
 
@@ -315,15 +315,15 @@ class InlinePass:
         if pos + len(mk.raw) > self.cursor:
             self.cursor = pos + len(mk.raw)
         self.code_cursor[0] = max(self.code_cursor[0], self.cursor)
-        meta["locate"] = (self.loc, self.block, self.content)
+        meta["place"], meta["content"] = place(self.block), self.content
         if st.spans is not None:
             meta["span"] = self.loc.span(self.block, self.content, pos, mk.raw)
             if tok.type != "citation":
                 st.spans.append((*meta["span"], mk.text))
         if mk.notes:
-            report_mark(st, mk, where(tok))
+            report_mark(st, mk, where(tok, st))
         if st.offsets:
-            off = where(tok)
+            off = where(tok, st)
             if st.original[off : off + len(mk.raw)] != mk.raw:
                 st.report("CR201", "marker written with literal escapes", off)
 

@@ -11,7 +11,21 @@ from ..syntax.lines import line_starts
 from ..syntax.types import Mark
 from .state import CitationState
 
-__all__ = ["Locator", "report_mark", "where"]
+__all__ = ["Locator", "Place", "locator", "place", "report_mark", "where"]
+
+#: where a block starts: its first source line, and whether it is a fence (its content starts a line later)
+Place = tuple[int, bool]
+
+
+def place(block: Token) -> Place:
+    """A block's :data:`Place`: plain data, kept in token meta instead of the block itself."""
+    return (block.map[0] if block.map else 0), block.type == "fence"
+
+
+def locator(st: CitationState, src: str) -> Locator:
+    """The parse's locator (made on first use; a new parse gets a new one)."""
+    return st.cache("locate", lambda: Locator(st, src), per_parse=True)
+
 
 _NEWLINE = re.compile("\n")
 
@@ -23,13 +37,13 @@ class Locator:
         self.st = st
         self.src = src
         self._starts: list[int] | None = None  # built on the first report: most answers need none
-        self._prefix: dict[tuple[int, int, bool], int] = {}
+        self._prefix: dict[tuple[str, int, int, bool], int] = {}
         self._newlines: dict[str, list[int]] = {}
 
-    def offset(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
-        """Offset in ``st.original`` of ``raw`` found at ``pos`` of ``block``'s content
-        (``header``: in a fence's info string, on its first line)."""
-        return self.span(block, content, pos, raw, header=header)[0]
+    def offset(self, at: Token | Place, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
+        """Offset in ``st.original`` of ``raw`` found at ``pos`` of a block's content (``at``: the
+        block or its :data:`Place`; ``header``: in a fence's info string, on its first line)."""
+        return self.span(at, content, pos, raw, header=header)[0]
 
     @property
     def starts(self) -> list[int]:
@@ -45,26 +59,28 @@ class Locator:
             breaks = self._newlines[content] = [m.start() for m in _NEWLINE.finditer(content)]
         return breaks
 
-    def span(self, block: Token, content: str, pos: int | None, raw: str, *, header: bool = False) -> tuple[int, int]:
-        """Start and end in ``st.original`` of ``raw`` at ``pos`` of ``block``'s content.
+    def span(
+        self, at: Token | Place, content: str, pos: int | None, raw: str, *, header: bool = False
+    ) -> tuple[int, int]:
+        """Start and end in ``st.original`` of ``raw`` at ``pos`` of a block's content.
 
         A content line is its source line with a prefix (indentation, ``>``, list markers)
         removed, so the column is the content column plus where that line sits in the source.
         """
-        first = block.map[0] if block.map else 0
+        first, fence = place(at) if isinstance(at, Token) else at
         if pos is None:
             pos = max(content.find(raw), 0)
         breaks = self._breaks(content)
         k_line = bisect_left(breaks, pos)  # newlines before pos: the content line of pos
         line_start = breaks[k_line - 1] + 1 if k_line else 0
         line = first + k_line
-        if block.type == "fence" and not header:
+        if fence and not header:
             line += 1
         starts = self.starts
         line = min(line, len(starts) - 1)
         start = starts[line]
         end = starts[line + 1] if line + 1 < len(starts) else len(self.src)
-        key = (id(block), line_start, header)
+        key = (content, first, line_start, header)  # a table row's cells share a line: the content tells
         k = self._prefix.get(key)
         if k is None:
             line_end = content.find("\n", pos)
@@ -89,13 +105,14 @@ class Locator:
         return idx
 
 
-def where(tok: Token) -> int:
-    """Offset in the original text of a citation token (computed once, on demand)."""
+def where(tok: Token, st: CitationState) -> int:
+    """Offset in the original text of a citation token (computed once, on demand, from the plain
+    place its meta holds)."""
     meta = tok.meta
     off = meta.get("offset_abs")
     if off is None:
-        loc, block, content = meta["locate"]
-        off = meta["offset_abs"] = loc.offset(block, content, meta["offset"], meta["mark"].raw)
+        loc = locator(st, st.original)
+        off = meta["offset_abs"] = loc.offset(meta["place"], meta["content"], meta["offset"], meta["mark"].raw)
     return int(off)
 
 

@@ -6,7 +6,7 @@ from markdown_it.token import Token
 
 from ..sources.model import Source
 from ..syntax.marks import tidy_seam
-from ..syntax.types import Mark
+from ..syntax.types import LineRange, Mark
 from .locate import where
 from .options import PluginOptions
 from .state import CitationState, CitingPlace, Reference, RefUse
@@ -47,7 +47,7 @@ def lookup(st: CitationState, sid: str, unknown: str, offset: int | Token | None
     source = registry.shown(sid)
     if source is not None:
         return source, True
-    st.report("CR101", f"unknown source id {sid!r}", where(offset) if isinstance(offset, Token) else offset)
+    st.report("CR101", f"unknown source id {sid!r}", where(offset, st) if isinstance(offset, Token) else offset)
     st.unknown_ids.append(sid)
     return (None if unknown == "drop" else Source(sid)), False
 
@@ -86,10 +86,13 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     meta = tok.meta
     # fast path: a source already numbered from the registry, its locator (if any) valid
     fast = registry is not None and cit.dialect != "codex"
+    # a numbered registry source with a valid locator (or none), by (id, locator): a repeated
+    # citation is one lookup (the use is the same value for every group citing it so)
+    known_uses: dict[tuple[str, LineRange | None], RefUse] = st.cache("numbering.uses", dict)
     for sid in cit.source_ids:
         if fast and registry is not None:
             lines = cit.lines
-            use = st.known_uses.get((sid, lines))
+            use = known_uses.get((sid, lines))
             if use is None:
                 ref = st.by_id.get(sid)
                 known_source = registry.shown(sid) if ref is not None and ref.known else None
@@ -98,14 +101,14 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
                     or (not lines.is_reversed and known_source.lines is not None and known_source.has_lines(lines))
                 ):
                     assert ref is not None
-                    use = st.known_uses[sid, lines] = RefUse(ref, known_source, lines, lines is not None)
+                    use = known_uses[sid, lines] = RefUse(ref, known_source, lines, lines is not None)
             if use is not None:
                 use.reference.places.append(CitingPlace(meta["anchor"], lines))
                 meta["uses"].append(use)
                 continue
         source: Source | None
         if cit.dialect == "codex" and (registry is None or sid not in registry):
-            source, known = repo_lookup(st, sid, opts, where(tok))
+            source, known = repo_lookup(st, sid, opts, where(tok, st))
         else:
             source, known = lookup(st, sid, opts.unknown, tok)
         if source is None:
@@ -114,15 +117,17 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         valid = lines is not None
         if lines is not None:
             if lines.is_reversed:
-                st.report("CR103", f"line range {cit.locator} runs backwards", where(tok))
+                st.report("CR103", f"line range {cit.locator} runs backwards", where(tok, st))
             if cit.dialect == "codex" and source.lines is None:
                 pass  # no checkout read: the path and lines are the reference as written
             elif known and (registry is not None or cit.dialect == "codex"):
                 if source.lines is None:
-                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok))
+                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok, st))
                     valid = False
                 elif not source.has_lines(lines):
-                    st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok))
+                    st.report(
+                        "CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok, st)
+                    )
                     valid = False
         ref = st.by_id.get(sid) or reference_for(st, source, known=known)
         if not known:

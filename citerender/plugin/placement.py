@@ -83,7 +83,7 @@ def check_grouped_at_end(blocks: list[tuple[Token, bool, bool]], st: CitationSta
     cites = [c for c in last.children or [] if c.type == "citation"]
     n = sum(len(c.meta["uses"]) for c in cites)
     if n >= 2:
-        st.report("CR305", "every citation is in the last paragraph", where(cites[0]))
+        st.report("CR305", "every citation is in the last paragraph", where(cites[0], st))
 
 
 _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
@@ -92,19 +92,19 @@ _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
 def check_in_emphasis(st: CitationState, tok: Token, depth: int) -> None:
     """CR301: a citation inside bold or italics."""
     if depth:
-        st.report("CR301", "citation inside bold or italics", where(tok))
+        st.report("CR301", "citation inside bold or italics", where(tok, st))
 
 
 def check_in_link(st: CitationState, tok: Token, in_link: bool) -> None:
     """CR309: a citation inside link text."""
     if in_link:
-        st.report("CR309", "citation inside link text", where(tok))
+        st.report("CR309", "citation inside link text", where(tok, st))
 
 
 def check_before_punctuation(st: CitationState, citation: Token, following: str) -> None:
     """CR303: a citation directly before the punctuation that ends its sentence."""
     if following.lstrip().startswith(_PUNCT_AFTER):
-        st.report("CR303", "citation placed before punctuation", where(citation))
+        st.report("CR303", "citation placed before punctuation", where(citation, st))
 
 
 def check_citation_only_lines(
@@ -114,11 +114,11 @@ def check_citation_only_lines(
     if not cites:
         return
     if not has_text:
-        st.report("CR306", "a paragraph holds nothing but citations", where(cites[0]))
+        st.report("CR306", "a paragraph holds nothing but citations", where(cites[0], st))
         return
     for tok in cite_only_lines:
         if tok in cites:
-            st.report("CR306", "a line holds nothing but citations", where(tok))
+            st.report("CR306", "a line holds nothing but citations", where(tok, st))
 
 
 def report_verbatim_ids(st: CitationState, loc: Locator, block: Token, text: str, cursor: int) -> None:

@@ -118,17 +118,19 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     pos = state.pos
     mk = None
     well_formed = opts.canonical.match(src, pos, state.posMax)
-    if well_formed is not None:  # a repeated well-formed marker is parsed once per document
-        mk = st.parsed.get(well_formed.group(0))
+    parsed: dict[str, Mark] = st.cache("rules.parsed", dict, per_parse=True)
+    if well_formed is not None:  # a repeated well-formed marker is parsed once per parse
+        mk = parsed.get(well_formed.group(0))
     if mk is None:
-        scanner = st.scanner
+        scanners: dict[int, Scanner] = st.cache("rules.scanner", dict, per_parse=True)
+        scanner = scanners.get(0)
         if scanner is None or scanner.text is not src:
-            scanner = st.scanner = Scanner(src, opts.fmt)
+            scanner = scanners[0] = Scanner(src, opts.fmt)
         mk = scanner.at(pos, state.posMax)
         if mk is None:
             return False
         if well_formed is not None:
-            st.parsed[mk.raw] = mk
+            parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
     if mk.kind is not MarkKind.DROPPED and in_destination(src, pos):
         # the would-be link is refused (LinkPolicy): its URL stays text, the marker goes

@@ -9,9 +9,9 @@ Nothing here is module-level mutable state: each rendered answer gets a fresh
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from ..diagnostics import Diagnostic
 from ..sources.model import Registry, Source, require_registry
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..syntax.types import Mark
 
 ENV_KEY = "citerender"
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -86,18 +87,6 @@ class CitationState:
     # positions: the text after markdown-it's normalisation, before escape normalisation
     original: str = ""
     offsets: OffsetMap = field(default_factory=OffsetMap)
-    _line_starts: list[int] | None = None
-    scanner: Any = None
-    #: well-formed markers already parsed in this document, by their text (a repeated marker is
-    #: one dict lookup; the Mark keeps its first occurrence's offsets, the token holds its own)
-    parsed: dict[str, Mark] = field(default_factory=dict)
-    link_cache: dict[int, str] = field(default_factory=dict)  # rendered number links, by reference
-    label_cache: dict[tuple[Any, ...], str] = field(default_factory=dict)  # labels, by group numbers
-    #: a card's entry for one source and locator, written once (hover cards repeat them)
-    card_cache: dict[tuple[Any, ...], str] = field(default_factory=dict)
-    #: a numbered registry source with a valid locator (or none), by (id, locator): a repeated
-    #: citation is one lookup (the use is the same value for every group citing it so)
-    known_uses: dict[tuple[str, LineRange | None], RefUse] = field(default_factory=dict)
     #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
     #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
     spans: list[tuple[int, int, str]] | None = None
@@ -107,6 +96,10 @@ class CitationState:
     #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
     #: (:class:`citerender.plugin.evidence.claims.Claim`)
     claims: list[Any] = field(default_factory=list)
+    # the rules' own caches, by owner: their shapes are the owners' business (see :meth:`cache`)
+    _line_starts: list[int] | None = field(default=None, repr=False)
+    _caches: dict[str, Any] = field(default_factory=dict, repr=False)
+    _parse_caches: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.registry = require_registry(self.registry)
@@ -116,8 +109,17 @@ class CitationState:
         self.original = original
         self.offsets = offsets
         self._line_starts = None
-        self.scanner = None
-        self.parsed = {}
+        self._parse_caches.clear()
+
+    def cache(self, owner: str, make: Callable[[], T], *, per_parse: bool = False) -> T:
+        """The document's cache of the rule ``owner`` (made by ``make`` on first use): rendered
+        labels, cards, resolved uses, the parse's scanner. ``per_parse``: dropped when a new
+        parse begins (a stream's next block), as anything holding positions in the old text."""
+        caches = self._parse_caches if per_parse else self._caches
+        found = caches.get(owner)
+        if found is None:
+            found = caches[owner] = make()
+        return found
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""
@@ -156,7 +158,8 @@ class CitationMeta(TypedDict, total=False):
     mark: Mark  # the first mark of the group (None on text tokens split from copy-paste forms)
     offset: int  # where the mark starts in the inline token's content
     offset_abs: int  # where it starts in the original text, computed when a report needs it
-    locate: tuple[Any, Token, str]  # (Locator, block, content) to compute offset_abs lazily
+    place: tuple[int, bool]  # the block's first line and whether it is a fence: with ``content``, locates the mark
+    content: str  # the inline content the mark sits in (``offset`` counts in it)
     span: tuple[int, int]  # (start, end) in the original text, when the exports ask for spans
     marks: list[Mark]  # every mark of the group, in order
     spans: list[tuple[int, int]]

@@ -103,14 +103,15 @@ def citation_label(
     linked = not meta.get("in_link") and style not in CARD_STYLES
     st = citation_state(env)
     key = None
+    labels: dict[tuple[Any, ...], str] = st.cache("styles.labels", dict)
     if style != "superscript":  # the label depends on the numbers only: made once per group
         key = (linked, *(u.reference.number for u in uses))
-        label = st.label_cache.get(key)
+        label = labels.get(key)
         if label is not None:
             return label
-    label = _label(uses, style, linked, st.link_cache)
+    label = _label(uses, style, linked, st.cache("styles.links", dict))  # number links, by reference
     if key is not None:
-        st.label_cache[key] = label
+        labels[key] = label
     return label
 
 
@@ -240,7 +241,7 @@ def _card_cite(
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
     uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
-    cache = citation_state(env).card_cache
+    cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)  # hover cards repeat them
     items = ""
     for u in uses:
         key = (u.reference.number, u.source.id, u.lines, u.lines_valid)

@@ -151,6 +151,6 @@ def claims_of(tokens: Sequence[Token], st: CitationState) -> list[Claim]:
             group = groups[k]
             if not group.meta["uses"]:
                 continue
-            line, col = st.line_col(where(group))
+            line, col = st.line_col(where(group, st))
             out.append(Claim(words, line, col, group.meta["anchor"], _evidence(group), group=group))
     return out

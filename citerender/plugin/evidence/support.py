@@ -181,7 +181,7 @@ class _Checker:
         claim.codes.append(code)
         claim.reasons.append(reason)
         if claim.group is not None:
-            self.st.report(code, reason, where(claim.group))
+            self.st.report(code, reason, where(claim.group, self.st))
 
     def run(self, claim: Claim) -> None:
         evidence = claim.evidence_text
@@ -235,7 +235,9 @@ class _Checker:
             problem = f"returned {str(value)[:60]!r}, not a number in [0, 1]"
         claim.reasons.append(f"the support scorer {name} {problem}")
         if claim.group is not None:
-            self.st.report("CR407", f"the support scorer {name} {problem}: the claim is unchecked", where(claim.group))
+            self.st.report(
+                "CR407", f"the support scorer {name} {problem}: the claim is unchecked", where(claim.group, self.st)
+            )
         return None
 
     def numbers(self, claim: Claim, passage: _Passage) -> None:
