@@ -186,6 +186,38 @@ def dense(size: int = 1_000_000, *, seed: int = 7, n_sources: int = 200) -> Corp
     return _assemble(paragraphs, citer, sources)
 
 
+def chat(*, seed: int = 13, size: int = 2_000, markers: int = 8, n_sources: int = 6) -> Corpus:
+    """A typical chat answer: ~2 KB — a heading, paragraphs and a short list — with ``markers``
+    citations spread over its sentences (what a web service renders once per request)."""
+    rng = random.Random(seed)
+    sources = _sources(n_sources, rng)
+    citer = _Citer(sources, rng)
+    sentences: list[str] = []
+    while sum(len(x) + 2 for x in sentences) < size - 60:
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(9, 18))]
+        if rng.random() < 0.15:
+            words[rng.randrange(len(words))] = f"**{rng.choice(_WORDS)}**"
+        if rng.random() < 0.1:
+            words[rng.randrange(len(words))] = f"`{rng.choice(_WORDS)}`"
+        sentences.append(" ".join(words).capitalize() + ".")
+    cited = set(rng.sample(range(len(sentences)), markers))
+    paragraphs: list[list[tuple[str, tuple[str, str, str] | None]]] = [
+        [("## " + " ".join(rng.sample(_WORDS, 3)).capitalize() + "\n\n", None)]
+    ]
+    k = 0
+    while k < len(sentences):
+        bullet = len(paragraphs) == 3  # the third block is a short list
+        take = rng.randint(2, 4)
+        items: list[tuple[str, tuple[str, str, str] | None]] = []
+        for i in range(k, min(k + take, len(sentences))):
+            items.append((("- " if bullet else "") + sentences[i], citer() if i in cited else None))
+            items.append(("\n" if bullet else " ", None))
+        items.append(("\n" if bullet else "\n\n", None))
+        paragraphs.append(items)
+        k += take
+    return _assemble(paragraphs, citer, sources)
+
+
 _SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)\]\"'*_`])\.(?=\s|$)")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import CiterenderError
-from ..providers.inputs import is_export, read_input
+from ..providers.inputs import read_input
 from ..publish.files import write_atomic
 from ..syntax.escapes import visible
 from .answers import answer_input, read_answer
@@ -233,7 +233,6 @@ def cmd_render(a: argparse.Namespace) -> int:
             text,
             registry,
             cli_options(a),
-            unknown="keep" if unknown == "error" else unknown,
             evidence=a.to == "json",  # the JSON export carries every claim's verdict
         )
         diags = inp.notes + inp.in_file(parsed.diagnostics)
@@ -276,16 +275,18 @@ def cmd_build(a: argparse.Namespace) -> int:
     from ..publish.site import build_site, summarise
 
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
-    if is_export(a.src, getattr(a, "from_", None)):  # a chat export: one page per conversation
+    if Path(a.src).exists() and not Path(a.src).is_dir():  # a chat export or a transcript: a page per conversation
         from ..publish.conversations import build_conversations
 
         result = build_conversations(
-            a.src, a.out, cli_options(a), jobs=jobs, force=a.force, max_export_bytes=a.max_export_bytes
+            a.src,
+            a.out,
+            cli_options(a),
+            jobs=jobs,
+            force=a.force,
+            provider=getattr(a, "from_", None),
+            max_export_bytes=a.max_export_bytes,
         )
-    elif not Path(a.src).is_dir() and a.src.lower().endswith(".json"):  # a transcript of saved responses
-        from ..publish.conversations import build_conversations
-
-        result = build_conversations(a.src, a.out, cli_options(a), force=a.force, provider=getattr(a, "from_", None))
     else:
         result = build_site(a.src, a.out, cli_options(a), jobs=jobs, force=a.force, follow_outside=a.follow_outside)
     summarise(result, sys.stderr, verbose=a.verbose)

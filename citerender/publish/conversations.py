@@ -25,8 +25,9 @@ from typing import Any, NamedTuple, TextIO
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
-from ..providers.chatgpt import MAX_INFLATED_BYTES, BrokenGraph, Conversation, conversation, is_chatgpt_export, read_raw
-from ..providers.transcripts import read_transcript
+from ..providers.chatgpt import MAX_INFLATED_BYTES, BrokenGraph, Conversation, conversation, read_raw
+from ..providers.inputs import read_input
+from ..providers.transcripts import transcript_titled
 from ..rendering.html import render
 from ..rendering.themes import load_theme
 from ..sources.clean import display_text
@@ -254,7 +255,15 @@ def build_conversations(
     th = load_theme(opts.theme)
     build = Build(src.parent, out_dir, opts, owned, force, False)
     key = options_key(opts)
-    single = None if is_chatgpt_export(src) else read_transcript(src, provider)
+    found = read_input(str(src), provider)  # the one read of what the file holds
+    if found.kind not in ("export", "transcript"):
+        raise CiterenderError(
+            f"this file holds {'an answer' if found.kind == 'answer' else 'one provider response'}, not a chat export"
+            " or a transcript of saved responses",
+            path=str(export),
+            hint="build takes a folder of answers, a ChatGPT export or a transcript; render takes one answer",
+        )
+    single = transcript_titled(found.data, src, provider) if found.kind == "transcript" else None
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
     plan = _Plan(build, owned, out_dir, key)

@@ -85,7 +85,7 @@ def transform_for_host(
     """Parse ``markdown`` and prepare it for a host parser (see the module docstring)."""
     opts = options or RenderOptions()
     th = load_theme(opts.theme)
-    parsed = parse_answer(markdown, registry, opts, unknown="keep" if opts.unknown == "error" else opts.unknown)
+    parsed = parse_answer(markdown, registry, opts)  # unknown="error" is kept there, as in every export
     p = pipeline(replace(opts, bibliography=False))
     out = Transformed("", token, diagnostics=parsed.diagnostics, path=path, stripped=to_stripped(parsed))
     counter = iter(range(1, 1_000_000))

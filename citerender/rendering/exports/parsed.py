@@ -26,11 +26,13 @@ def parse_answer(
     text: str, registry: Registry | None = None, options: RenderOptions | None = None, **kwargs: Any
 ) -> Parsed:
     """Parse ``text`` and record where every mark sits in it (``options`` or keyword arguments
-    as for :func:`citerender.render`; the style and theme do not change a parse)."""
+    as for :func:`citerender.render`; the style and theme do not change a parse). Under
+    ``unknown="error"`` unknown ids are kept, as ``keep`` does: an export is written whole and
+    its caller decides from ``state.unknown_ids`` (the command line exits 1)."""
     asked = RenderOptions.build(options, **kwargs)
-    parsed = pipeline(replace(asked, style="footnotes", bibliography=False, html=False)).parse(
-        text, registry, spans=True
-    )
+    unknown = "keep" if asked.unknown == "error" else asked.unknown
+    parsing = replace(asked, style="footnotes", bibliography=False, html=False, unknown=unknown)
+    parsed = pipeline(parsing).parse(text, registry, spans=True)
     parsed.allow_html = asked.html
     return parsed
 
