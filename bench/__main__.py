@@ -218,14 +218,14 @@ def bench_render(rep: Report, corpora: dict[str, inputs.Corpus]) -> None:
         rep.ratio_target(f"render {name}: ours / footnote_plugin", times, "ours", "footnote", 1.0)
 
 
-def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path, name: str = "spec") -> None:
+def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path, label: str = "spec") -> None:
     """Whole process, both warm: pandoc's binary in the page cache, and our modules as an installed
     package has them (compiled to bytecode at install; ``PYTHONDONTWRITEBYTECODE`` is dropped so
     the warm-up run writes the cache a developer's checkout would otherwise recompile every run).
     CPU time of the child processes."""
-    print(f"\n# whole process, {name}: citerender render vs pandoc --citeproc, side by side", flush=True)
+    print(f"\n# whole process, {label}: citerender render vs pandoc --citeproc, side by side", flush=True)
     pandoc = shutil.which("pandoc")
-    answer, sources = tmp / f"{name}.md", tmp / f"{name}.sources.json"
+    answer, sources = tmp / f"{label}.md", tmp / f"{label}.sources.json"
     answer.write_text(corpus.marked, encoding="utf-8")
     sources.write_text(json.dumps({"sources": corpus.sources}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -235,11 +235,11 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path, name: str = "spe
         return lambda: subprocess.run(cmd, check=False, capture_output=True, env=env, text=True)
 
     fns = {
-        "ours": run([*ours, "-o", str(tmp / f"{name}.ours.html")]),
-        "commonmark": run([*ours, "--markdown", "commonmark", "-o", str(tmp / f"{name}.cm.html")]),
+        "ours": run([*ours, "-o", str(tmp / f"{label}.ours.html")]),
+        "commonmark": run([*ours, "--markdown", "commonmark", "-o", str(tmp / f"{label}.cm.html")]),
     }
     if pandoc is not None:
-        pmd = tmp / f"{name}.pandoc.md"
+        pmd = tmp / f"{label}.pandoc.md"
         pmd.write_text(corpus.pandoc, encoding="utf-8")
         bib = tmp / "bib.json"
         bib.write_text(json.dumps([_csl(s) for s in corpus.sources]), encoding="utf-8")
@@ -251,16 +251,18 @@ def bench_pandoc(rep: Report, corpus: inputs.Corpus, tmp: Path, name: str = "spe
         ok = done.returncode == 0 or (name != "pandoc" and done.returncode == 1)  # 1: the spec's CR102s
         assert ok, f"{name} failed: {done.stderr[-500:]!r}"
     stats, times = side_by_side(fns, repeat=7)
-    rep.row(f"citerender render (whole process, {name})", stats["ours"])
-    rep.row(f"citerender render --markdown commonmark (whole process, {name})", stats["commonmark"])
+    rep.row(f"citerender render (whole process, {label})", stats["ours"])
+    rep.row(f"citerender render --markdown commonmark (whole process, {label})", stats["commonmark"])
     if pandoc is None:
         print("SKIP  pandoc not installed (apt-get install pandoc)")
         return
-    rep.row(f"pandoc --citeproc (whole process, {name})", stats["pandoc"])
-    if name == "chat":
+    rep.row(f"pandoc --citeproc (whole process, {label})", stats["pandoc"])
+    if label == "chat":
         rep.ratio_target("whole process on chat: ours / pandoc --citeproc", times, "ours", "pandoc", 0.7)
     else:
-        rep.ratio_target(f"whole process on {name}: pandoc / ours", times, "pandoc", "ours", 5.0, lower_is_better=False)
+        rep.ratio_target(
+            f"whole process on {label}: pandoc / ours", times, "pandoc", "ours", 5.0, lower_is_better=False
+        )
 
 
 def _csl(s: dict[str, Any]) -> dict[str, Any]:

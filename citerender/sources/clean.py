@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..syntax.guide import strip_citations
+from ..syntax.patterns import LONE_SURROGATE
 from ..syntax.residue import has_residue, remove_residue
 
 __all__ = ["clean_data", "display_text", "no_surrogates"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACES = re.compile(r"[ \t]{2,}")
 _BEFORE_STOP = re.compile(r"[ \t]+([.,;:!?])")
 #: every visible marker form holds one of these: bracket forms, copy-paste ids, residue, entities
@@ -30,9 +30,9 @@ _MARKER_WORDS = ("\u3010", "turn", "contentReference", "entity[", "navlist")
 
 def no_surrogates(value: str) -> tuple[str, bool]:
     """``value`` with each lone surrogate replaced by U+FFFD, and whether there was one."""
-    if _SURROGATE.search(value) is None:
+    if LONE_SURROGATE.search(value) is None:
         return value, False
-    return _SURROGATE.sub("\ufffd", value), True
+    return LONE_SURROGATE.sub("\ufffd", value), True
 
 
 def display_text(value: str) -> tuple[str, bool]:

@@ -92,7 +92,7 @@ class StreamRenderer:
         if not text:
             return ""
         if not self._pending and plainly_safe(text, self.fmt):
-            return self._sink.write(text)
+            return self._sink.write(text, plain=True)
         self._pending += text
         safe = quick_end(self._pending, self.fmt)
         if safe is None:

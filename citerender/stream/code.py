@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 __all__ = ["FENCE", "CodeSpans", "Fences", "may_open_fence"]
 
@@ -48,80 +49,110 @@ def may_open_fence(head: str) -> bool:
 
 
 class CodeSpans:
-    """The code spans of one paragraph as its text arrives: :meth:`add` text, :meth:`decide`
-    how much is decided and where its spans are. Linear: the search for an open run's closing run
-    goes on from where it stopped."""
+    """The code spans of one paragraph as its text arrives: :meth:`feed` text, get what is decided
+    and where its spans are. Linear in the paragraph: held text is kept in pieces and searched
+    only where it is new, and a paragraph's end decides every run left open from one index of its
+    runs, as markdown-it does."""
 
     def __init__(self) -> None:
-        self.text = ""  # the undecided text: it starts with an unclosed run (or is empty)
-        self._resume = 0  # where the search for that run's closing run stopped
+        self._held: list[str] = []  # undecided text: an opening run and what followed it
+        self._open = 0  # that run's length (0: nothing held, or only a run still growing)
+        self._trail = 0  # backticks at the very end of what is held (a run that may go on)
 
-    def add(self, text: str) -> None:
-        self.text += text
+    @property
+    def holding(self) -> bool:
+        """Is text of earlier pieces still undecided?"""
+        return bool(self._held)
 
-    def decide(self, *, paragraph_end: bool) -> tuple[str, list[tuple[int, int]]]:
-        """The decided text (taken off :attr:`text`) and its code spans (offsets into it). At a
+    def feed(self, text: str, *, paragraph_end: bool = False) -> tuple[str, list[tuple[int, int]]]:
+        """Add ``text``; return the decided text and its code spans (offsets into it). At a
         paragraph's end everything is decided: a run left unclosed is literal."""
-        text = self.text
-        spans: list[tuple[int, int]] = []
+        if not self._held and "`" not in text and not text.endswith("\\"):
+            return text, []  # most text: nothing open, no run
+        if not paragraph_end and self._held and not self._open and not text.strip("`"):
+            self._held.append(text)  # a run still growing, one backtick at a time
+            return "", []
+        if self._open and not paragraph_end:
+            close = self._closer(text)
+            if close is None:
+                self._held.append(text)
+                return "", []
+            span = "".join(self._held) + text[:close]
+            self._held, self._open, self._trail = [], 0, 0
+            rest, spans = self.feed(text[close:])
+            return span + rest, [(0, len(span)), *((a + len(span), b + len(span)) for a, b in spans)]
+        held = "".join(self._held) + text
+        self._held, self._open, self._trail = [], 0, 0
+        return self._decide(held, paragraph_end)
+
+    def _closer(self, text: str) -> int | None:
+        """Where a run of exactly the open run's length ends in ``text`` (it may begin in what is
+        held: ``_trail`` backticks ended it), or None. Inside a span a backslash escapes nothing."""
+        if self._trail and text[:1] != "`":
+            if self._trail == self._open:
+                return 0  # the run that ended what was held is complete: it closes
+            self._trail = 0
         pos = 0
-        while (run := _next_run(text, pos)) is not None:
-            start, end = run
-            if end == len(text) and not paragraph_end:
-                return self._hold(text, start, end, spans)  # the run may grow with the next backtick
-            resume = self._resume if start == 0 and self._resume > end else end
-            close, stopped = _closing(text, resume, end - start, paragraph_end)
-            if close is not None:
-                spans.append((start, close))
-                pos, self._resume = close, 0
-            elif paragraph_end:
-                pos = end  # never closed: the run is text
+        while (i := text.find("`", pos)) != -1:
+            m = _RUN.match(text, i)
+            assert m is not None
+            length = m.end() - i + (self._trail if i == 0 else 0)
+            if m.end() == len(text):
+                self._trail = length  # it may go on in the next piece
+                return None
+            if length == self._open:
+                return m.end()
+            pos = m.end()
+        if text and text[-1] != "`":
+            self._trail = 0
+        return None
+
+    def _decide(self, text: str, paragraph_end: bool) -> tuple[str, list[tuple[int, int]]]:
+        """The runs of ``text`` matched as markdown-it matches them: an opener (not backslash
+        escaped) and the next run of its length (escapes do not count inside a span)."""
+        spans: list[tuple[int, int]] = []
+        runs = [(m.start(), m.end()) for m in _RUN.finditer(text)]
+        starts: dict[int, list[int]] = {}  # run length -> start of each run of that length
+        index: dict[int, list[int]] = {}  # and its index in ``runs``
+        for k, (a, b) in enumerate(runs):
+            starts.setdefault(b - a, []).append(a)
+            index.setdefault(b - a, []).append(k)
+        k = 0
+        while k < len(runs):
+            a, b = runs[k]
+            if _escaped(text, a):
+                a += 1  # the escaped backtick is text; the rest of its run is a run
+                if a == b:
+                    k += 1
+                    continue
+            if b == len(text) and not paragraph_end:
+                return self._hold(text, a, 0, spans)  # the run may grow with the next backtick
+            n = b - a
+            at = bisect_left(starts.get(n, []), b)
+            closer = index[n][at] if at < len(starts.get(n, [])) else None
+            if closer is not None and (runs[closer][1] < len(text) or paragraph_end):
+                spans.append((a, runs[closer][1]))
+                k = closer + 1
+            elif not paragraph_end:
+                return self._hold(text, a, n, spans)
             else:
-                return self._hold(text, start, stopped, spans)
+                k += 1  # never closed: the run is text
         tail = len(text) - len(text.rstrip("\\")) if not paragraph_end and text.endswith("\\") else 0
         if tail:  # a backslash may escape the backtick that comes next
-            cut = len(text) - tail
-            self.text, self._resume = text[cut:], 0
-            return text[:cut], spans
-        self.text, self._resume = "", 0
+            self._held = [text[len(text) - tail :]]
+            return text[: len(text) - tail], spans
         return text, spans
 
-    def _hold(
-        self, text: str, start: int, stopped: int, spans: list[tuple[int, int]]
-    ) -> tuple[str, list[tuple[int, int]]]:
-        self.text, self._resume = text[start:], stopped - start
+    def _hold(self, text: str, start: int, n: int, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+        held = text[start:]
+        self._held, self._open = [held], n
+        self._trail = len(held) - len(held.rstrip("`")) if n else 0
         return text[:start], spans
 
-    def reset(self) -> str:
-        """The paragraph ended inside a fence or a heading: what was undecided, as text."""
-        text, self.text, self._resume = self.text, "", 0
-        return text
 
-
-def _next_run(text: str, pos: int) -> tuple[int, int] | None:
-    """The next backtick run at or after ``pos`` that is not backslash-escaped."""
-    while (i := text.find("`", pos)) != -1:
-        slashes = 0
-        while i - slashes > 0 and text[i - slashes - 1] == "\\":
-            slashes += 1
-        if slashes % 2:  # an escaped backtick is text; the rest of its run is a run of its own
-            pos = i + 1
-            continue
-        m = _RUN.match(text, i)
-        assert m is not None
-        return i, m.end()
-    return None
-
-
-def _closing(text: str, at: int, n: int, paragraph_end: bool) -> tuple[int | None, int]:
-    """The end of the next run of exactly ``n`` backticks from ``at`` (inside a span a backslash
-    escapes nothing), and where the search stopped when there is none yet."""
-    while (i := text.find("`", at)) != -1:
-        m = _RUN.match(text, i)
-        assert m is not None
-        if m.end() == len(text) and not paragraph_end:
-            return None, i  # a run at the end may still grow: looked at again
-        if len(m.group(0)) == n:
-            return m.end(), m.end()
-        at = m.end()
-    return None, len(text)
+def _escaped(text: str, i: int) -> bool:
+    """Is the character at ``i`` after an odd number of backslashes?"""
+    slashes = 0
+    while i - slashes > 0 and text[i - slashes - 1] == "\\":
+        slashes += 1
+    return slashes % 2 == 1

@@ -21,7 +21,7 @@ class HtmlSink:
         self.pipeline, self.env, self.state = pipeline, env, state
         self._blocks = BlockSplitter()
 
-    def write(self, text: str) -> str:
+    def write(self, text: str, *, plain: bool = False) -> str:
         return "".join(self._render(b) for b in self._blocks.feed(text))
 
     def close(self) -> str:

@@ -44,8 +44,12 @@ class MarkdownSink:
         self._context = ""  # the last input characters written: they decide word boundaries
         self._tail = ""  # the end of what was written (enough to see where a word continues)
         self._open_cut = False  # a removal at the very end of what was written
+        self._plain_text = False  # what is being written holds no mark (the front said so)
 
-    def write(self, text: str) -> str:
+    def write(self, text: str, *, plain: bool = False) -> str:
+        """``plain``: the front found no character a mark, an escape or residue is written with
+        in ``text`` (what was held from before is read as usual)."""
+        self._plain_text = plain
         out: list[str] = []
         pos = 0
         while pos < len(text):
@@ -53,15 +57,14 @@ class MarkdownSink:
             piece = text[pos : nl + 1] if nl != -1 else text[pos:]
             pos += len(piece)
             self._piece(piece, out)
-        self._decided(out, paragraph_end=False)
         return "".join(out)
 
     def close(self) -> str:
         out: list[str] = []
         if self._line:
-            self._spans.add("".join(self._line))
+            self._text("".join(self._line), out, plain=False)
             self._line = []
-        self._decided(out, paragraph_end=True)
+        self._text("", out, paragraph_end=True)
         return "".join(out)
 
     # ------------------------------------------------------------------ lines
@@ -74,14 +77,14 @@ class MarkdownSink:
         self._head += piece[:room].rstrip("\n")
         self._rest_blank = self._rest_blank and not piece[room:].strip()
         if self._fences.open is not None:  # a fenced block's line: code
-            self._write(piece, [(0, len(piece))], out)
+            self._write(piece, [(0, len(piece))], out, plain=self._plain_text)
         elif self._line or (at_start and may_open_fence(self._head)):
             self._line.append(piece)
             if not ends and not may_open_fence(self._head):  # it opens none: text after all
-                self._spans.add("".join(self._line))
+                self._text("".join(self._line), out, plain=False)
                 self._line = []
         else:
-            self._spans.add(piece)
+            self._text(piece, out)
         if ends:
             self._line_end(out)
 
@@ -92,24 +95,30 @@ class MarkdownSink:
         self._head, self._rest_blank = "", True
         line, self._line = "".join(self._line), []
         if kind == "open":  # a fence interrupts the paragraph: its line is code
-            self._decided(out, paragraph_end=True)
-            self._write(line, [(0, len(line))], out)
+            self._text("", out, paragraph_end=True)
+            self._write(line, [(0, len(line))], out, plain=False)
             return
         if line:
-            self._spans.add(line)
+            self._text(line, out, plain=False)
         if blank and not was_open:
-            self._decided(out, paragraph_end=True)
+            self._text("", out, paragraph_end=True)
 
-    def _decided(self, out: list[str], *, paragraph_end: bool) -> None:
-        text, spans = self._spans.decide(paragraph_end=paragraph_end)
-        if text:
-            self._write(text, spans, out)
+    def _text(self, text: str, out: list[str], *, paragraph_end: bool = False, plain: bool | None = None) -> None:
+        """Paragraph text: written as far as its code spans are decided."""
+        plain = (self._plain_text if plain is None else plain) and not self._spans.holding
+        decided, spans = self._spans.feed(text, paragraph_end=paragraph_end)
+        if decided:
+            self._write(decided, spans, out, plain=plain and decided == text)
 
     # ------------------------------------------------------------------ marks
 
-    def _write(self, text: str, code: list[tuple[int, int]], out: list[str]) -> None:
+    def _write(self, text: str, code: list[tuple[int, int]], out: list[str], *, plain: bool) -> None:
         """Decided text, ``code`` its code ranges: each citation becomes its placeholder, other
         marks go; in code only the invisible characters go."""
+        if plain:  # nothing to scan: as it is (a cut still open waits for its next character)
+            self._context = (self._context + text)[-_CONTEXT:]
+            out.append(self._join_at_cuts(text, []))
+            return
         pieces: list[str] = []
         cuts: list[int] = []  # output offsets where something was removed inside the text
         size = 0  # characters in pieces (a running count: summing per mark would be quadratic)
