@@ -452,7 +452,7 @@ def test_nested_links_cost_pandoc_linear_time() -> None:
 # --------------------------------------------------------------------------- 8. lone surrogates
 
 
-@pytest.mark.parametrize("to", ["markdown", "docx", "html", "text", "json"])
+@pytest.mark.parametrize("to", ["markdown", "docx", "pdf", "html", "text", "json"])
 def test_a_lone_surrogate_in_a_sources_file_is_replaced_and_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], to: str
 ) -> None:
@@ -534,7 +534,7 @@ def test_repo_never_quotes_vcs_internals_or_dotfiles(tmp_path: Path, capsys: pyt
         '[remote "origin"]\n\turl = https://user:TOKEN123@git.example/r.git\n', encoding="utf-8"
     )
     (repo / ".env").write_text("SECRET=hunter2\n", encoding="utf-8")
-    (repo / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    (repo / "app.py").write_text("print('hi')  # :contentReference[oaicite:4]{index=4}\n", encoding="utf-8")
     answer = tmp_path / "a.md"
     answer.write_text("Config.【F:.git/config†L1-L2】 Env.【F:.env†L1】 App.【F:app.py†L1】\n", encoding="utf-8")
     out = tmp_path / "a.html"
@@ -542,6 +542,7 @@ def test_repo_never_quotes_vcs_internals_or_dotfiles(tmp_path: Path, capsys: pyt
     html = out.read_text(encoding="utf-8")
     err = capsys.readouterr().err
     assert "TOKEN123" not in html and "hunter2" not in html and "print(" in html
+    assert "contentReference" not in html  # a file line is displayed text too (finding 9)
     assert "'.git/config' is hidden" in err and "'.env' is hidden" in err
     docx = tmp_path / "a.docx"
     main(["render", str(answer), "--repo", str(repo), "--to", "docx", "-o", str(docx)])

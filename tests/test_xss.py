@@ -14,6 +14,7 @@ from citerender.publish.site import build_site
 from citerender.rendering.mathml import MATHML_ELEMENTS
 from citerender.rendering.themes import load_theme
 from citerender.sources.model import registry_from_data
+from citerender.sources.urls import allowed_link
 
 pytestmark = pytest.mark.browser
 
@@ -101,9 +102,11 @@ def _load_and_probe(browser, path: Path, *, hover: bool) -> dict:  # type: ignor
     page.mouse.move(5, 5)
     page.wait_for_timeout(100)
     probe = page.evaluate("""() => {
-        const bad = [];
+        const bad = [], urls = [];
         for (const el of document.querySelectorAll('*')) {
             for (const a of el.attributes) {
+                if (['href', 'src', 'action', 'formaction', 'xlink:href', 'srcset', 'data', 'ping', 'poster', 'cite'].includes(a.name))
+                    urls.push([el.tagName, a.name, a.value]);
                 const v = a.value.replace(/[\\s\\u0000-\\u001f]/g, '').toLowerCase();
                 if (a.name.startsWith('on')) bad.push(el.tagName + ' ' + a.name);
                 if (['href', 'src', 'action', 'formaction', 'xlink:href', 'srcset', 'data', 'ping'].includes(a.name)
@@ -113,6 +116,7 @@ def _load_and_probe(browser, path: Path, *, hover: bool) -> dict:  # type: ignor
         return {
             xss: window.__xss === undefined ? null : String(window.__xss),
             bad,
+            urls,
             main: [...document.querySelectorAll('main *')].map(e => e.tagName.toLowerCase()),
             head: [...document.head.children].map(e => e.tagName.toLowerCase()),
             bodyChildren: [...document.body.children].map(e => e.tagName.toLowerCase()),
@@ -137,6 +141,9 @@ def test_payloads_never_run_load_or_reshape(browser, tmp_path: Path, style: str,
     assert probe["dialogs"] == [] and probe["errors"] == [] and probe["requests"] == []
     assert probe["console"] == []
     assert probe["bad"] == []
+    # the one allow-list, as the browser holds the attributes: the protocol handlers stay text
+    outside = [u for u in probe["urls"] if not allowed_link(u[2], image=u[0] == "IMG")]
+    assert outside == [], outside[:5]
     assert set(probe["main"]) <= ALLOWED_TAGS, set(probe["main"]) - ALLOWED_TAGS
     assert probe["head"] == HEAD_TAGS and probe["bodyChildren"] == ["main"]
     assert probe["cites"] == len(PAYLOADS)
