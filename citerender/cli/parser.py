@@ -8,6 +8,7 @@ from typing import Any
 
 from ..rendering.exports import FORMATS
 from .commands import cmd_build, cmd_check, cmd_codes, cmd_context, cmd_prompt, cmd_render, cmd_strip, cmd_units
+from .dataset import add_check_dataset
 
 __all__ = ["build_parser"]
 
@@ -18,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for add in (_add_check, _add_context, _add_units, _add_prompt, _add_strip, _add_render, _add_build):
         add(sub)
+    add_check_dataset(sub, _add_scorer)
     sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)").set_defaults(func=cmd_codes)
     return p
 

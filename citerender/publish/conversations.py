@@ -229,6 +229,20 @@ def _readable(raw: Iterator[tuple[int, Any]], build: Build) -> Iterator[tuple[in
             build.results.append(PageResult(rel=f"conversation {k + 1}", out="", title="", failure=str(e)))
 
 
+def _transcript_or_export(src: Path, provider: str | None) -> Conversation | None:
+    """The transcript ``src`` holds, or None for a chat export (read later, as a stream); what
+    the file holds is read once, by the one input detector."""
+    found = read_input(str(src), provider)
+    if found.kind not in ("export", "transcript"):
+        raise CiterenderError(
+            f"this file holds {'an answer' if found.kind == 'answer' else 'one provider response'}, not a chat export"
+            " or a transcript of saved responses",
+            path=str(src),
+            hint="build takes a folder of answers, a ChatGPT export or a transcript; render takes one answer",
+        )
+    return transcript_titled(found.data, src, provider) if found.kind == "transcript" else None
+
+
 def build_conversations(
     export: str | Path,
     out: str | Path,
@@ -255,15 +269,7 @@ def build_conversations(
     th = load_theme(opts.theme)
     build = Build(src.parent, out_dir, opts, owned, force, False)
     key = options_key(opts)
-    found = read_input(str(src), provider)  # the one read of what the file holds
-    if found.kind not in ("export", "transcript"):
-        raise CiterenderError(
-            f"this file holds {'an answer' if found.kind == 'answer' else 'one provider response'}, not a chat export"
-            " or a transcript of saved responses",
-            path=str(export),
-            hint="build takes a folder of answers, a ChatGPT export or a transcript; render takes one answer",
-        )
-    single = transcript_titled(found.data, src, provider) if found.kind == "transcript" else None
+    single = _transcript_or_export(src, provider)
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
     plan = _Plan(build, owned, out_dir, key)

@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 __all__ = ["PageResult", "Progress", "run_pages"]
+
+R = TypeVar("R")
 
 
 @dataclass
@@ -30,16 +32,23 @@ class PageResult:
 class Progress:
     """A progress bar on a terminal (not in CI, not when piped)."""
 
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total, self.stream, self.done = total, stream, 0
-        self.on = stream.isatty() and not os.environ.get("CI") and total > 0
+    def __init__(self, total: int | None, stream: TextIO, what: str = "") -> None:
+        """``total`` None: a stream of unknown length, counted (every 100th step shown)."""
+        self.total, self.stream, self.done, self.what = total, stream, 0, what
+        self.on = stream.isatty() and not os.environ.get("CI") and (total is None or total > 0)
 
     def step(self) -> None:
         self.done += 1
-        if self.on:
-            fill = int(30 * self.done / self.total)
-            self.stream.write(f"\r[{'#' * fill}{'.' * (30 - fill)}] {self.done}/{self.total}")
-            self.stream.flush()
+        if not self.on:
+            return
+        if self.total is None:
+            if self.done % 100 == 0:
+                self.stream.write(f"\r{self.done:,} {self.what}")
+                self.stream.flush()
+            return
+        fill = int(30 * self.done / self.total)
+        self.stream.write(f"\r[{'#' * fill}{'.' * (30 - fill)}] {self.done}/{self.total}")
+        self.stream.flush()
 
     def close(self) -> None:
         if self.on:
@@ -51,17 +60,16 @@ class Progress:
 BATCH = 4
 
 
-def run_pages(
-    tasks: Iterable[dict[str, Any]], jobs: int, work: Callable[[dict[str, Any]], PageResult]
-) -> Iterator[PageResult]:
-    """Render the pages with ``work`` (a module-level function: it runs in worker processes when
-    ``jobs > 1``), a bounded number in flight, so ``tasks`` may be a generator and memory stays flat."""
+def run_pages(tasks: Iterable[dict[str, Any]], jobs: int, work: Callable[[dict[str, Any]], R]) -> Iterator[R]:
+    """Run ``work`` on each task (a module-level function: it runs in worker processes when
+    ``jobs > 1``), a bounded number in flight, so ``tasks`` may be a generator and memory stays
+    flat; results come in the tasks' order with one job, as they finish with more."""
     if jobs <= 1:
         for t in tasks:
             yield work(t)
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending: set[Future[list[PageResult]]] = set()
+        pending: set[Future[list[R]]] = set()
         for batch in _batches(tasks, BATCH):
             pending.add(pool.submit(_run_batch, work, batch))
             if len(pending) >= jobs * 2:
@@ -72,7 +80,7 @@ def run_pages(
             yield from f.result()
 
 
-def _run_batch(work: Callable[[dict[str, Any]], PageResult], batch: list[dict[str, Any]]) -> list[PageResult]:
+def _run_batch(work: Callable[[dict[str, Any]], R], batch: list[dict[str, Any]]) -> list[R]:
     return [work(t) for t in batch]
 
 

@@ -175,6 +175,11 @@ class Theme:
             search_hash=search_hash,
         )
 
+    def render_dataset_report(self, **context: Any) -> str:
+        """The page of a dataset check (``dataset_report.html.j2``): headline measures per group,
+        charts as inline SVG, frequent diagnostics, the worst answers."""
+        return self._render("dataset_report.html.j2", **context)
+
     def _render(self, name: str, **context: Any) -> str:
         """A template of the theme; what a theme may not do (sandbox) or gets wrong is an error
         naming the theme and template, never a traceback."""

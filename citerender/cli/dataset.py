@@ -1,0 +1,87 @@
+"""``citerender check-dataset DATA -o RESULTS``: a dataset of answers checked, per claim and per
+group, with a summary printed (and written with ``--summary``) and a report page (``--report``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import CiterenderError
+from ..publish.files import write_atomic
+from ..syntax.escapes import visible
+from .options import cli_scorer
+
+__all__ = ["add_check_dataset", "cmd_check_dataset"]
+
+
+def add_check_dataset(sub: Any, add_scorer: Any) -> None:
+    d = sub.add_parser(
+        "check-dataset",
+        help="check every answer of a dataset (JSONL, JSON, Parquet): per claim, per answer and per group",
+    )
+    d.add_argument("data", help="the answers: .jsonl, .json (a list of records) or .parquet")
+    d.add_argument(
+        "--output", "-o", required=True, help="the results: .jsonl, .json or .parquet (resumed if it exists)"
+    )
+    d.add_argument("--id-col", default="id", help="the column naming each answer (default: id)")
+    d.add_argument(
+        "--answer-col", default="answer", help="the answer's Markdown, or a provider response (default: answer)"
+    )
+    d.add_argument("--sources-col", default="sources", help="the sources the answer may cite (default: sources)")
+    d.add_argument(
+        "--group-by", action="append", default=[], metavar="COL", help="measure per value of COL (repeatable)"
+    )
+    d.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (0: all cores)")
+    d.add_argument("--restart", action="store_true", help="check everything again instead of resuming")
+    d.add_argument("--summary", metavar="FILE", help="write the measures as JSON")
+    d.add_argument("--report", metavar="PAGE", help="write a report page (HTML; pip install 'citerender[report]')")
+    add_scorer(d)
+    d.set_defaults(func=cmd_check_dataset)
+
+
+def cmd_check_dataset(a: argparse.Namespace) -> int:
+    from ..options import RenderOptions
+    from ..publish.check_dataset import check_dataset
+
+    if Path(a.output).resolve() == Path(a.data).resolve():
+        raise CiterenderError("the results file is the dataset", path=a.output, hint="write the results elsewhere")
+    jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
+    opts = RenderOptions.build(scorer=cli_scorer(a))
+    summary = check_dataset(
+        a.data,
+        a.output,
+        opts,
+        id_col=a.id_col,
+        answer_col=a.answer_col,
+        sources_col=a.sources_col,
+        group_by=a.group_by,
+        jobs=jobs,
+        resume=not a.restart,
+    )
+    data = summary.to_dict()
+    if a.summary:
+        write_atomic(a.summary, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    if a.report:
+        from ..publish.dataset_report import write_report
+
+        write_report(summary, a.report, opts)
+    _print_summary(data)
+    return 1 if data["overall"]["failures"] else 0
+
+
+def _print_summary(data: dict[str, Any]) -> None:
+    print(f"judge: {data['judge']}")
+    resumed = f", {data['skipped']} already in the results" if data["skipped"] else ""
+    print(f"checked {data['checked']} answer(s){resumed}; {data['overall']['failures']} record(s) failed")
+    groups = data["groups"] if len(data["groups"]) > 1 else {"all": data["overall"]}
+    for name, g in {**groups, **({"all answers": data["overall"]} if len(groups) > 1 else {})}.items():
+        cells = []
+        for metric, r in g["rates"].items():
+            shown = "–" if r["value"] is None else f"{r['value']:.1%} [{r['ci95'][0]:.0%}, {r['ci95'][1]:.0%}]"
+            cells.append(f"{metric} {shown}")
+        print(visible(f"{name} ({g['answers']} answers): " + "; ".join(cells)))
+    sys.stdout.flush()

@@ -1,0 +1,178 @@
+"""``citerender check-dataset``: every answer of a dataset checked (:func:`check_record`), the
+results written as they come, and the measures reduced per group (:mod:`.quality_rows`).
+
+Records stream in and results stream out, in the dataset's order whatever ``jobs`` is, so memory
+stays flat and a run killed and resumed writes the same results file as one that was not (ids
+already in the results are skipped). The worst answers are kept — a bounded number — for the
+report, which renders each with its unsupported claims marked.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sys
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..options import RenderOptions
+from .datasets import ResultsWriter, done_ids, read_records, read_results
+from .pool import Progress, run_pages
+from .quality_rows import Totals
+from .records import check_record
+
+__all__ = ["DatasetSummary", "check_dataset", "group_key"]
+
+#: how many of the worst answers the report shows (and renders)
+WORST = 20
+
+
+@dataclass
+class DatasetSummary:
+    """What a run measured: overall and per group, what judged the claims, and the worst answers."""
+
+    judge: str
+    group_by: tuple[str, ...]
+    overall: Totals = field(default_factory=Totals)
+    groups: dict[str, Totals] = field(default_factory=dict)
+    checked: int = 0  # records checked by this run (not those a resumed run skipped)
+    skipped: int = 0
+    worst: list[tuple[float, str, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    examples: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (record id, message)
+    #: per group, answers by their support rate in tenths (0-10%, …, 90-100%): bounded, for the report
+    hist: dict[str, list[int]] = field(default_factory=dict)
+    _seen: int = 0  # results added: ties among the worst go to the earlier one
+
+    def add(self, result: dict[str, Any], record: dict[str, Any] | None) -> None:
+        key = group_key(result, self.group_by)
+        self._seen += 1
+        self.overall.add(result)
+        self.groups.setdefault(key, Totals()).add(result)
+        for d in result.get("diagnostics") or []:
+            self.examples.setdefault(d["code"], (str(result.get("id")), d["message"]))
+        rate = (result.get("metrics") or {}).get("support_rate")
+        if rate is not None:
+            self.hist.setdefault(key, [0] * 10)[min(int(rate * 10), 9)] += 1
+        if record is not None and not result.get("failure"):
+            m = result["metrics"]
+            support = m.get("support_rate")
+            badness = (
+                m["unsupported"]
+                + m["unknown_ids"]
+                + m["invented_locators"]
+                + (1 - support if support is not None else 0)
+            )
+            if badness > 0:  # the heap keeps the worst: the least bad is dropped first
+                item = (badness, str(result.get("id")), -self._seen, result, record)
+                if len(self.worst) < WORST:
+                    heapq.heappush(self.worst, item)
+                elif item[:3] > self.worst[0][:3]:
+                    heapq.heapreplace(self.worst, item)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "group_by": list(self.group_by),
+            "checked": self.checked,
+            "skipped": self.skipped,
+            "overall": self.overall.summary(),
+            "groups": {k: v.summary() for k, v in sorted(self.groups.items())},
+        }
+
+    def worst_first(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """The worst answers kept, worst first: (result, record)."""
+        return [(w[3], w[4]) for w in sorted(self.worst, key=lambda w: (-w[0], w[1]))]
+
+
+def group_key(result: dict[str, Any], group_by: Sequence[str]) -> str:
+    """The group of a result: its values of the ``group_by`` columns (``all`` without any)."""
+    if not group_by:
+        return "all"
+    cols = result.get("columns") or {}
+    return " / ".join(f"{g}={cols.get(g)}" for g in group_by)
+
+
+def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """Worker: one record checked (plain data in, plain data out)."""
+    record = task["record"]
+    if "__failure__" in record:
+        result = {
+            "id": task["id"],
+            "columns": {},
+            "diagnostics": [],
+            "claims": [],
+            "metrics": {},
+            "failure": record["__failure__"],
+        }
+    else:
+        result = check_record(record, task["options"], **task["cols"])
+        result["id"] = task["id"]
+    return task["k"], result, record
+
+
+def check_dataset(
+    data: str | Path,
+    results: str | Path,
+    options: RenderOptions | None = None,
+    *,
+    id_col: str = "id",
+    answer_col: str = "answer",
+    sources_col: str = "sources",
+    group_by: Sequence[str] = (),
+    jobs: int = 1,
+    resume: bool = True,
+    progress: TextIO | None = None,
+    **kwargs: Any,
+) -> DatasetSummary:
+    """Check every record of ``data`` into ``results`` (JSON Lines, JSON or Parquet); returns the
+    measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`."""
+    opts = RenderOptions.build(options, **kwargs)
+    scorer = opts.scorer
+    judge = (
+        f"scorer {type(scorer).__qualname__} and citerender's lexical checks"
+        if scorer is not None
+        else "citerender's lexical support checks (built in; --scorer adds a model's verdict)"
+    )
+    summary = DatasetSummary(judge, tuple(group_by))
+    done = done_ids(results) if resume else set()
+    writer = ResultsWriter(results, resume=bool(done))
+    if done:
+        for earlier in read_results(Path(results)):
+            summary.add(earlier, None)
+    cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
+
+    def tasks() -> Iterator[dict[str, Any]]:
+        for k, record in enumerate(read_records(data)):
+            rid = record.get(id_col)
+            rid = f"row-{k + 1}" if rid is None or rid == "" else str(rid)
+            if rid in done:
+                summary.skipped += 1
+                continue
+            yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols}
+
+    bar = Progress(None, progress or sys.stderr, "records checked")
+    pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    order: deque[int] = deque()  # the indices handed out, in order: results are written in it
+    try:
+        for k, result, record in run_pages(_ordered(tasks(), order), jobs, _check_task):
+            pending[k] = (result, record)
+            while order and order[0] in pending:
+                r, rec = pending.pop(order.popleft())
+                writer.write(r)
+                summary.add(r, rec)
+                summary.checked += 1
+                bar.step()
+    except BaseException:
+        writer.abort()
+        raise
+    writer.close()
+    bar.close()
+    return summary
+
+
+def _ordered(tasks: Iterator[dict[str, Any]], order: deque[int]) -> Iterator[dict[str, Any]]:
+    for t in tasks:
+        order.append(t["k"])
+        yield t

@@ -1,0 +1,177 @@
+"""Citation quality as rows: one answer's claims and metrics as plain data (what
+:func:`citerender.publish.records.check_record` returns), and their reduction over a dataset,
+per group, with confidence intervals — the same code on one machine and after a cluster's map.
+
+The measures, for an answer and summed over a group:
+
+* **citation coverage**: cited sentences / sentences (the quality report's segmentation);
+* **support rate**: supported claims / checked claims (``unchecked``: the source holds no text);
+* **citation recall** (ALCE): cited claims judged supported by their citations together / cited claims;
+* **citation precision** (ALCE): relevant citations / citations of checked claims — a citation is
+  relevant when its claim is supported or partly supported and it is its claim's only citation or
+  its own passage speaks of the claim (shares at least a quarter of its content words, the
+  checks' threshold for a passage that does);
+* **unknown-id rate** and **invented-locator rate**: citing places naming an id the sources lack
+  (CR101) or lines a source does not have (CR102), per citing place.
+
+The built-in judge is citerender's lexical support checks (precision over recall); a scorer
+(``--scorer``) adds a model's verdict. Rates carry 95% Wilson intervals, so two runs or two
+models can be compared honestly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..plugin.evidence.claims import Claim
+from ..plugin.evidence.support import LOW
+from ..plugin.evidence.words import content_stems
+
+__all__ = ["METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "wilson"]
+
+#: our verdicts as a dataset names them (``weak`` is ALCE's partial support)
+VERDICT_NAMES = {"supported": "supported", "weak": "partial", "unsupported": "unsupported", "unchecked": "unchecked"}
+#: the rates of a group: (name, numerator, denominator) over :class:`Totals` fields
+METRICS = (
+    ("citation_coverage", "cited_sentences", "sentences"),
+    ("support_rate", "supported", "checked"),
+    ("citation_recall", "supported", "cited_claims"),
+    ("citation_precision", "relevant_citations", "judged_citations"),
+    ("unknown_id_rate", "unknown_ids", "citing_places"),
+    ("invented_locator_rate", "invented_locators", "citing_places"),
+)
+
+
+def claim_rows(text: str, claims: Sequence[Claim]) -> list[dict[str, Any]]:
+    """One row per claim: its text and span in ``text``, what it cites, the verdict, the checks
+    that fired, the scorer's score and which citations are relevant."""
+    rows = []
+    for c in claims:
+        end = _offset(text, c.line, c.column)
+        start = text.rfind(c.text, 0, end + 1) if c.text else -1
+        verdict = VERDICT_NAMES.get(c.verdict, c.verdict)
+        rows.append(
+            {
+                "claim": c.text,
+                "line": c.line,
+                "column": c.column,
+                "span": [start, start + len(c.text)] if start != -1 else None,
+                "cited": [
+                    {"id": e.source_id, "number": e.number, "lines": list(e.lines) if e.lines else None}
+                    for e in c.evidence
+                ],
+                "verdict": verdict,
+                "checks": list(c.codes),
+                "reasons": list(c.reasons),
+                "score": c.score,
+                "relevant": _relevant(c, verdict),
+            }
+        )
+    return rows
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    at = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", at)
+        if nl == -1:
+            break
+        at = nl + 1
+    return min(at + column - 1, len(text))
+
+
+def _relevant(c: Claim, verdict: str) -> list[bool]:
+    if verdict not in ("supported", "partial"):
+        return [False] * len(c.evidence)
+    if len(c.evidence) == 1:
+        return [True]
+    words = content_stems(c.text)
+    if not words:
+        return [True] * len(c.evidence)
+    return [len(words & content_stems(e.text)) / len(words) >= LOW for e in c.evidence]
+
+
+def answer_metrics(
+    rows: Sequence[Mapping[str, Any]], quality: Mapping[str, Any], codes: Iterable[str]
+) -> dict[str, Any]:
+    """An answer's counts (the :class:`Totals` fields) from its claim rows, its quality report and
+    its diagnostics' codes."""
+    codes = list(codes)
+    verdicts = [r["verdict"] for r in rows]
+    judged = [flag for r in rows if r["verdict"] != "unchecked" for flag in r["relevant"]]
+    places = int(quality.get("citations", 0)) + codes.count("CR101")
+    counts = {
+        "answers": 1,
+        "sentences": int(quality.get("sentences", 0)),
+        "cited_sentences": int(quality.get("cited_sentences", 0)),
+        "cited_claims": len(rows),
+        "uncited_factual": len(quality.get("uncited_factual", [])),
+        "checked": sum(v != "unchecked" for v in verdicts),
+        "supported": verdicts.count("supported"),
+        "partial": verdicts.count("partial"),
+        "unsupported": verdicts.count("unsupported"),
+        "unchecked": verdicts.count("unchecked"),
+        "judged_citations": len(judged),
+        "relevant_citations": sum(judged),
+        "citing_places": places,
+        "unknown_ids": codes.count("CR101"),
+        "invented_locators": codes.count("CR102") + codes.count("CR103"),
+        "placement_problems": sum(c.startswith("CR3") and c not in ("CR308", "CR310") for c in codes),
+    }
+    return {**counts, **{name: _rate(counts[a], counts[b]) for name, a, b in METRICS}}
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def wilson(num: int, den: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of ``num / den`` (None without a denominator): honest at
+    small counts and at rates near 0 or 1, where the normal approximation is not."""
+    if den <= 0:
+        return None
+    p = num / den
+    centre = (p + z * z / (2 * den)) / (1 + z * z / den)
+    half = z * math.sqrt(p * (1 - p) / den + z * z / (4 * den * den)) / (1 + z * z / den)
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
+
+class Totals:
+    """Counts summed over a group of answers, and their rates with intervals. Reducing results in
+    any order, on any machine, gives the same totals."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.failures = 0
+        self.codes: dict[str, int] = {}
+
+    def add(self, result: Mapping[str, Any]) -> None:
+        if result.get("failure"):
+            self.failures += 1
+            return
+        for k, v in (result.get("metrics") or {}).items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                self.counts[k] = self.counts.get(k, 0) + v
+        for d in result.get("diagnostics") or []:
+            self.codes[d["code"]] = self.codes.get(d["code"], 0) + 1
+
+    def merge(self, other: Totals) -> Totals:
+        out = Totals()
+        for src in (self, other):
+            for k, v in src.counts.items():
+                out.counts[k] = out.counts.get(k, 0) + v
+            for k, v in src.codes.items():
+                out.codes[k] = out.codes.get(k, 0) + v
+            out.failures += src.failures
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        c = self.counts
+        rates = {}
+        for name, a, b in METRICS:
+            num, den = c.get(a, 0), c.get(b, 0)
+            rates[name] = {"value": _rate(num, den), "ci95": wilson(num, den), "n": den}
+        return {"answers": c.get("answers", 0), "failures": self.failures, "counts": dict(sorted(c.items())), "rates": rates,
+                "codes": dict(sorted(self.codes.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip
