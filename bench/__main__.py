@@ -474,16 +474,67 @@ def bench_import(rep: Report) -> None:
     rep.target("import citerender adds (ms)", (imp["median"] - base["median"]) * 1000, 60.0, unit=" ms")
 
 
+_DATASET_RUN = """
+import resource, sys
+from citerender.publish.check_dataset import check_dataset
+check_dataset(sys.argv[1], sys.argv[2], resume=False)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def bench_dataset(rep: Report, tmp: Path, quick: bool) -> None:
+    """check_record's throughput on the chat answer, and check-dataset's peak memory as the dataset
+    grows tenfold (records stream in and out: it should not grow)."""
+    from citerender.publish.records import check_record
+
+    print("\n# check-dataset: records per CPU-second, peak memory (CPU time)", flush=True)
+    c = inputs.chat()
+    record = {"id": "chat", "answer": c.marked, "sources": c.sources}
+    m = measure(lambda: check_record(record), repeat=7, inner=50)
+    rep.row("check_record, chat answer (2 KB, 8 citations)", m)
+    rep.data["check_record chat answers per CPU-second"] = 1 / m["median"]
+    print(f"  check_record: {1 / m['median']:.0f} chat answers per CPU-second (the support checks are most of it)")
+    small, large = (2_000, 20_000) if quick else (10_000, 100_000)
+    peaks = {}
+    for n in (small, large):
+        data = tmp / f"answers-{n}.jsonl"
+        with data.open("w", encoding="utf-8") as f:
+            for k in range(n):
+                f.write(
+                    json.dumps(
+                        {
+                            "id": f"a{k}",
+                            "model": f"m{k % 3}",
+                            "answer": c.marked if k % 10 == 0 else _SHORT,
+                            "sources": c.sources,
+                        }
+                    )
+                    + "\n"
+                )
+        done = subprocess.run(
+            [sys.executable, "-c", _DATASET_RUN, str(data), str(tmp / f"results-{n}.jsonl")],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        peaks[n] = int(done.stdout.strip().splitlines()[-1]) / 1024
+        print(f"  check-dataset, {n:,} records: peak {peaks[n]:.0f} MB", flush=True)
+    rep.target(f"check-dataset peak memory: {large:,} / {small:,} records", peaks[large] / peaks[small], 1.3)
+
+
+_SHORT = "Employees may work remotely up to three days per week.\ue200cite\ue202turn0file0\ue202L1\ue201"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point; a 20 MB export, not 100 MB")
     ap.add_argument(
         "--only",
-        choices=["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence", "export"],
+        choices=["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence", "export", "dataset"],
         action="append",
     )
     a = ap.parse_args(argv)
-    only = set(a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence", "export"])
+    only = set(
+        a.only or ["extract", "render", "pandoc", "stream", "scale", "import", "build", "evidence", "export", "dataset"]
+    )
     rep = Report()
     started = time.perf_counter()
     print(f"citerender benchmarks — Python {sys.version.split()[0]}, {os.cpu_count()} cores", flush=True)
@@ -515,6 +566,9 @@ def main(argv: list[str] | None = None) -> int:
     if "build" in only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_build(rep, Path(tmp))
+    if "dataset" in only:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_dataset(rep, Path(tmp), a.quick)
     failed = [t for t in rep.targets if not t["pass"]]
     total = time.perf_counter() - started
     print(f"\n{len(rep.targets) - len(failed)} of {len(rep.targets)} targets pass ({total:.0f} s)")
