@@ -619,3 +619,28 @@ def test_mathml_keeps_sane_values() -> None:
 
     html = render(r"Red $\color{red}{x}$ and a rule $\rule{2em}{1em}$." + "\n").html
     assert 'mathcolor="red"' in html and 'width="2em"' in html
+
+
+# --------------------------------------------------------------------------- found by the deep fuzz run
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`%EE%88%80\n\ue200~~~`",  # the fuzz run's input: a code span running over a line a removal made a fence
+        "`code\n\ue200# not a heading` after",
+        "Text\n\ue200cite\ue202x\ue201# not a heading",
+        "`a\n \ue200> not a quote`",
+    ],
+)
+def test_a_removal_never_turns_a_line_into_a_block_in_the_markdown_export(text: str) -> None:
+    from markdown_it import MarkdownIt
+
+    from citerender.rendering.exports.markdown import to_markdown
+    from citerender.rendering.exports.parsed import parse_answer
+
+    md = MarkdownIt("commonmark")
+    exported = to_markdown(parse_answer(text))
+    shape = [t.type for t in md.parse(exported.split("\n\n[^")[0]) if t.level == 0]
+    assert shape[:1] == ["paragraph_open"] and "fence" not in shape and "heading_open" not in shape, exported
+    assert "%EE%88%80" not in exported.split("`")[0]  # the author's code stays code

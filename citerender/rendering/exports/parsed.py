@@ -4,6 +4,7 @@ is not a marker stays as the model wrote it."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -14,8 +15,8 @@ from markdown_it.token import Token
 from ...options import RenderOptions
 from ...plugin.state import Reference
 from ...sources.model import Registry, Source
-from ...syntax.format import RESERVED_RE
-from ...syntax.marks import tidy_into
+from ...syntax.format import RESERVED_CHARS, RESERVED_RE
+from ...syntax.marks import ZWSP, tidy_into
 from ...syntax.residue import has_residue, remove_residue
 from ..pipeline import Parsed, pipeline
 
@@ -60,10 +61,33 @@ def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]], ends
         if a >= end:
             break
         out.append(remove_residue(src[pos:a]) if a > pos else "")
-        out.append(RESERVED_RE.sub("", src[max(a, pos) : min(b, end)]))
+        out.append(_code_cleaned(src, max(a, pos), min(b, end)))
         pos = min(b, end)
     out.append(remove_residue(src[pos:end]))
     return "".join(out)
+
+
+#: what opens a block at a line's start: a fence, a heading, a list item, a quote, a break, HTML, a
+#: table row. A removal that leaves one there would end the paragraph (and a code span running over
+#: lines with it); a zero-width space in its place keeps the line what it was (found by the deep fuzz)
+_BLOCK_START = re.compile(
+    r"[ \t]*(?:[`~]{3}|#{1,6}(?:[ \t]|$)|>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|[-_*=]{3}|<|\|)", re.M
+)
+_OPENER = re.compile(f"(?:(?<=\n)|^)([ \t]*)[{RESERVED_CHARS}]+(?={_BLOCK_START.pattern})", re.M)
+
+
+def _keeps_line(src: str, a: int, b: int) -> bool:
+    """Would removing ``src[a:b]`` leave a block opener at the start of its line?"""
+    line = src.rfind("\n", 0, a) + 1
+    return not src[line:a].strip(" \t") and _BLOCK_START.match(src, b) is not None
+
+
+def _code_cleaned(src: str, a: int, b: int) -> str:
+    """Code with its reserved characters removed; those opening a line whose rest would open a
+    block become a zero-width space instead, so the line stays code."""
+    text = src[a:b]
+    lead = "" if a == 0 or src[a - 1] == "\n" else "x"  # a stand-in: ``^`` is not a line's start here
+    return RESERVED_RE.sub("", _OPENER.sub(lambda m: m.group(1) + ZWSP, lead + text))[len(lead) :]
 
 
 def group_numbers(group: Token) -> list[int]:
@@ -104,6 +128,8 @@ def rewrite(
         out.append(chunk)
         if group is not None:
             at.append((id(group), len(out)))
+        if not text and _keeps_line(src, a, b):
+            text = ZWSP
         out.append(text)
         seam = tidy and not text
         pos = b
