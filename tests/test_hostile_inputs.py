@@ -631,6 +631,7 @@ def test_mathml_keeps_sane_values() -> None:
         "`code\n\ue200# not a heading` after",
         "Text\n\ue200cite\ue202x\ue201# not a heading",
         "`a\n \ue200> not a quote`",
+        "`%EE%88%80\n\ue200\n`",  # the second: a line a removal made blank
     ],
 )
 def test_a_removal_never_turns_a_line_into_a_block_in_the_markdown_export(text: str) -> None:
@@ -644,3 +645,10 @@ def test_a_removal_never_turns_a_line_into_a_block_in_the_markdown_export(text: 
     shape = [t.type for t in md.parse(exported.split("\n\n[^")[0]) if t.level == 0]
     assert shape[:1] == ["paragraph_open"] and "fence" not in shape and "heading_open" not in shape, exported
     assert "%EE%88%80" not in exported.split("`")[0]  # the author's code stays code
+    from citerender import StreamRenderer
+
+    sr = StreamRenderer(None, output="markdown")  # the stream's Markdown keeps the line too
+    streamed = sr.feed(text) + sr.close()
+    shape = [t.type for t in md.parse(streamed) if t.level == 0]
+    assert shape[:1] == ["paragraph_open"] and "fence" not in shape and "heading_open" not in shape, streamed
+    assert len([t for t in md.parse(streamed) if t.type == "paragraph_open"]) == 1, streamed

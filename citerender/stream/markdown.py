@@ -45,6 +45,7 @@ class MarkdownSink:
         self._tail = ""  # the end of what was written (enough to see where a word continues)
         self._open_cut = False  # a removal at the very end of what was written
         self._plain_text = False  # what is being written holds no mark (the front said so)
+        self._line_blank_out = True  # nothing but blanks written on the current line yet
 
     def write(self, text: str, *, plain: bool = False) -> str:
         """``plain``: the front found no character a mark, an escape or residue is written with
@@ -117,7 +118,9 @@ class MarkdownSink:
         marks go; in code only the invisible characters go."""
         if plain:  # nothing to scan: as it is (a cut still open waits for its next character)
             self._context = (self._context + text)[-_CONTEXT:]
-            out.append(self._join_at_cuts(text, []))
+            written = self._join_at_cuts(text, [])
+            self._note_line(written)
+            out.append(written)
             return
         pieces: list[str] = []
         cuts: list[int] = []  # output offsets where something was removed inside the text
@@ -131,6 +134,8 @@ class MarkdownSink:
                 kept = RESERVED_RE.sub("", mk.raw)
                 if kept != mk.raw:
                     self.diagnostics.append(Diagnostic.make("CR302", "invisible marker characters removed from code"))
+                if not kept and self._opens_line(text, mk.start):
+                    kept = ZWSP  # as in the Markdown export: the line stays inside the code span
                 pieces.append(kept)
                 size += len(kept)
                 pos = mk.end
@@ -143,12 +148,28 @@ class MarkdownSink:
                 placeholder = "".join(self.placeholder.format(n=n) for n in self.numbers(mk.citation.source_ids))
                 pieces.append(placeholder)
                 size += len(placeholder)
+            elif not mk.text and self._opens_line(text, mk.start):
+                pieces.append(ZWSP)  # the line stays what it was: a removal could leave it blank or a block opener
+                size += 1
             else:
                 cuts.append(size - len(mk.text))
             pos = mk.end
         self._plain(text[pos:], pieces, cuts, size, code, pos)
         self._context = (self._context + text)[-_CONTEXT:]
-        out.append(self._join_at_cuts("".join(pieces), cuts))
+        written = self._join_at_cuts("".join(pieces), cuts)
+        self._note_line(written)
+        out.append(written)
+
+    def _opens_line(self, text: str, at: int) -> bool:
+        """Does ``text[at]`` stand at the start of its line (after blanks only), in what is written?"""
+        nl = text.rfind("\n", 0, at)
+        return not text[nl + 1 : at].strip(" \t") and (nl != -1 or self._line_blank_out)
+
+    def _note_line(self, written: str) -> None:
+        if "\n" in written:
+            self._line_blank_out = not written.rsplit("\n", 1)[1].strip(" \t")
+        elif written.strip(" \t"):
+            self._line_blank_out = False
 
     def _plain(
         self, text: str, out: list[str], cuts: list[int], at: int, code: list[tuple[int, int]], offset: int

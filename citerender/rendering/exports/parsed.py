@@ -67,11 +67,12 @@ def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]], ends
     return "".join(out)
 
 
-#: what opens a block at a line's start: a fence, a heading, a list item, a quote, a break, HTML, a
-#: table row. A removal that leaves one there would end the paragraph (and a code span running over
-#: lines with it); a zero-width space in its place keeps the line what it was (found by the deep fuzz)
+#: what opens a block at a line's start (a fence, a heading, a list item, a quote, a break, HTML, a
+#: table row), or nothing (a blank line). A removal that leaves one there would end the paragraph
+#: (and a code span running over lines with it); a zero-width space in its place keeps the line what
+#: it was (found by the deep fuzz run)
 _BLOCK_START = re.compile(
-    r"[ \t]*(?:[`~]{3}|#{1,6}(?:[ \t]|$)|>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|[-_*=]{3}|<|\|)", re.M
+    r"[ \t]*(?:[`~]{3}|#{1,6}(?:[ \t]|$)|>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|[-_*=]{3}|<|\||$)", re.M
 )
 _OPENER = re.compile(f"(?:(?<=\n)|^)([ \t]*)[{RESERVED_CHARS}]+(?={_BLOCK_START.pattern})", re.M)
 
