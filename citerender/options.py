@@ -162,6 +162,8 @@ class RenderOptions:
         format's own families, so ``fmt=CitationFormat(families=("source",))`` is honoured.
         Unknown keywords are an error naming the valid ones.
         """
+        if base is not None and not changes and families is None:
+            return base  # the common call: options given whole (once per rendered answer)
         names = {f.name for f in fields(cls)}
         if "engine" in changes:
             raise TypeError(ENGINE_REMOVED)

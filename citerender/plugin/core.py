@@ -69,9 +69,16 @@ class DocumentPass:
         self.loc = locator(st, src)  # where(tok, st) finds the same one
         self.copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
         self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
+        # nothing of ours anywhere (no marker character, form or residue, no id written out): every
+        # block is looked at for its text only, with one search of the answer instead of one a block
+        self.quiet = not opts.needs_attention(src) and not verbatim_ids(src, st.registry)
 
     def visit(self, tok: Token) -> None:
         st, loc, opts = self.st, self.loc, self.opts
+        if self.quiet:
+            if tok.type == "inline" and tok.children is not None:
+                self.blocks.append((NO_CITES, bool(tok.content.strip()), False))
+            return
         if tok.type == "html_block":
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
         elif tok.type in ("fence", "code_block"):
