@@ -323,6 +323,13 @@ CODE_TABLE = [
         "supply the sources with --sources when the response does not carry them",
     ),
     Code(
+        "CR507",
+        "unknown-citation-type",
+        Severity.WARNING,
+        "a provider's citation or annotation is of a type citerender does not read: its text is kept, and its URL as a source",
+        "check how the answer reads there; report the type so it can be supported",
+    ),
+    Code(
         "CR506",
         "broken-conversation",
         Severity.ERROR,

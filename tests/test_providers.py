@@ -247,3 +247,130 @@ def test_a_citation_that_comes_after_its_text_is_placed_and_reported() -> None:
     out = "".join(live.feed(e) for e in _events("openai-responses-stream.jsonl")) + live.close()
     assert "[^1]" in out and "[^2]" in out
     assert {d.code for d in live.diagnostics if d.code.startswith("CR5")} == {"CR503"}
+
+
+# --------------------------------------------------------------------------- nothing dropped without a word
+
+
+def _responses(text: str, annotations: list[dict[str, object]]) -> dict[str, object]:
+    return {
+        "object": "response",
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": annotations}],
+            }
+        ],
+    }
+
+
+def test_a_code_interpreter_file_is_a_cited_source_and_its_sandbox_link_its_label() -> None:
+    text = "The cleaned table is in [data.csv](sandbox:/mnt/data/data.csv)."
+    start = text.index("[")
+    a = adapt(
+        _responses(
+            text,
+            [
+                {
+                    "type": "container_file_citation",
+                    "container_id": "cntr_1",
+                    "file_id": "cfile_9",
+                    "filename": "data.csv",
+                    "start_index": start,
+                    "end_index": text.index(")") + 1,
+                }
+            ],
+        )
+    )
+    assert "sandbox:" not in a.text and a.text.startswith("The cleaned table is in data.csv\ue200cite")
+    (source,) = a.registry.values()
+    assert (
+        source.title == "data.csv" and source.meta["file_id"] == "cfile_9" and source.meta["container_id"] == "cntr_1"
+    )
+    assert a.notes == []
+
+
+@pytest.mark.parametrize("with_url", [True, False])
+def test_an_annotation_of_an_unknown_type_is_reported_and_its_url_kept(with_url: bool) -> None:
+    text = "Prices rose in March."
+    ann: dict[str, object] = {"type": "place_citation", "start_index": 0, "end_index": len(text), "name": "Store"}
+    if with_url:
+        ann["url"] = "https://maps.example/store"
+    for data in (
+        _responses(text, [ann]),
+        {
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "annotations": [ann]}}],
+        },
+    ):
+        a = adapt(data)
+        assert [c for c, _ in a.notes] == ["CR507"] and "place_citation" in a.notes[0][1]
+        assert a.text.startswith("Prices rose in March.")
+        assert [s.url for s in a.registry.values()] == (["https://maps.example/store"] if with_url else [])
+        assert ("\ue200" in a.text) is with_url
+
+
+def _anthropic(content: list[dict[str, object]]) -> dict[str, object]:
+    return {"type": "message", "role": "assistant", "stop_reason": "end_turn", "content": content}
+
+
+def test_anthropic_search_results_and_fetched_pages_are_sources() -> None:
+    a = adapt(
+        _anthropic(
+            [
+                {
+                    "type": "text",
+                    "text": "Remote work is three days.",
+                    "citations": [
+                        {
+                            "type": "search_result_location",
+                            "source": "https://kb.example/remote",
+                            "title": "Remote policy",
+                            "search_result_index": 0,
+                            "start_block_index": 0,
+                            "end_block_index": 2,
+                            "cited_text": "Three days a week.",
+                        },
+                        {
+                            "type": "web_fetch_result_location",
+                            "url": "https://news.example/a",
+                            "title": "News",
+                            "cited_text": "Three days.",
+                        },
+                    ],
+                },
+            ]
+        )
+    )
+    urls = sorted(str(s.url) for s in a.registry.values())
+    assert urls == ["https://kb.example/remote", "https://news.example/a"] and a.notes == []
+    assert a.text.count("\ue200") == 2
+
+
+def test_anthropic_text_blocks_around_tool_calls_are_separate_paragraphs() -> None:
+    a = adapt(
+        _anthropic(
+            [
+                {"type": "text", "text": "I'll run the final searches:"},
+                {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "remote"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": []},
+                {
+                    "type": "text",
+                    "text": "Now let me summarise. Remote work is three days.",
+                    "citations": [
+                        {
+                            "type": "web_search_result_location",
+                            "url": "https://kb.example/r",
+                            "title": "R",
+                            "cited_text": "Three days.",
+                        },
+                        {"type": "future_location", "cited_text": "x"},
+                    ],
+                },
+            ]
+        )
+    )
+    assert a.text.startswith("I'll run the final searches:\n\nNow let me summarise.")
+    assert a.text.index("\ue200") > a.text.index("three days")  # the citation stays after its own block's words
+    assert [c for c, _ in a.notes] == ["CR507"]

@@ -1,23 +1,33 @@
 """Anthropic Messages: ``citations`` on text blocks (``char_location``, ``page_location``,
-``content_block_location``, ``web_search_result_location``, each with ``cited_text``)."""
+``content_block_location``, ``web_search_result_location``, ``web_fetch_result_location``,
+``search_result_location``, each with ``cited_text``); any other type is reported (CR507) and its
+URL kept. Text blocks that tool calls separate are separate paragraphs."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits
+from .common import Builder, insert_edits, unknown_annotation
 from .offsets import after_last_word
 
-__all__ = ["citation_source", "collect_events", "messages"]
+__all__ = ["CITATION_KINDS", "citation_source", "collect_events", "messages"]
 
 
 def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
     """The source one citation names, and the locator of its ``cited_text`` (a numbered line)."""
     kind = c.get("type")
     cited = str(c.get("cited_text", "") or "")
-    if kind == "web_search_result_location":
+    if kind in ("web_search_result_location", "web_fetch_result_location"):
         sid = b.source(f"url:{c.get('url')}", "search", title=c.get("title"), url=c.get("url"))
+    elif kind == "search_result_location":  # a search result the caller passed in: its source is a URL or a name
+        src = str(c.get("source") or "")
+        url = src if src.lower().startswith(("http://", "https://")) else None
+        sid = b.source(
+            f"result:{src or c.get('search_result_index')}", "search", title=c.get("title") or src or None, url=url
+        )
+        blocks = f"blocks {c.get('start_block_index')}–{c.get('end_block_index')} (end exclusive)"
+        b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(blocks)
     else:
         idx = c.get("document_index", 0)
         doc = documents[idx] if isinstance(idx, int) and 0 <= idx < len(documents) else {}
@@ -38,7 +48,14 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
     return sid, (b.add_line(sid, cited) if cited else None)
 
 
-_KINDS = ("web_search_result_location", "char_location", "page_location", "content_block_location")
+CITATION_KINDS = (
+    "web_search_result_location",
+    "web_fetch_result_location",
+    "search_result_location",
+    "char_location",
+    "page_location",
+    "content_block_location",
+)
 
 
 def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]] = ()) -> list[str]:
@@ -46,15 +63,24 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
     (``…week`` + ``. Next`` → ``…week.[1] Next``), as everywhere (:func:`.offsets.after_last_word`)."""
     text = ""
     edits: list[tuple[int, int, str]] = []
+    apart = False  # a tool call (or its result) came between this text block and the last
     for block in resp.get("content", []) or []:
         if block.get("type") != "text":
+            apart = apart or bool(text)
             continue
-        text += str(block.get("text", ""))
-        markers = [
-            b.marker(*citation_source(c, b, documents))
-            for c in block.get("citations") or []
-            if isinstance(c, Mapping) and c.get("type") in _KINDS
-        ]
+        piece = str(block.get("text", ""))
+        if apart and piece and not text.endswith("\n\n"):
+            text = text.rstrip(" \t") + ("\n" if text.endswith("\n") else "\n\n")  # its own paragraph
+        apart = False
+        text += piece
+        markers = []
+        for c in block.get("citations") or []:
+            if not isinstance(c, Mapping):
+                continue
+            if c.get("type") in CITATION_KINDS:
+                markers.append(b.marker(*citation_source(c, b, documents)))
+            elif (m := unknown_annotation(str(c.get("type") or "untyped"), c, b)) is not None:
+                markers.append(m)
         edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
     placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
     return [insert_edits(text, placed)]

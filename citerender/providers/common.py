@@ -154,3 +154,36 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
             at = b.place(reader, start, end, cit.get("text"))
             edits.append((at, at, b.marker(sid)))
     return edits
+
+
+def unknown_annotation(kind: str, a: Mapping[str, Any], b: Builder) -> str | None:
+    """A citation or annotation of a type no adapter reads: reported (CR507) naming it, never
+    dropped — its text stays as written, and a URL it carries becomes a cited source (the marker
+    returned, to place after its span's words)."""
+    url = _find_url(a)
+    b.note(
+        (
+            "CR507",
+            f"a citation of type {kind[:60]!r} is not read by citerender: "
+            + ("its URL is kept as a source" if url else "its text is kept"),
+        )
+    )
+    if url is None:
+        return None
+    title = a.get("title") if isinstance(a.get("title"), str) else None
+    return b.marker(b.source(f"url:{url}", "search", title=title, url=url))
+
+
+def _find_url(a: Any, depth: int = 0) -> str | None:
+    """The first http(s) URL an annotation holds (its own or one level down)."""
+    if not isinstance(a, Mapping) or depth > 2:
+        return None
+    for key in ("url", "uri", "source", "link"):
+        v = a.get(key)
+        if isinstance(v, str) and v.lower().startswith(("http://", "https://")):
+            return v
+    for v in a.values():
+        found = _find_url(v, depth + 1) if isinstance(v, Mapping) else None
+        if found:
+            return found
+    return None

@@ -3,12 +3,24 @@ Assistants (``【4:0†source】`` text backed by ``file_citation`` annotations)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, url_citations
+from .common import Builder, insert_edits, unknown_annotation, url_citations
+from .offsets import SpanReader
 
-__all__ = ["assistants", "chat", "collect_chat_chunks", "collect_events", "file_source", "responses"]
+_SANDBOX_LINK = re.compile(r"\[([^\]]*)\]\(sandbox:[^)]*\)")
+
+__all__ = [
+    "assistants",
+    "chat",
+    "collect_chat_chunks",
+    "collect_events",
+    "file_source",
+    "output_file_marker",
+    "responses",
+]
 
 
 def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -21,13 +33,59 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
                 continue
             text = str(content.get("text", ""))
             anns = content.get("annotations", []) or []
-            edits = url_citations(text, anns, b)
+            edits = url_citations(text, anns, b) + _others(text, anns, b, ("url_citation", "file_citation"))
             for a in anns:
                 if a.get("type") == "file_citation":
                     at = min(max(int(a.get("index", len(text))), 0), len(text))
                     edits.append((at, at, b.marker(file_source(a, b))))
             parts.append(insert_edits(text, edits))
     return parts
+
+
+def _output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader) -> tuple[int, int, str]:
+    """A file the code interpreter wrote (``container_file_citation``, ``file_path``): a source
+    named after the file, cited where the answer links it; the answer's ``sandbox:`` link (dead
+    outside ChatGPT) around the span becomes its label."""
+    fp = a.get("file_path")
+    file_id = a.get("file_id") or (fp.get("file_id") if isinstance(fp, Mapping) else None)
+    path = str(a.get("text") or "")
+    name = a.get("filename") or (path.rsplit("/", 1)[-1] if path else None)
+    sid = b.source(
+        f"file:{file_id}", "file", title=name, meta={"file_id": file_id, "container_id": a.get("container_id")}
+    )
+    start, end = a.get("start_index"), a.get("end_index")
+    if isinstance(start, int) and isinstance(end, int):
+        for m in _SANDBOX_LINK.finditer(text):
+            if m.start() <= start < m.end() or (start <= m.start() and m.end() <= end):
+                return m.start(), m.end(), m.group(1) + b.marker(sid)
+    at = b.place(reader, start, end)
+    return at, at, b.marker(sid)
+
+
+def output_file_marker(a: Mapping[str, Any], b: Builder) -> str | None:
+    """The marker of an output file (``container_file_citation``, ``file_path``), or None for another type."""
+    if a.get("type") not in ("container_file_citation", "file_path"):
+        return None
+    return _output_file("", {**a, "start_index": None, "end_index": None}, b, SpanReader(""))[2]
+
+
+def _others(text: str, anns: Sequence[Any], b: Builder, known: tuple[str, ...]) -> list[tuple[int, int, str]]:
+    """Edits for the annotations ``url_citations`` does not read: output files, and any type no
+    adapter knows (reported, its URL kept)."""
+    edits: list[tuple[int, int, str]] = []
+    reader = SpanReader(text)
+    for a in anns:
+        kind = str(a.get("type", "")) if isinstance(a, Mapping) else ""
+        if kind in known:
+            continue
+        if kind in ("container_file_citation", "file_path"):
+            edits.append(_output_file(text, a, b, reader))
+            continue
+        marker = unknown_annotation(kind or "untyped", a if isinstance(a, Mapping) else {}, b)
+        if marker is not None:
+            at = b.place(reader, a.get("start_index"), a.get("end_index"))
+            edits.append((at, at, marker))
+    return edits
 
 
 def file_source(a: Mapping[str, Any], b: Builder) -> str:
@@ -40,7 +98,8 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     for choice in (resp.get("choices") or [])[:1]:
         msg = choice.get("message") or {}
         text = str(msg.get("content") or "")
-        parts.append(insert_edits(text, url_citations(text, msg.get("annotations") or [], b)))
+        anns = msg.get("annotations") or []
+        parts.append(insert_edits(text, url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",))))
     return parts
 
 
@@ -51,8 +110,9 @@ def assistants(resp: Mapping[str, Any], b: Builder) -> list[str]:
             continue
         t = content.get("text") or {}
         text = str(t.get("value", ""))
-        edits = []
-        for a in t.get("annotations", []) or []:
+        anns = t.get("annotations", []) or []
+        edits = _others(text, anns, b, ("file_citation",))
+        for a in anns:
             if a.get("type") == "file_citation":
                 fc = a.get("file_citation") or {}
                 sid = b.source(
@@ -64,8 +124,6 @@ def assistants(resp: Mapping[str, Any], b: Builder) -> list[str]:
                 quote = fc.get("quote")
                 loc = b.add_line(sid, quote) if quote else None
                 edits.append((int(a.get("start_index", 0)), int(a.get("end_index", 0)), b.marker(sid, loc)))
-            elif a.get("type") == "file_path":
-                edits.append((int(a.get("start_index", 0)), int(a.get("end_index", 0)), ""))
         parts.append(insert_edits(text, edits))
     return parts
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..options import RenderOptions
-from ..providers.common import LINK_SPAN, Builder, url_source
+from ..providers.common import LINK_SPAN, Builder, unknown_annotation, url_source
 from ..providers.offsets import Placed, SpanReader
-from ..providers.openai import file_source
+from ..providers.openai import file_source, output_file_marker
 from ..sources.model import Registry, registry_from_data
 from . import StreamRenderer
 
@@ -66,6 +66,7 @@ class LiveAnswer:
         self.closed = False
         self.wait = wait
         self.sep = "" if provider in ("anthropic", "gemini", "cohere") else "\n\n"
+        self.apart = False  # Anthropic: a tool call came between this text block and the last
 
     # ------------------------------------------------------------------ public API
 
@@ -178,21 +179,37 @@ class LiveAnswer:
             elif ann.get("type") == "file_citation":
                 at = base + int(ann.get("index", 0))
                 self.cites.append((at, at, None, "codepoint", self.b.marker(file_source(ann, self.b))))
+            elif ann.get("type") != "url_citation":  # an output file, or a type no adapter reads: never dropped
+                other = output_file_marker(ann, self.b) or unknown_annotation(
+                    str(ann.get("type") or "untyped"), ann, self.b
+                )
+                if other is not None:
+                    start, end = int(ann.get("start_index", 0) or 0), int(ann.get("end_index", 0) or 0)
+                    self.cites.append((base + start, base + end, None, "codepoint", other))
         elif kind in ("response.output_text.done", "response.completed"):
             self.hold = len(self.text)
 
     def _anthropic(self, e: Mapping[str, Any]) -> None:
-        from ..providers.anthropic import citation_source
+        from ..providers.anthropic import CITATION_KINDS, citation_source
 
         kind = e.get("type")
         d = e.get("delta") or {}
         if kind == "content_block_start" and (e.get("content_block") or {}).get("type") == "text":
             self.block = []
+            if self.apart and not self.text.endswith("\n\n"):  # its own paragraph, as the one-shot adapter makes it
+                self.text = self.text.rstrip(" \t") + ("\n" if self.text.endswith("\n") else "\n\n")
+            self.apart = False
             self._append(("block", e.get("index", 0)), "")
+        elif kind == "content_block_start":
+            self.apart = self.apart or bool(self.text)
         elif kind == "content_block_delta" and d.get("type") == "text_delta":
             self._append(("block", e.get("index", 0)), str(d.get("text", "")))
         elif kind == "content_block_delta" and d.get("type") == "citations_delta":
-            self.block.append(self.b.marker(*citation_source(d.get("citation") or {}, self.b, ())))
+            c = d.get("citation") or {}
+            if c.get("type") in CITATION_KINDS:
+                self.block.append(self.b.marker(*citation_source(c, self.b, ())))
+            elif (m := unknown_annotation(str(c.get("type") or "untyped"), c, self.b)) is not None:
+                self.block.append(m)
         elif kind == "content_block_stop":
             end = len(self.text)
             self.cites.extend((end, end, None, "codepoint", m) for m in dict.fromkeys(self.block))
