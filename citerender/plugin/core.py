@@ -55,8 +55,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
 
 class DocumentPass:
     """The core rule's work, one block-level token at a time (``visit``), then the checks over
-    the whole answer and its bibliography (``finish``): the core rule runs it over every token
-    at once, :func:`citerender.rendering.blockwise.render_blockwise` as each block is parsed."""
+    the whole answer and its bibliography (``finish``; a stream's blocks skip them until its end)."""
 
     def __init__(self, src: str, env: MutableMapping[str, Any], opts: PluginOptions) -> None:
         st = self.st = citation_state(env, opts.registry)

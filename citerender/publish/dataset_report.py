@@ -9,6 +9,7 @@ matplotlib is an optional extra: ``pip install 'citerender[report]'``.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from pathlib import Path
@@ -107,7 +108,9 @@ def _pct(value: float | None) -> str:
 
 
 def _file_name(rid: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", rid)[:80].strip(".-") or "answer"
+    """A safe file name for an answer's page; ids that would read alike (``a/b``, ``a-b``) differ by a hash."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", rid)[:80].strip(".-") or "answer"
+    return safe if safe == rid else f"{safe}-{hashlib.sha256(rid.encode('utf-8', 'replace')).hexdigest()[:8]}"
 
 
 def _charts(summary: DatasetSummary, rows: list[tuple[str, Any]]) -> list[dict[str, Any]]:

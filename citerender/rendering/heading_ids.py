@@ -1,8 +1,8 @@
 """Heading ids (``<h2 id="install">``) for the full preset, unique across the answer.
 
 mdit-py-plugins' anchors rule keeps the ids it has given out for one call over the whole token
-stream; the block-by-block render (:mod:`citerender.rendering.blockwise`) calls the rule once per
-stretch of blocks, so the ids given out live in ``env`` for the length of that render instead.
+stream; a stream parses its answer block by block (:mod:`citerender.stream`), so the ids given out
+live in ``env`` for the length of the document instead.
 A repeated title is numbered as the library numbers it (``unique_slug``: ``install``, ``install-1`` …).
 """
 
