@@ -45,7 +45,7 @@ class MarkdownSink:
         self._tail = ""  # the end of what was written (enough to see where a word continues)
         self._open_cut = False  # a removal at the very end of what was written
         self._plain_text = False  # what is being written holds no mark (the front said so)
-        self._line_blank_out = True  # nothing but blanks written on the current line yet
+        self._line_blank_in = True  # nothing but blanks on the input's current line yet
 
     def write(self, text: str, *, plain: bool = False) -> str:
         """``plain``: the front found no character a mark, an escape or residue is written with
@@ -118,9 +118,8 @@ class MarkdownSink:
         marks go; in code only the invisible characters go."""
         if plain:  # nothing to scan: as it is (a cut still open waits for its next character)
             self._context = (self._context + text)[-_CONTEXT:]
-            written = self._join_at_cuts(text, [])
-            self._note_line(written)
-            out.append(written)
+            out.append(self._join_at_cuts(text, []))
+            self._note_line(text)
             return
         pieces: list[str] = []
         cuts: list[int] = []  # output offsets where something was removed inside the text
@@ -156,20 +155,21 @@ class MarkdownSink:
             pos = mk.end
         self._plain(text[pos:], pieces, cuts, size, code, pos)
         self._context = (self._context + text)[-_CONTEXT:]
-        written = self._join_at_cuts("".join(pieces), cuts)
-        self._note_line(written)
-        out.append(written)
+        out.append(self._join_at_cuts("".join(pieces), cuts))
+        self._note_line(text)
 
     def _opens_line(self, text: str, at: int) -> bool:
-        """Does ``text[at]`` stand at the start of its line (after blanks only), in what is written?"""
+        """Does ``text[at]`` stand at the start of its line, after blanks only, in the input (as
+        the export judges it, so any split of the input decides alike)?"""
         nl = text.rfind("\n", 0, at)
-        return not text[nl + 1 : at].strip(" \t") and (nl != -1 or self._line_blank_out)
+        return not text[nl + 1 : at].strip(" \t") and (nl != -1 or self._line_blank_in)
 
-    def _note_line(self, written: str) -> None:
-        if "\n" in written:
-            self._line_blank_out = not written.rsplit("\n", 1)[1].strip(" \t")
-        elif written.strip(" \t"):
-            self._line_blank_out = False
+    def _note_line(self, text: str) -> None:
+        """Whether the input's current line is still blank after ``text``."""
+        if "\n" in text:
+            self._line_blank_in = not text.rsplit("\n", 1)[1].strip(" \t")
+        elif text.strip(" \t"):
+            self._line_blank_in = False
 
     def _plain(
         self, text: str, out: list[str], cuts: list[int], at: int, code: list[tuple[int, int]], offset: int
