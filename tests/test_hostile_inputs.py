@@ -652,3 +652,16 @@ def test_a_removal_never_turns_a_line_into_a_block_in_the_markdown_export(text: 
     shape = [t.type for t in md.parse(streamed) if t.level == 0]
     assert shape[:1] == ["paragraph_open"] and "fence" not in shape and "heading_open" not in shape, streamed
     assert len([t for t in md.parse(streamed) if t.type == "paragraph_open"]) == 1, streamed
+
+
+def test_a_title_holding_line_breaks_is_one_line_wherever_it_is_shown() -> None:
+    """Found by the deep fuzz run: a raw CR in an ``aria-label`` reads as CR to one HTML parser and
+    LF to another; a title is one line of display text."""
+    from citerender import render
+    from citerender.sources.model import Registry, Source
+
+    for title, shown in (("\r", "turn0file0"), ("a\rb", "a b"), ("x\r\ny\u2028z", "x y z")):
+        reg = Registry([Source("turn0file0", title=title)])
+        assert f'aria-label="1: {shown}' in render("citeturn0file0", reg).html
+        for style in ("superscript", "hovercard", "pills"):
+            assert "\r" not in render("citeturn0file0", reg, style=style).html

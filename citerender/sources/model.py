@@ -34,6 +34,7 @@ MAX_TITLE_CHARS = 2_000
 MAX_URL_CHARS = 8_192
 
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
+_LINE_BREAK = re.compile("[\r\n\f\v\x85\u2028\u2029]")
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -62,9 +63,11 @@ class Source:
         title = display_text(self.title)[0] if self.title else None
         if title != self.title:
             cleaned.append("marker forms removed from its title")
+        if title and _LINE_BREAK.search(title):  # a title is one line (a raw CR in an attribute reads two ways)
+            title = " ".join(title.split())
         lines = _displayed(self.lines, cleaned, "its lines") if self.lines is not None else None
         text = _displayed([self.text], cleaned, "its text")[0] if self.text is not None else None
-        if len(cleaned) == len(self.cleaned):
+        if title == self.title and len(cleaned) == len(self.cleaned):
             return self
         return replace(self, title=title or None, lines=lines, text=text, cleaned=tuple(cleaned))
 
