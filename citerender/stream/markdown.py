@@ -147,7 +147,7 @@ class MarkdownSink:
                 placeholder = "".join(self.placeholder.format(n=n) for n in self.numbers(mk.citation.source_ids))
                 pieces.append(placeholder)
                 size += len(placeholder)
-            elif not mk.text and self._opens_line(text, mk.start):
+            elif not mk.text and (self._opens_line(text, mk.start) or _joins_runs(text, mk.start, mk.end)):
                 pieces.append(ZWSP)  # the line stays what it was: a removal could leave it blank or a block opener
                 size += 1
             else:
@@ -228,3 +228,8 @@ class MarkdownSink:
         result = "".join(out)
         self._tail = (self._tail + result)[-SEPARATOR_CONTEXT:]
         return result
+
+
+def _joins_runs(text: str, start: int, end: int) -> bool:
+    """Would removing ``text[start:end]`` join two backtick runs (and so move where a code span ends)?"""
+    return start > 0 and end < len(text) and text[start - 1] == "`" and text[end] == "`"

@@ -78,7 +78,15 @@ _OPENER = re.compile(f"(?:(?<=\n)|^)([ \t]*)[{RESERVED_CHARS}]+(?={_BLOCK_START.
 
 
 def _keeps_line(src: str, a: int, b: int) -> bool:
-    """Would removing ``src[a:b]`` leave a block opener at the start of its line?"""
+    """Would removing ``src[a:b]`` leave a block opener at the start of its line, or join two
+    backtick runs into one (which changes where code spans end)?"""
+    i, j = a, b
+    while i > 0 and src[i - 1] in RESERVED_CHARS:  # other marks removed beside this one
+        i -= 1
+    while j < len(src) and src[j] in RESERVED_CHARS:
+        j += 1
+    if i > 0 and j < len(src) and src[i - 1] == "`" and src[j] == "`":
+        return True
     line = src.rfind("\n", 0, a) + 1
     return not src[line:a].strip(" \t") and _BLOCK_START.match(src, b) is not None
 
