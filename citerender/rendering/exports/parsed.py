@@ -17,7 +17,7 @@ from ...plugin.state import Reference
 from ...sources.model import Registry, Source
 from ...syntax.format import RESERVED_CHARS, RESERVED_RE
 from ...syntax.marks import ZWSP, tidy_into
-from ...syntax.residue import has_residue, remove_residue
+from ...syntax.residue import RESIDUE, has_residue, remove_residue
 from ..pipeline import Parsed, pipeline
 
 __all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]
@@ -60,11 +60,25 @@ def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]], ends
     for a, b in code[bisect_right(ends, start) :]:
         if a >= end:
             break
-        out.append(remove_residue(src[pos:a]) if a > pos else "")
+        out.append(_prose_cleaned(src, pos, a) if a > pos else "")
         out.append(_code_cleaned(src, max(a, pos), min(b, end)))
         pos = min(b, end)
-    out.append(remove_residue(src[pos:end]))
+    out.append(_prose_cleaned(src, pos, end))
     return "".join(out)
+
+
+def _prose_cleaned(src: str, a: int, b: int) -> str:
+    """``src[a:b]`` without residue; residue between two backticks becomes a zero-width space, so
+    the backticks stay two runs (a code span's end stays where it was)."""
+    text = src[a:b]
+    if not has_residue(text):
+        return text
+
+    def removed(m: re.Match[str]) -> str:
+        i, j = a + m.start(), a + m.end()
+        return ZWSP if i > 0 and j < len(src) and src[i - 1] == "`" and src[j] == "`" else ""
+
+    return RESIDUE.sub(removed, text)
 
 
 #: what opens a block at a line's start (a fence, a heading, a list item, a quote, a break, HTML, a
