@@ -75,8 +75,7 @@ def _prose_cleaned(src: str, a: int, b: int) -> str:
         return text
 
     def removed(m: re.Match[str]) -> str:
-        i, j = a + m.start(), a + m.end()
-        return ZWSP if i > 0 and j < len(src) and src[i - 1] == "`" and src[j] == "`" else ""
+        return ZWSP if _between_backticks(src, a + m.start(), a + m.end()) else ""
 
     return RESIDUE.sub(removed, text)
 
@@ -91,15 +90,27 @@ _BLOCK_START = re.compile(
 _OPENER = re.compile(f"(?:(?<=\n)|^)([ \t]*)[{RESERVED_CHARS}]+(?={_BLOCK_START.pattern})", re.M)
 
 
+def _between_backticks(src: str, a: int, b: int) -> bool:
+    """Is ``src[a:b]`` between two backticks once everything removable beside it (marker
+    characters, residue in any form) is gone? Removing it would join two backtick runs into one,
+    moving where a code span ends. One check for both removals (marks and residue)."""
+    i, j = a, b
+    while i > 0:
+        if src[i - 1] in RESERVED_CHARS:
+            i -= 1
+        elif (k := next((n for n in (9, 6) if i >= n and RESIDUE.fullmatch(src, i - n, i)), 0)) != 0:
+            i -= k  # percent-encoded (9) or escaped (6) residue
+        else:
+            break
+    while j < len(src) and (m := RESIDUE.match(src, j)) is not None:
+        j = m.end()
+    return i > 0 and j < len(src) and src[i - 1] == "`" and src[j] == "`"
+
+
 def _keeps_line(src: str, a: int, b: int) -> bool:
     """Would removing ``src[a:b]`` leave a block opener at the start of its line, or join two
     backtick runs into one (which changes where code spans end)?"""
-    i, j = a, b
-    while i > 0 and src[i - 1] in RESERVED_CHARS:  # other marks removed beside this one
-        i -= 1
-    while j < len(src) and src[j] in RESERVED_CHARS:
-        j += 1
-    if i > 0 and j < len(src) and src[i - 1] == "`" and src[j] == "`":
+    if _between_backticks(src, a, b):
         return True
     line = src.rfind("\n", 0, a) + 1
     return not src[line:a].strip(" \t") and _BLOCK_START.match(src, b) is not None
