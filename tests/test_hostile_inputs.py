@@ -667,7 +667,9 @@ def test_a_title_holding_line_breaks_is_one_line_wherever_it_is_shown() -> None:
             assert "\r" not in render("citeturn0file0", reg, style=style).html
 
 
-@pytest.mark.parametrize("text", ["`\\ue200`\ue200`", "`\\ue200`\ue200\ue200`", "`\\ue200`%EE%88%80`", "`\\ue200`\ue200%EE%88%80`"])
+@pytest.mark.parametrize(
+    "text", ["`\\ue200`\ue200`", "`\\ue200`\ue200\ue200`", "`\\ue200`%EE%88%80`", "`\\ue200`\ue200%EE%88%80`"]
+)
 def test_a_removal_never_joins_two_backtick_runs_in_the_markdown_export(text: str) -> None:
     """Found by the deep fuzz rerun: ``\\ue200`` in a code span, a marker character, a backtick —
     removing the character made the span's closing backtick and the next one a single run."""
