@@ -330,6 +330,20 @@ CODE_TABLE = [
         "check how the answer reads there; report the type so it can be supported",
     ),
     Code(
+        "CR508",
+        "detached-messages",
+        Severity.WARNING,
+        "part of a conversation hangs from a message the export no longer holds: shown after the rest, under a note",
+        "no fix needed: the export lost where those messages belong",
+    ),
+    Code(
+        "CR509",
+        "unresolved-export-reference",
+        Severity.WARNING,
+        "a citation in an exported answer names an id that neither the export's references nor its metadata resolve: shown as its text",
+        "no fix needed in the answer; the export does not record what the id stood for",
+    ),
+    Code(
         "CR506",
         "broken-conversation",
         Severity.ERROR,

@@ -96,6 +96,8 @@ class RenderOptions:
     :param repo_url: the repository's web address; each file citation links to ``URL/path#L10-L20``.
     :param repo_include_hidden: read and quote hidden paths of the checkout too (``.env``, ``.git/…``;
         refused by default and reported as CR113).
+    :param keep_code_residue: keep ChatGPT's copy residue (``:contentReference[oaicite:N]{index=N}``)
+        inside code, for the rare page that documents it (off: removed there too, CR212).
     :param evidence: check that each cited passage supports its claim (CR401–CR406; always on
         in :func:`citerender.check`).
     :param mark_unsupported: give unsupported claims a visible, accessible flag and a note in
@@ -117,6 +119,7 @@ class RenderOptions:
     repo: str | None = None
     repo_url: str | None = None
     repo_include_hidden: bool = False
+    keep_code_residue: bool = False
     evidence: bool = False
     mark_unsupported: bool = False
     scorer: SupportScorer | None = None

@@ -48,6 +48,7 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         repo=a.repo,
         repo_url=a.repo_url,
         repo_include_hidden=getattr(a, "repo_include_hidden", None),
+        keep_code_residue=getattr(a, "keep_code_residue", None),
         list_all=getattr(a, "all_sources", None) or None,
         html=getattr(a, "allow_html", None) or None,
         mark_unsupported=getattr(a, "mark_unsupported", None) or None,

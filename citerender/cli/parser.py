@@ -61,6 +61,12 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
         help="let file citations quote hidden paths of the checkout (.env, .git/config): refused by default",
     )
     q.add_argument(
+        "--keep-code-residue",
+        action="store_true",
+        default=None,
+        help="keep ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) inside code: removed by default",
+    )
+    q.add_argument(
         "--mark-unsupported",
         action="store_true",
         help="flag claims their cited passage does not support (a badge, and a note in the hover card)",

@@ -1,9 +1,12 @@
-"""Code is the author's text: only the invisible reserved characters leave it.
+"""Code is the author's text: only the invisible reserved characters and ChatGPT's copy residue
+leave it.
 
 The parse runs on escape-normalised text (``\\ue200`` read as U+E200), so a code block or span
 would show a program's ``"\\ue200"`` as an invisible character. Each code token is read back
-from the original text instead; then only the reserved characters U+E200–U+E206 are removed (and
-reported). Escapes, ``entity[…]``, bracket forms and ``citeturn…`` stay exactly as written.
+from the original text instead; then the reserved characters U+E200–U+E206 are removed, and
+``:contentReference[oaicite:N]{index=N}`` — an artifact of copying a ChatGPT page, never the
+author's text — unless ``keep_code_residue`` asks to keep it (each reported). Escapes,
+``entity[…]``, bracket forms and ``citeturn…`` stay exactly as written.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from markdown_it.token import Token
 
 from ..syntax.escapes import normalize_escapes
 from ..syntax.format import CitationFormat
+from ..syntax.patterns import COPY_RESIDUE_RE
 from .locate import Locator
 from .state import CitationState
 
-__all__ = ["report_removed", "scrub_code", "scrub_code_span", "scrub_math"]
+__all__ = ["report_removed", "report_residue", "scrub_code", "scrub_code_span", "scrub_math"]
 
 _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 
@@ -40,14 +44,22 @@ def scrub_math(tok: Token, st: CitationState, fmt: CitationFormat, where: Callab
         st.report("CR302", f"{what} removed from a formula", where())
 
 
-def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat) -> None:
+def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, residue: bool = True) -> None:
     """A fence or indented code block (and a fence's info string) as written, minus the
-    invisible characters."""
-    if st.spans is None and not st.offsets and not _invisible(fmt.marker_chars).search(tok.content + tok.info):
+    invisible characters and (``residue``) ChatGPT's copy residue."""
+    text = tok.content + tok.info
+    if (
+        st.spans is None
+        and not st.offsets
+        and not _invisible(fmt.marker_chars).search(text)
+        and not (residue and "contentReference[" in text)
+    ):
         return  # nothing to read back, nothing to remove
     removed: list[tuple[int, int]] = []
-    tok.content = _block_text(tok, st, loc, fmt, removed)
+    copied: list[tuple[int, int]] | None = [] if residue else None
+    tok.content = _block_text(tok, st, loc, fmt, removed, copied)
     report_removed(st, removed, "CR302")
+    report_residue(st, copied)
     if tok.info:
         removed = []
         first = tok.map[0] if tok.map else 0
@@ -56,17 +68,30 @@ def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat)
 
 
 def scrub_code_span(
-    tok: Token, st: CitationState, loc: Locator, block: Token, content: str, cursor: list[int], fmt: CitationFormat
+    tok: Token,
+    st: CitationState,
+    loc: Locator,
+    block: Token,
+    content: str,
+    cursor: list[int],
+    fmt: CitationFormat,
+    residue: bool = True,
 ) -> None:
     """A code span as written, minus the invisible characters; ``content`` is its inline
     block's (normalised) source, searched from ``cursor``. A span over several lines is read
     line by line (markdown-it shows its line breaks as spaces)."""
     text = tok.content
     invisible = _invisible(fmt.marker_chars)
-    if st.spans is None and not st.offsets and not invisible.search(text):
+    if (
+        st.spans is None
+        and not st.offsets
+        and not invisible.search(text)
+        and not (residue and "contentReference[" in text)
+    ):
         return
     found = _find_span(text, content, cursor[0]) if text else None
     removed: list[tuple[int, int]] = []
+    copied: list[tuple[int, int]] | None = [] if residue else None
     pieces: list[tuple[str, int, int]] = []  # (original text, start, end) of each line of the span
     if found is not None:
         cursor[0] = found.end()
@@ -78,7 +103,7 @@ def scrub_code_span(
     if found is not None and _normalised(" ".join(p for p, _, _ in pieces)) == text:
         out = []
         for original, start, end in pieces:
-            out.append(_remove(original, start, fmt, removed))
+            out.append(_remove(original, start, fmt, removed, copied))
             if st.spans is not None:
                 st.code.append((start, end))
         tok.content = " ".join(out)
@@ -87,6 +112,7 @@ def scrub_code_span(
         removed.extend(loc.span(block, content, pos + m.start(), m.group(0)) for m in invisible.finditer(text))
         tok.content = invisible.sub("", text)
     report_removed(st, removed, "CR302")
+    report_residue(st, copied)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -105,27 +131,64 @@ def _normalised(text: str) -> str:
     return normalize_escapes(text)[0]
 
 
-def _remove(text: str, start: int, fmt: CitationFormat, removed: list[tuple[int, int]]) -> str:
-    """``text`` (at ``start`` in the original) without invisible characters; their spans go to
-    ``removed``."""
+def _remove(
+    text: str,
+    start: int,
+    fmt: CitationFormat,
+    removed: list[tuple[int, int]],
+    copied: list[tuple[int, int]] | None = None,
+) -> str:
+    """``text`` (at ``start`` in the original) without invisible characters (their spans go to
+    ``removed``) and, when ``copied`` is a list, without copy residue (its spans go there). Residue
+    between two backticks or tildes stays: removing it would join two runs into one (a fence)."""
     pattern = _invisible(fmt.marker_chars)
-    found = [(start + m.start(), start + m.end()) for m in pattern.finditer(text)]
-    removed.extend(found)
-    return pattern.sub("", text) if found else text
+    cuts: list[tuple[int, int]] = []
+    if copied is not None and "contentReference[" in text:
+        cuts = [
+            (m.start(), m.end()) for m in COPY_RESIDUE_RE.finditer(text) if not _joins_runs(text, m.start(), m.end())
+        ]
+    if not cuts:
+        found = [(start + m.start(), start + m.end()) for m in pattern.finditer(text)]
+        removed.extend(found)
+        return pattern.sub("", text) if found else text
+    assert copied is not None  # cuts are only looked for then
+    out, pos = [], 0
+    for a, b in [*cuts, (len(text), len(text))]:
+        piece = text[pos:a]
+        removed.extend((start + pos + m.start(), start + pos + m.end()) for m in pattern.finditer(piece))
+        out.append(pattern.sub("", piece))
+        pos = b
+    copied.extend((start + a, start + b) for a, b in cuts)
+    return "".join(out)
+
+
+def _joins_runs(text: str, a: int, b: int) -> bool:
+    return text[a - 1 : a] in ("`", "~") and text[b : b + 1] in ("`", "~")
 
 
 def _block_text(
-    tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, removed: list[tuple[int, int]]
+    tok: Token,
+    st: CitationState,
+    loc: Locator,
+    fmt: CitationFormat,
+    removed: list[tuple[int, int]],
+    copied: list[tuple[int, int]] | None = None,
 ) -> str:
     content = tok.content
     first = (tok.map[0] if tok.map else 0) + (1 if tok.type == "fence" else 0)
     lines = content.split("\n")
-    out = [_line_suffix(line, first + j, st, loc, fmt, removed) for j, line in enumerate(lines)]
+    out = [_line_suffix(line, first + j, st, loc, fmt, removed, copied) for j, line in enumerate(lines)]
     return "\n".join(out)
 
 
 def _line_suffix(
-    line: str, index: int, st: CitationState, loc: Locator, fmt: CitationFormat, removed: list[tuple[int, int]]
+    line: str,
+    index: int,
+    st: CitationState,
+    loc: Locator,
+    fmt: CitationFormat,
+    removed: list[tuple[int, int]],
+    copied: list[tuple[int, int]] | None = None,
 ) -> str:
     """A code line as the original text has it. markdown-it's code lines are a suffix of their
     source line, after container prefixes, possibly with spaces for a partly used tab."""
@@ -143,10 +206,18 @@ def _line_suffix(
             a, b = omap(norm_end - len(rest)), omap(norm_end)
             if st.spans is not None:
                 st.code.append((a, b))
-            return line[:p] + _remove(st.original[a:b], a, fmt, removed)
+            return line[:p] + _remove(st.original[a:b], a, fmt, removed, copied)
         if line[p : p + 1] != " ":
             break
     return _invisible(fmt.marker_chars).sub("", line)  # not found: keep what was parsed, minus the characters
+
+
+def report_residue(st: CitationState, copied: list[tuple[int, int]] | None) -> None:
+    """One CR212 for each copy residue removed from code (its spans go to the export's edits)."""
+    for a, b in copied or ():
+        if st.spans is not None:
+            st.spans.append((a, b, ""))
+        st.report("CR212", "ChatGPT copy residue removed from code", a)
 
 
 def report_removed(st: CitationState, removed: list[tuple[int, int]], code: str) -> None:

@@ -81,7 +81,7 @@ class DocumentPass:
         if tok.type == "html_block":
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
         elif tok.type in ("fence", "code_block"):
-            scrub_code(tok, st, loc, opts.fmt)
+            scrub_code(tok, st, loc, opts.fmt, not opts.options.keep_code_residue)
         elif tok.type in _MATH_BLOCKS:
             scrub_math(tok, st, opts.fmt, partial(loc.offset, tok, tok.content, None, ""))
         elif tok.type == "inline" and tok.children is not None:
@@ -260,7 +260,10 @@ class InlinePass:
                 at = self.content.find(tok.content, self.cursor)
                 if at != -1:
                     self.cursor = at + len(tok.content)
-            scrub_code_span(tok, self.st, self.loc, self.block, self.content, self.code_cursor, self.opts.fmt)
+            scrub_code_span(
+                tok, self.st, self.loc, self.block, self.content, self.code_cursor, self.opts.fmt,
+                not self.opts.options.keep_code_residue,
+            )  # fmt: skip
             visible = bool(tok.content.strip())
             self.line_has_text = self.line_has_text or visible
             self.has_text = self.has_text or visible

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..syntax.format import DEFAULT_FORMAT
 
-__all__ = ["Edit", "SearchSources", "edits_for", "md_text", "ref_id"]
+__all__ = ["Edit", "SearchSources", "edits_for", "md_text", "ref_id", "unknown_ids", "unresolved_tether"]
 
 #: (start, end, replacement, note): a note is a (code, message) for the import's diagnostics
 Edit = tuple[int, int, str, tuple[str, str] | None]
@@ -26,8 +26,11 @@ Edit = tuple[int, int, str, tuple[str, str] | None]
 _CITATION_TYPES = frozenset(
     {"grouped_webpages", "grouped_webpages_model_predicted_fallback", "webpage", "file", "video"}
 )
-_TEXT_TYPES = frozenset({"products", "businesses_map", "nav_list", "file_navlist", "navigation", "alt_text"})
-_NOTHING_TYPES = frozenset({"hidden", "sources_footnote", "attribution"})
+_TEXT_TYPES = frozenset({"products", "businesses_map", "alt_text"})
+#: widgets that list links (navigation lists, image groups): shown as titled links, nothing fetched
+_LINK_TYPES = frozenset({"nav_list", "file_navlist", "navigation", "image_v2", "image_group"})
+_NOTHING_TYPES = frozenset({"hidden", "sources_footnote"})
+_URL_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$&])")
 _SPACES = re.compile(r"[\s\u202f\u00a0]+")
 
@@ -129,13 +132,57 @@ def _text_of(ref: Mapping[str, Any]) -> str:
     if typ in ("entity", "product_entity"):
         name = ref.get("name") or ref.get("alt") or _entity_name(str(ref.get("matched_text", "")))
         return md_text(name) if name else ""
-    if typ in ("image_v2", "image_group"):
-        images = [i for i in ref.get("images") or [] if isinstance(i, Mapping)]
-        titles = [str(i.get("title") or i.get("alt") or "") for i in images]
-        shown = ", ".join(t for t in titles if t.strip())
-        return md_text(f"[images: {shown}]" if shown else f"[{len(images)} image(s)]") if images else ""
+    if typ in _LINK_TYPES:
+        return _link_list(ref)
     alt = ref.get("alt") or ref.get("prompt_text") or ""
     return md_text(alt) if isinstance(alt, str) else ""
+
+
+def _link(title: Any, url: Any) -> str:
+    """``[title](<url>)`` as literal Markdown: the title escaped, the URL percent-encoded where
+    it could end the destination (the renderer's link policy still decides whether it links)."""
+    label = md_text(title) if isinstance(title, str) and title.strip() else ""
+    if not isinstance(url, str) or not url.strip():
+        return label
+    dest = _URL_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", url.strip())
+    return f"[{label or md_text(url)}](<{dest}>)"
+
+
+def _link_list(ref: Mapping[str, Any]) -> str:
+    """A widget as what it is, without fetching anything: images as their titles linked to the
+    pages they come from, navigation lists as their titled links; else its ``alt`` text."""
+    typ = ref.get("type")
+    key = "images" if typ in ("image_v2", "image_group") else ("domains" if ref.get("domains") else "items")
+    entries = [e for e in ref.get(key) or [] if isinstance(e, Mapping)]
+    links = [x for e in entries if (x := _link(e.get("title") or e.get("alt") or e.get("name"), e.get("url")))]
+    if not links:
+        alt = ref.get("alt") if typ not in ("image_v2", "image_group") else None
+        return md_text(alt) if isinstance(alt, str) else (f"\\[{len(entries)} image(s)\\]" if entries else "")
+    label = "Images" if key == "images" else (md_text(ref["alt"]) if isinstance(ref.get("alt"), str) else "Links")
+    return f"{label}: " + ", ".join(links)
+
+
+def _file_item(ref: Mapping[str, Any], matched: str) -> dict[str, Any] | None:
+    """An uploaded file a citation names, as a source: its name (and lines or page when the
+    citation gives them), marked as a file the reader may not be able to open."""
+    name = next((v for k in ("name", "file_name", "filename", "title") if isinstance(v := ref.get(k), str) and v), None)
+    fid = next((v for k in ("file_id", "id", "cite_key") if isinstance(v := ref.get(k), str) and v), None)
+    if name is None and fid is None:
+        return None
+    where = ""
+    lines = re.search(r"\ue202L(\d+)(?:-L(\d+))?\ue201", matched)
+    page = ref.get("page") if isinstance(ref.get("page"), int) else ref.get("page_number")
+    if lines:
+        where = f", lines {lines[1]}–{lines[2]}" if lines[2] and lines[2] != lines[1] else f", line {lines[1]}"
+    elif isinstance(page, int) and not isinstance(page, bool):
+        where = f", page {page}"
+    item: dict[str, Any] = {"title": f"{name or fid}{where} (uploaded file: not in the export)"}
+    snippet = ref.get("snippet") or ref.get("text")
+    if isinstance(snippet, str):
+        item["snippet"] = snippet
+    if isinstance(ref.get("url"), str):
+        item["url"] = ref["url"]
+    return item
 
 
 def _entity_name(matched: str) -> str:
@@ -165,38 +212,127 @@ def _span(text: str, ref: Mapping[str, Any], used: list[tuple[int, int]]) -> tup
     return None
 
 
-def edits_for(text: str, refs: Any, sources: SearchSources) -> list[Edit]:
-    """The edits that turn every content reference of a message into what it means."""
+def edits_for(text: str, refs: Any, sources: SearchSources, citations: Any = None) -> list[Edit]:
+    """The edits that turn every content reference of a message into what it means (and the
+    older ``citations`` of its metadata, which name the 【N†source】 spans they replace)."""
     edits: list[Edit] = []
     used: list[tuple[int, int]] = []
-    for ref in refs if isinstance(refs, list) else []:
+    trailing: list[str] = []
+    for ref in [*(refs if isinstance(refs, list) else []), *_tether(text, citations)]:
         if not isinstance(ref, Mapping):
             continue
         typ = str(ref.get("type", ""))
         span = _span(text, ref, used)
         if span is None:
-            if typ not in _NOTHING_TYPES and str(ref.get("matched_text") or "").strip():
+            if typ in _LINK_TYPES and (shown := _link_list(ref)):
+                trailing.append(shown)  # a widget with no place in the text: after it
+            elif typ not in _NOTHING_TYPES and typ != "attribution" and str(ref.get("matched_text") or "").strip():
                 what = f"a reference of type {typ[:40]!r}" if typ else "a content reference"
                 edits.append((0, 0, "", ("CR502", f"{what}: its text is not in the message, so it is not shown")))
             continue
         used.append(span)
+        matched = text[span[0] : span[1]]
         if typ in _CITATION_TYPES:
-            ids = [sid for sid in (sources.add(item) for item in _items(ref)) if sid]
+            items = list(_items(ref))
+            if typ == "file" and (item := _file_item(ref, matched)) is not None:
+                items = [item]
+            ids = [sid for sid in (sources.add(item) for item in items) if sid]
             ids = list(dict.fromkeys(ids + _ids(ref.get("refs"))))
             known = [sid for sid in ids if sid in sources.sources]
             replacement = DEFAULT_FORMAT.marker(*known) if known else ""
-            if not _is_marker(text[span[0] : span[1]]):  # plain words the pill stood for: kept
-                replacement = text[span[0] : span[1]] + replacement
+            if not _is_marker(matched):  # plain words the pill stood for: kept
+                replacement = matched + replacement
+            elif typ == "video" and isinstance(ref.get("title"), str) and ref["title"].strip():
+                replacement = f"Video: {md_text(ref['title'])}{replacement}"  # the card showed its title
             edits.append((*span, replacement, None))
+        elif typ == "attribution":  # the span is the attributed sentence itself: it stays
+            ids = [sid for sid in (sources.add(a) for a in _attributions(ref)) if sid]
+            end = span[1]
+            if text[span[0] - 1 : span[0]] == "\ue203" and text[end : end + 1] == "\ue204":
+                end += 1  # the highlight around it (its start hidden by another reference) goes with it
+            edits.append((span[0], end, matched + (DEFAULT_FORMAT.marker(*ids) if ids else ""), None))
         elif typ in _NOTHING_TYPES:
             edits.append((*span, "", None))
-        elif typ in _TEXT_TYPES or typ in ("calculator", "entity", "product_entity", "image_v2", "image_group"):
+        elif typ in _TEXT_TYPES or typ in _LINK_TYPES or typ in ("calculator", "entity", "product_entity"):
             edits.append((*span, _text_of(ref), None))
         else:
             shown = _text_of(ref)
             edits.append((*span, shown, ("CR501", f"content reference of unknown type {typ[:40]!r} shown as its text")))
+    if trailing:
+        edits.append((len(text), len(text), "".join(f"\n\n{t}" for t in trailing), None))
     return edits
 
 
+def _attributions(ref: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The pages an attribution names, when it names any (most carry none)."""
+    found = ref.get("attributions")
+    return [a for a in (found if isinstance(found, list) else []) if isinstance(a, Mapping) and a.get("url")]
+
+
+_TETHER = re.compile(r"【(\d+)(?::(\d+))?†([^】\n]{0,200})】")
+
+
+def _tether(text: str, citations: Any) -> list[dict[str, Any]]:
+    """The older generation's ``metadata.citations`` (``start_ix``/``end_ix`` over a
+    ``【N†source】`` span, the source in ``metadata``) as content references."""
+    out: list[dict[str, Any]] = []
+    for c in citations if isinstance(citations, list) else []:
+        meta = c.get("metadata") if isinstance(c, Mapping) else None
+        start, end = (c.get("start_ix"), c.get("end_ix")) if isinstance(c, Mapping) else (None, None)
+        if not isinstance(meta, Mapping) or not isinstance(start, int) or not isinstance(end, int):
+            continue
+        if not 0 <= start < end <= len(text):
+            continue
+        kind = "file" if meta.get("type") == "file" else "webpage"
+        out.append({**meta, "type": kind, "matched_text": text[start:end], "start_idx": start, "end_idx": end,
+                    "snippet": meta.get("text")})  # fmt: skip
+    return out
+
+
+_CANONICAL = re.compile("\ue200(cite|filecite)((?:\ue202[^\ue200-\ue202]*)+)\ue201")
+_LOCATOR = re.compile(r"L\d+(?:-L\d+)?|p\.?\d+(?:-\d+)?")
+
+
+def unknown_ids(text: str, sources: SearchSources) -> tuple[str, list[tuple[str, str]]]:
+    """Citation markers whose ids the export records nowhere (no content reference, no search
+    result): those ids leave the marker (a marker left with none goes), each reported (CR509)
+    as a warning — the export lost what they stood for; it is not an error of the page."""
+    notes: list[tuple[str, str]] = []
+
+    def one(m: re.Match[str]) -> str:
+        parts = m[2].split("\ue202")[1:]
+        ids = [p for p in parts if not _LOCATOR.fullmatch(p)]
+        lost = [p for p in ids if p not in sources.sources]
+        if not lost:
+            return m[0]
+        for sid in lost:
+            kind = "an uploaded file" if m[1] == "filecite" else "a source"
+            notes.append(("CR509", f"{sid[:60]!r} names {kind} the export does not record: its citation is left out"))
+        kept = [p for p in parts if p not in lost]
+        return DEFAULT_FORMAT.marker(*kept, family=m[1]) if any(p in sources.sources for p in kept) else ""
+
+    return _CANONICAL.sub(one, text), notes
+
+
+def unresolved_tether(text: str, sources: SearchSources) -> tuple[str, list[tuple[str, str]]]:
+    """``【N†name】`` spans no reference resolved: cited by their name (a source that says the
+    export does not hold it) when they have one, removed when the name is the generic
+    ``source``; each reported (CR509) with the id it names."""
+    notes: list[tuple[str, str]] = []
+
+    def one(m: re.Match[str]) -> str:
+        sid, name = m[1] + (f":{m[2]}" if m[2] else ""), m[3].strip()
+        if not name or name.casefold() in ("source", "sources"):
+            notes.append(("CR509", f"【{sid}†{name}】 names no source the export records: removed"))
+            return ""
+        notes.append(("CR509", f"【{sid}†{name[:60]}】 is not resolved by the export: cited by its name"))
+        new = sources.add({"title": f"{name} (not in the export)"})
+        return DEFAULT_FORMAT.marker(new) if new else ""
+
+    return _TETHER.sub(one, text), notes
+
+
 def _is_marker(span: str) -> bool:
-    return any("\ue200" <= c <= "\ue206" for c in span) or span.strip() == ""
+    """Is the span a marker (private-use characters, a 【…】 bracket form, a space), not words?"""
+    bare = span.strip()
+    return any("\ue200" <= c <= "\ue206" for c in span) or bare == "" or (bare[:1] == "【" and bare[-1:] == "】")

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, TextIO
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
-from ..providers.chatgpt import MAX_INFLATED_BYTES, BrokenGraph, Conversation, conversation, read_raw
+from ..providers.chatgpt import MAX_INFLATED_BYTES, BrokenGraph, Conversation, Turn, conversation, read_raw
 from ..providers.inputs import read_input
 from ..providers.transcripts import transcript_titled
 from ..rendering.html import render
@@ -44,12 +44,23 @@ __all__ = ["build_conversations", "conversation_page", "render_conversation"]
 
 
 class TurnView(NamedTuple):
-    """One turn as the conversation template sees it."""
+    """One turn as the conversation template sees it: ``version`` is its label among its
+    versions (``Version 2 of 2``), ``versions`` the others, each opened where it happened."""
 
     role: str
     who: str
     id: str
     html: str
+    version: str = ""
+    versions: tuple[VersionView, ...] = ()
+
+
+class VersionView(NamedTuple):
+    """Another version of a turn: its label (position, time, messages) and its turns."""
+
+    id: str
+    label: str
+    turns: tuple[TurnView, ...]
 
 
 class ConversationEntry(NamedTuple):
@@ -91,6 +102,53 @@ def _day(epoch: float | None) -> str:
     return datetime.fromtimestamp(epoch, UTC).date().isoformat() if epoch else ""
 
 
+def _when(epoch: float | None) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch else ""
+
+
+class _Turns:
+    """Renders turns into views, each answer with its own bibliography and id prefix, and
+    gathers every diagnostic labelled with the turn's number on the page."""
+
+    def __init__(self, opts: RenderOptions, speaker: str) -> None:
+        self.opts, self.speaker = opts, speaker
+        self.diags: list[tuple[int, Diagnostic]] = []
+        self.count = 0
+
+    def views(self, turns: list[Turn], prefix: str | None = None) -> tuple[TurnView, ...]:
+        """``turns`` as views; ids are ``t1``, ``t2``… on the current branch (the same whether
+        other versions exist or not), then on in detached threads, and ``t3-v1-1``… inside a
+        version of turn 3 (its diagnostics are labelled with turn 3)."""
+        out = []
+        for i, turn in enumerate(turns, start=1):
+            if prefix is None:
+                self.count += 1
+                tid = f"{self.opts.id_prefix}-t{self.count}" if self.opts.id_prefix else f"t{self.count}"
+            else:
+                tid = f"{prefix}-{i}"
+            out.append(self._view(turn, tid))
+        return tuple(out)
+
+    def _view(self, turn: Turn, tid: str) -> TurnView:
+        n, opts = self.count, self.opts
+        if turn.role == "user":
+            text = strip_citations(turn.text)
+            r = render(text, Registry([]), replace(opts, id_prefix=tid, bibliography=False, standalone=False))
+        else:
+            r = render(turn.text, turn.registry, replace(opts, id_prefix=tid, standalone=False))
+            self.diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
+        self.diags.extend((n, d) for d in r.diagnostics if d.code != "CR308")  # pages seen, not all cited
+        label = f"Version {turn.version[0]} of {turn.version[1]}" if turn.version else ""
+        versions = []
+        for v in turn.versions:
+            vid = f"{tid}-v{v.position}"
+            messages = f"{len(v.turns)} message{'s' if len(v.turns) != 1 else ''}"
+            parts = [f"Version {v.position} of {v.of}", _when(v.created), messages]
+            versions.append(VersionView(vid, " · ".join(p for p in parts if p), self.views(v.turns, vid)))
+        who = "You" if turn.role == "user" else self.speaker
+        return TurnView(turn.role, who, tid, r.body, label, tuple(versions))
+
+
 @dataclass
 class RenderedConversation:
     """A conversation's page body and every diagnostic, each labelled with its turn."""
@@ -105,29 +163,21 @@ def render_conversation(
     """The conversation's body: each user turn as the user wrote it (markers stripped), each
     answer with its citations (style, theme and evidence options as for :func:`render`)."""
     opts = RenderOptions.build(options, **kwargs)
-    views: list[TurnView] = []
-    diags: list[tuple[int, Diagnostic]] = []
     speaker = "ChatGPT" if conv.model is not None or any(t.model for t in conv.turns) else "Assistant"
-    diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
-    for n, turn in enumerate(conv.turns, start=1):
-        prefix = f"{opts.id_prefix}-t{n}" if opts.id_prefix else f"t{n}"
-        if turn.role == "user":
-            text = strip_citations(turn.text)
-            r = render(text, Registry([]), replace(opts, id_prefix=prefix, bibliography=False, standalone=False))
-        else:
-            r = render(turn.text, turn.registry, replace(opts, id_prefix=prefix, standalone=False))
-            diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
-        diags.extend((n, d) for d in r.diagnostics if d.code != "CR308")  # pages seen, not all cited
-        who = "You" if turn.role == "user" else speaker
-        views.append(TurnView(turn.role, who, prefix, r.body))
+    turns = _Turns(opts, speaker)
+    turns.diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
+    views = turns.views(conv.turns)
+    detached = [turns.views(thread) for thread in conv.detached]
     th = load_theme(opts.theme)
     body = th.render_conversation(
         views,
+        detached=detached,
         started=_day(conv.created),
         updated=_day(conv.updated),
         answers=conv.answers,
         model=conv.model or "",
     )
+    diags = turns.diags
     return RenderedConversation(body, diags)
 
 

@@ -81,7 +81,7 @@ class StreamRenderer:
         self._sink: HtmlSink | MarkdownSink = (
             HtmlSink(p, env, self._state)
             if output == "html"
-            else MarkdownSink(opts.fmt, self._numbers, placeholder, self._diagnostics)
+            else MarkdownSink(opts.fmt, self._numbers, placeholder, self._diagnostics, opts.keep_code_residue)
         )
 
     def feed(self, chunk: str | bytes) -> str:

@@ -34,8 +34,10 @@ class MarkdownSink:
         numbers: Callable[[Sequence[str]], list[int]],
         placeholder: str,
         diagnostics: list[Diagnostic],
+        keep_code_residue: bool = False,
     ) -> None:
         self.fmt, self.numbers, self.placeholder, self.diagnostics = fmt, numbers, placeholder, diagnostics
+        self.keep_code_residue = keep_code_residue
         self._fences = Fences()
         self._spans = CodeSpans()
         self._head = ""  # the current line's head (at most _HEAD characters)
@@ -133,6 +135,10 @@ class MarkdownSink:
                 kept = RESERVED_RE.sub("", mk.raw)
                 if kept != mk.raw:
                     self.diagnostics.append(Diagnostic.make("CR302", "invisible marker characters removed from code"))
+                residue = any(c == "CR212" for c, _ in mk.notes) and not self.keep_code_residue
+                if residue and not (text[mk.start - 1 : mk.start] in "`~" and text[mk.end : mk.end + 1] in "`~"):
+                    kept = ""  # copy residue is never the author's code (as the one-shot render does)
+                    self.diagnostics.append(Diagnostic.make("CR212", "ChatGPT copy residue removed from code"))
                 if not kept and self._opens_line(text, mk.start):
                     kept = ZWSP  # as in the Markdown export: the line stays inside the code span
                 pieces.append(kept)
