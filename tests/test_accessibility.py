@@ -252,9 +252,9 @@ def test_a_built_conversation_reads_as_the_chat_did(browser: Any, axe_script: st
     assert "Employees may work remotely up to three days per week." in card.inner_text()
     hrefs = card.locator("a.citerender-card-title").evaluate_all("els => els.map(e => e.href)")
     assert hrefs == ["https://handbook.example/remote", "https://hr.example/faq", "https://intranet.example/summary"]
-    who = page.locator(".citerender-turn-who").all_inner_texts()
+    who = page.locator(".citerender-turn-who:visible").all_inner_texts()  # the other version stays closed
     context.close()
-    assert [w.casefold() for w in who] == ["you", "chatgpt", "you", "chatgpt"]
+    assert [w.casefold() for w in who] == ["you · version 2 of 2", "chatgpt", "you", "chatgpt"]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -278,11 +278,20 @@ def test_the_conversation_index_search_filters_and_degrades_to_the_list(
     box.fill("louvre")
     visible = page.locator(".citerender-conversations > li:visible a").all_inner_texts()
     assert visible == ["Paris trip"]
-    assert page.locator(".citerender-search output").inner_text() == "1 of 4 conversations"
+    assert page.locator(".citerender-search output").inner_text() == "1 of 5 conversations"
     box.fill("remote days week")
     assert page.locator(".citerender-conversations > li:visible a").all_inner_texts() == ["Remote work policy"]
+    box.fill("Branches")  # a word of its title
+    assert page.locator(".citerender-conversations > li:visible a").all_inner_texts() == ["Branches and files"]
+    box.fill("gpt-4o")  # a model's name: newest first
+    assert page.locator(".citerender-conversations > li:visible a").all_inner_texts() == [
+        "Branches and files",
+        "Paris trip",
+    ]
+    box.fill("2022")  # the user's words on another version of a turn
+    assert page.locator(".citerender-conversations > li:visible a").all_inner_texts() == ["Branches and files"]
     box.fill("")
-    assert page.locator(".citerender-conversations > li:visible").count() == 4
+    assert page.locator(".citerender-conversations > li:visible").count() == 5
     assert errors == []  # before axe, which reads the stylesheet in a way the CSP refuses (and says so)
     page.evaluate(axe_script)
     assert page.evaluate(RUN_AXE) == []
@@ -291,5 +300,51 @@ def test_the_conversation_index_search_filters_and_degrades_to_the_list(
     page = bare.new_page()
     page.goto(index)
     assert page.locator(".citerender-search").is_hidden()
-    assert page.locator(".citerender-conversations > li:visible").count() == 4
+    assert page.locator(".citerender-conversations > li:visible").count() == 5
     bare.close()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_another_version_opens_by_keyboard_and_pointer(
+    browser: Any, axe_script: str, tmp_path: Path, width: int
+) -> None:
+    """A turn's other versions, as a reader meets them: closed until asked, a button-like summary
+    that says which version and when; Enter or a click opens it and its messages and citations are
+    there to read; the detached part is under its heading. axe finds nothing, open or closed."""
+    from citerender.publish.conversations import build_conversations
+
+    out = tmp_path / "site"
+    build_conversations(FIXTURES / "chatgpt" / "conversations.json", out, style="hovercard")
+    page_path = next((out / "c").glob("branches-and-files-*.html"))
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    page.goto(page_path.as_uri())
+    outer = page.locator("details#t2-v1")
+    summary = outer.locator("> summary")
+    assert summary.inner_text() == "Version 1 of 2 · 2026-01-01 00:01 UTC · 2 messages"
+    assert not page.get_by_text("The 2024 report counts 120 sites.").is_visible()
+    summary.focus()
+    assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
+    page.keyboard.press("Enter")  # by keyboard
+    assert outer.get_attribute("open") is not None
+    old = page.get_by_text("The 2024 report counts 120 sites.")
+    assert old.is_visible()
+    box = old.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width  # no sideways scroll
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    inner = page.locator("details#t2-v1-2-v1")
+    inner.locator("> summary").click()  # by pointer, the version inside it
+    assert page.get_by_text("The 2023 report counts 110 sites.").is_visible()
+    cite = outer.locator(".citerender-bibliography a[href]").first
+    assert cite.get_attribute("href") == "https://reports.example/0"
+    page.evaluate(axe_script)
+    assert page.evaluate(RUN_AXE) == []
+    page.keyboard.press("Shift+Tab")
+    summary.click()  # closes again
+    assert not old.is_visible()
+    heading = page.get_by_role("heading", name="Messages whose place was lost")
+    assert heading.is_visible() or heading.count() == 1
+    assert "What about 2021?" in page.locator("section.citerender-detached").inner_text()
+    page.evaluate(axe_script)
+    assert page.evaluate(RUN_AXE) == []
+    context.close()

@@ -152,7 +152,7 @@ def test_build_writes_an_index_newest_first_and_rebuilds_only_what_changed(tmp_p
     assert first.written == 5 and not first.failed
     index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
     rows = [li.get_text(" ", strip=True) for li in index.select("ol.citerender-conversations li")]
-    assert rows[0].startswith("Remote work policy 2026-01-02 · 2 answers · 5 sources")
+    assert rows[0].startswith("Remote work policy 2026-01-02 · gpt-5 · 2 answers · 5 sources")
     assert [r.split(" 20")[0] for r in rows] == ["Remote work policy", "Branches and files", "Paris trip",
                                                  "Photo question <b>bold</b>", "Untitled conversation"]  # fmt: skip
     for a in index.select("ol a"):
@@ -210,3 +210,162 @@ def test_a_transcript_of_saved_responses_is_a_conversation(tmp_path: Path) -> No
     assert all(re.fullmatch(r"t\d+-.*", el["id"]) for el in soup.select(".citerender-cite[id]"))
     r = _cli("build", str(TRANSCRIPT), str(tmp_path / "site"))
     assert r.returncode == 0 and "built 1 page(s)" in r.stderr
+
+
+# --------------------------------------------------------------------------- round two: nothing in an export is lost
+
+REAL = FIXTURES / "chatgpt" / "real"
+_UTM = re.compile(r"[?&]utm_source=chatgpt\.com$")
+
+
+def _recorded_urls(export: Path) -> set[str]:
+    """Every URL the export's content references and older citations record, on every node."""
+    urls: set[str] = set()
+    for conv in json.loads(export.read_text(encoding="utf-8")):
+        for node in conv["mapping"].values():
+            meta = (node.get("message") or {}).get("metadata") or {}
+            for ref in [
+                *(meta.get("content_references") or []),
+                *(c.get("metadata") or {} for c in meta.get("citations") or []),
+            ]:
+                found = [ref.get("url")]
+                for key in ("items", "images", "domains", "sources"):
+                    for item in ref.get(key) or []:
+                        found += [item.get("url"), *(s.get("url") for s in item.get("supporting_websites") or [])]
+                urls |= {u for u in found if isinstance(u, str) and u}
+    return urls
+
+
+def _linked(site: Path) -> set[str]:
+    hrefs = set()
+    for page in site.rglob("*.html"):
+        hrefs |= {
+            _UTM.sub("", a["href"]) for a in BeautifulSoup(page.read_text("utf-8"), "html.parser").select("a[href]")
+        }
+    return hrefs
+
+
+@pytest.mark.parametrize(
+    "export", [REAL / "puerto-vallarta.json", REAL / "best-mice.json", EXPORT], ids=lambda p: p.name
+)
+def test_nearly_every_recorded_url_is_linked_on_some_page(export: Path, tmp_path: Path) -> None:
+    """The issue's measure, on real exports copied verbatim (and the synthetic one): every URL the
+    references record, counted over every branch and detached part, linked somewhere (≥ 95%)."""
+    result = build_conversations(export, tmp_path / "site")
+    assert not result.failed and sum(p.errors for p in result.pages) == 0  # an unresolved id is a warning
+    recorded = _recorded_urls(export)
+    linked = {u for u in recorded if _UTM.sub("", u) in _linked(tmp_path / "site")}
+    unsafe = {u for u in recorded if u.startswith("javascript:")}  # never a link, by design
+    assert len(linked) >= 0.95 * len(recorded - unsafe), sorted(recorded - unsafe - linked)
+    if export.parent == REAL:
+        assert linked == recorded  # 47 of 47 and 8 of 8
+
+
+def test_no_message_text_is_lost_on_a_real_export(tmp_path: Path) -> None:
+    """Every shown message of every node is on the page (its words in order), the attributed
+    sentences included (64 attribution references: the sentence is the reference's text)."""
+    export = REAL / "puerto-vallarta.json"
+    conv = next(read_conversations(export))
+    page, diags = conversation_page(conv)
+    text = " ".join(BeautifulSoup(page, "html.parser").get_text(" ").split())
+    data = json.loads(export.read_text(encoding="utf-8"))[0]
+    attributed = [r["matched_text"] for n in data["mapping"].values()
+                  for r in ((n.get("message") or {}).get("metadata") or {}).get("content_references") or []
+                  if r["type"] == "attribution"]  # fmt: skip
+    assert len(attributed) == 64
+    missing = [s for s in attributed if " ".join(s.split()) not in text]
+    assert missing == []
+    users = [n["message"]["content"]["parts"][0] for n in data["mapping"].values()
+             if n.get("message") and n["message"]["author"]["role"] == "user"]  # fmt: skip
+    assert len(users) == 4 and all(u in text for u in users)
+    # three parts hang from no common root: the first from the root, two detached, oldest first
+    assert [len(t) for t in conv.detached] == [2, 3] and len(conv.turns) == 3
+    assert [d.code for _, d in diags if d.code == "CR508"] == ["CR508"]
+    soup = BeautifulSoup(page, "html.parser")
+    section = soup.select_one("section.citerender-detached")
+    assert section is not None and "Messages whose place was lost" in section.get_text()
+    assert len(section.select("article")) == 5
+
+
+def test_every_version_is_reachable_where_it_happened_and_numbers_stay() -> None:
+    conv = find_conversation(EXPORT, "conv-branches")
+    soup = _page("conv-branches")
+    current = [a for a in soup.select("article") if not a.find_parent("details") and not a.find_parent("section")]
+    assert [a["aria-labelledby"] for a in current] == ["t1-who", "t2-who", "t3-who", "t4-who"]
+    assert current[1].select_one(".citerender-turn-version").get_text() == "· Version 2 of 2"
+    versions = soup.select("details.citerender-version")
+    labels = [d.select_one("summary").get_text() for d in versions]
+    # the regenerated answer's first version (its answer, then the follow-up as last edited), and
+    # inside it the follow-up's first wording with its answer
+    assert labels == ["Version 1 of 2 · 2026-01-01 00:01 UTC · 2 messages"] * 2
+    outer, inner = versions
+    assert inner.find_parent("details") is outer  # the edit inside the regenerated answer's first version
+    assert "120 sites" in outer.get_text() and "And in 2022?" in outer.get_text() and "110 sites" in inner.get_text()
+    # each version has its own numbered, linked citations and ids of its own
+    first = outer.select_one(".citerender-bibliography a[href]")
+    assert first is not None and first["href"] == "https://reports.example/0"
+    ids = Counter(el["id"] for el in soup.select("[id]"))
+    assert [i for i, n in ids.items() if n > 1] == []
+    assert outer["id"] == "t2-v1" and inner["id"] == "t2-v1-2-v1"
+    # the current branch renders exactly as it would with no other version in the export
+    data = json.loads(EXPORT.read_text(encoding="utf-8"))[4]
+    for gone in ("a1", "u1a", "u1a2", "a1a"):
+        del data["mapping"][gone]
+    data["mapping"]["u1"]["children"] = ["a1b"]
+    from citerender.providers.chatgpt import conversation
+
+    alone = BeautifulSoup(conversation_page(conversation(data))[0], "html.parser")
+    strip = lambda s: [(a["aria-labelledby"], a.select_one(".citerender-turn-body").decode_contents()) for a in s]  # noqa: E731
+    alone_current = [a for a in alone.select("article") if not a.find_parent("section")]
+    assert strip(alone_current) == strip(current)
+    assert sum(1 for _ in conv.every_turn()) == 10
+
+
+def test_files_navlists_tether_and_unresolved_ids(tmp_path: Path) -> None:
+    soup = _page("conv-branches")
+    answer = [a for a in soup.select("article") if a["aria-labelledby"] == "t4-who"][0]
+    text = " ".join(answer.get_text(" ").split())
+    assert "Both reports agree on the method." in text  # an attribution keeps its sentence
+    refs = [" ".join(li.get_text(" ").split()) for li in answer.select(".citerender-bibliography li")]
+    assert refs[0].startswith("report-2024.pdf, lines 8–12 (uploaded file: not in the export)")
+    assert refs[1].startswith("Site count 2024")  # 【8†source】 through the message's metadata.citations
+    assert refs[2].startswith("notes.txt (not in the export)")  # 【125:1†notes.txt】: cited by its name
+    assert "【" not in text and "†" not in text  # 【15†source】 names nothing: removed, reported
+    links = {a.get_text(): a["href"] for a in answer.select(".citerender-turn-body p a[href]")}
+    assert links["Reports archive"] == "https://reports.example/archive"  # a navigation widget: titled links
+    assert "contentReference" not in answer.select_one("pre").get_text()  # residue leaves code
+    _, diags = conversation_page(find_conversation(EXPORT, "conv-branches"))
+    codes = Counter(d.code for _, d in diags)
+    assert codes["CR509"] == 2 and codes["CR212"] == 1 and codes["CR508"] == 1
+    assert not any(d.severity.value == "error" for _, d in diags)
+    kept, _ = conversation_page(find_conversation(EXPORT, "conv-branches"), keep_code_residue=True)
+    assert "// allow key events :contentReference[oaicite:4]{index=4}" in kept
+
+
+def test_the_export_codes_fail_and_pass() -> None:
+    """CR508 (a part detached) and CR509 (an id nothing resolves): only where they apply."""
+    by_id = {c.id: c for c in read_conversations(EXPORT)}
+    assert [c for c, _ in by_id["conv-branches"].notes] == ["CR508"]
+    assert all(not c.notes for cid, c in by_id.items() if cid != "conv-branches")
+    cr509 = {cid: sum(code == "CR509" for t in c.every_turn() for code, _ in t.notes) for cid, c in by_id.items()}
+    assert cr509 == {"conv-remote": 1, "conv-paris": 0, "conv-photo": 0, "conv-empty": 0, "conv-branches": 2}
+
+
+def test_the_index_searches_a_json_index_that_works_from_disk(tmp_path: Path) -> None:
+    """The index's JSON (a file for other tools, and the same text in the page, so the search
+    works opened from disk) lists every conversation newest first with its title, date and
+    models; no title can end the element it sits in."""
+    out = tmp_path / "site"
+    build_conversations(EXPORT, out)
+    data = json.loads((out / "search-index.json").read_text(encoding="utf-8"))
+    soup = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
+    embedded = soup.select_one("script#citerender-search-index[type='application/json']")
+    assert embedded is not None and json.loads(embedded.string or "") == data
+    assert [d["title"] for d in data][:2] == ["Remote work policy", "Branches and files"]
+    assert [d["date"] for d in data] == sorted((d["date"] for d in data), reverse=True)
+    assert {d["title"]: d["models"] for d in data}["Paris trip"] == "gpt-4o"
+    raw = (out / "search-index.json").read_text(encoding="utf-8")
+    assert "<" not in raw and "Photo question \\u003cb\\u003ebold\\u003c/b\\u003e" in raw
+    assert [a["href"] for a in soup.select("ol.citerender-conversations a")] == [d["href"] for d in data]
+    again = build_conversations(EXPORT, out)  # owned by the build: rewritten, never left stale
+    assert again.written == 0 and (out / "search-index.json").read_text(encoding="utf-8") == raw

@@ -99,3 +99,26 @@ def test_chromium_print_reads_like_a_finished_page(browser: Any, tmp_path: Path,
     pdf = page.pdf(format="A4", prefer_css_page_size=True)
     page.close()
     _check(pdf, style)
+
+
+@pytest.mark.browser
+def test_a_conversation_prints_every_version_of_every_turn(browser: Any, tmp_path: Path) -> None:
+    """Closed versions are for the screen: the printed conversation holds each of them, open."""
+    from conftest import FIXTURES
+
+    from citerender.providers.chatgpt import find_conversation
+    from citerender.publish.conversations import conversation_page
+
+    path = tmp_path / "branches.html"
+    path.write_text(
+        conversation_page(find_conversation(FIXTURES / "chatgpt" / "conversations.json", "conv-branches"))[0]
+    )
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    assert not page.get_by_text("The 2023 report counts 110 sites.").is_visible()  # closed on screen
+    pdf = page.pdf(format="A4")
+    page.close()
+    printed = " ".join(" ".join(text for _, text, _ in _pages(pdf)).split())
+    for words in ("The 2024 report counts 120 sites.", "And in 2023?", "The 2023 report counts 110 sites.",
+                  "Version 1 of 2", "What about 2021?"):  # fmt: skip
+        assert words in printed, words

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import sys
 import time
@@ -72,17 +73,23 @@ class ConversationEntry(NamedTuple):
     answers: int
     sources: int
     errors: int
-    search: str  # what the index's search box matches: the title and the user's words, lower case
+    search: str  # what the index's search box matches: title, date, models and the user's words, lower case
+    models: str = ""  # the models that answered, as the chat names them
 
 
-#: the index page's search box: filters the list as one types (every word must match); without
-#: script the box stays hidden and the whole list is there. Allowed by the page's CSP by its hash.
+#: the index page's search box, over the index's JSON (``search-index.json``, also embedded in the
+#: page so it works from disk): filters the list as one types, every word must match the title,
+#: date, model or the user's words. Without script the box stays hidden and the whole list is
+#: there. Allowed by the page's CSP by its hash.
 SEARCH_SCRIPT = (
-    "(function(){var f=document.querySelector('.citerender-search');if(!f)return;"
+    "(function(){var f=document.querySelector('.citerender-search'),"
+    "d=document.getElementById('citerender-search-index');if(!f||!d)return;"
+    "var data;try{data=JSON.parse(d.textContent);}catch(e){return;}"
+    "var text={};data.forEach(function(e){text[e.href]=e.text;});"
     "var i=f.querySelector('input'),o=f.querySelector('output'),"
     "items=[].slice.call(document.querySelectorAll('.citerender-conversations > li'));"
     "function run(){var q=i.value.toLowerCase().split(/\\s+/).filter(Boolean),n=0;"
-    "items.forEach(function(li){var t=li.getAttribute('data-search')||'';"
+    "items.forEach(function(li){var a=li.querySelector('a'),t=text[a?a.getAttribute('href'):'']||'';"
     "var ok=q.every(function(w){return t.indexOf(w)!==-1;});li.hidden=!ok;if(ok)n++;});"
     "o.textContent=q.length?n+' of '+items.length+' conversations':'';}"
     "f.hidden=false;i.addEventListener('input',run);"
@@ -90,12 +97,26 @@ SEARCH_SCRIPT = (
 )
 SEARCH_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode("utf-8")).digest()).decode("ascii")
 SEARCH_CHARS = 600  # of the user's words per conversation: the index stays small for large exports
+SEARCH_INDEX = "search-index.json"
+
+
+def _models(conv: Conversation) -> str:
+    names = [t.model for t in conv.every_turn() if t.model] or ([conv.model] if conv.model else [])
+    return ", ".join(dict.fromkeys(names))
 
 
 def _search_text(conv: Conversation) -> str:
-    words = display_text(" ".join(t.text for t in conv.turns if t.role == "user"))[0].replace("\x00", " ")
+    words = display_text(" ".join(t.text for t in conv.every_turn() if t.role == "user"))[0].replace("\x00", " ")
     plain = " ".join(re.sub(r"[\[\]()*_`#>|~!]+", " ", words).split())
-    return f"{conv.title} {plain[:SEARCH_CHARS]}".casefold()
+    return f"{conv.title} {_day(conv.updated or conv.created)} {_models(conv)} {plain[:SEARCH_CHARS]}".casefold()
+
+
+def search_index(entries: list[ConversationEntry]) -> str:
+    """The index's entries as JSON, newest first: safe inside a ``<script type="application/json">``
+    element (no ``<``, ``>`` or ``&`` appears as itself) and as a file of its own."""
+    data = [{"title": e.title, "href": e.href, "date": e.date, "models": e.models, "text": e.search} for e in entries]
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _day(epoch: float | None) -> str:
@@ -104,6 +125,14 @@ def _day(epoch: float | None) -> str:
 
 def _when(epoch: float | None) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch else ""
+
+
+def _where(tid: str, n: int) -> str:
+    """A turn's place as readers say it: ``t2-v1-2`` is ``message 2, version 1, message 2``."""
+    parts = [f"message {n}"]
+    for part in tid.split("-")[1:] if tid.startswith("t") else tid.split("-t", 1)[-1].split("-")[1:]:
+        parts.append(f"version {part[1:]}" if part.startswith("v") else f"message {part}")
+    return ", ".join(parts)
 
 
 class _Turns:
@@ -137,6 +166,11 @@ class _Turns:
         else:
             r = render(turn.text, turn.registry, replace(opts, id_prefix=tid, standalone=False))
             self.diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
+            # several answers share the page: each one's sources region gets a name of its own
+            where = _where(tid, n)
+            r.body = r.body.replace(
+                'role="doc-endnotes" aria-label="Sources"', f'role="doc-endnotes" aria-label="Sources of {where}"', 1
+            )
         self.diags.extend((n, d) for d in r.diagnostics if d.code != "CR308")  # pages seen, not all cited
         label = f"Version {turn.version[0]} of {turn.version[1]}" if turn.version else ""
         versions = []
@@ -242,7 +276,7 @@ class _Plan:
             raise CiterenderError(f"two conversations have the id {conv.id!r}", path=str(export))
         input_hash = hashlib.sha256(f"{self.key}|{conv.digest}".encode()).hexdigest()
         self.entries[rel] = ConversationEntry(conv.title, "./" + rel, _day(conv.updated or conv.created),
-                                              conv.answers, conv.sources, 0, _search_text(conv))  # fmt: skip
+                                              conv.answers, conv.sources, 0, _search_text(conv), _models(conv))  # fmt: skip
         self.order.append((conv.updated or conv.created or 0.0, rel))
         build.planned.add(rel)
         entry = owned.get(rel)
@@ -326,7 +360,7 @@ def build_conversations(
     for k, conv in [(0, single)] if single is not None else _readable(read_raw(src, max_export_bytes), build):
         plan.add(conv, k, export)  # first pass: what changed, nothing rendered
     changed = plan.changed
-    for rel in (ASSET_CSS, "index.html"):
+    for rel in (ASSET_CSS, "index.html", SEARCH_INDEX):
         build.may_write(rel)
     build.start()
     build.write_asset(ASSET_CSS, th.css.encode("utf-8"))
@@ -353,10 +387,14 @@ def build_conversations(
         bar.step()
     bar.close()
     removed = build.remove_gone()
+    entries = plan.newest()
+    index_json = search_index(entries)
     index = th.render_conversation_index(
-        plan.newest(), css_href=ASSET_CSS, title="Conversations", search_script=SEARCH_SCRIPT, search_hash=SEARCH_HASH
-    )
+        entries, css_href=ASSET_CSS, title="Conversations", search_script=SEARCH_SCRIPT, search_hash=SEARCH_HASH,
+        search_index=index_json,
+    )  # fmt: skip
     build.write_page("index.html", index)
+    build.write_asset(SEARCH_INDEX, index_json.encode("utf-8"))
     build.finish()
     build.results.sort(key=lambda r: r.out)
     return BuildResult(

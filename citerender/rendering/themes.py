@@ -162,10 +162,20 @@ class Theme:
         return self._render("conversation.html.j2", turns=turns, **meta)
 
     def render_conversation_index(
-        self, conversations: Sequence[Any], *, css_href: str, title: str, search_script: str = "", search_hash: str = ""
+        self,
+        conversations: Sequence[Any],
+        *,
+        css_href: str,
+        title: str,
+        search_script: str = "",
+        search_hash: str = "",
+        search_index: str = "[]",
     ) -> str:
-        """The index of a conversation site, newest first, with its search box (``conversations.html.j2``;
+        """The index of a conversation site, newest first, with its search box over
+        ``search_index`` (JSON already safe inside a script element) (``conversations.html.j2``;
         the script runs only under the CSP hash given with it)."""
+        from markupsafe import Markup
+
         return self._render(
             "conversations.html.j2",
             conversations=conversations,
@@ -173,6 +183,7 @@ class Theme:
             title=title,
             search_script=search_script,
             search_hash=search_hash,
+            search_index=Markup(search_index),  # noqa: S704 - JSON with <, > and & escaped as \\u00XX
         )
 
     def render_dataset_report(self, **context: Any) -> str:
