@@ -323,7 +323,7 @@ def test_every_version_is_reachable_where_it_happened_and_numbers_stay() -> None
 
 def test_files_navlists_tether_and_unresolved_ids(tmp_path: Path) -> None:
     soup = _page("conv-branches")
-    answer = [a for a in soup.select("article") if a["aria-labelledby"] == "t4-who"][0]
+    answer = next(a for a in soup.select("article") if a["aria-labelledby"] == "t4-who")
     text = " ".join(answer.get_text(" ").split())
     assert "Both reports agree on the method." in text  # an attribution keeps its sentence
     refs = [" ".join(li.get_text(" ").split()) for li in answer.select(".citerender-bibliography li")]

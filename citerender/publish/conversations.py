@@ -129,9 +129,8 @@ def _when(epoch: float | None) -> str:
 
 def _where(tid: str, n: int) -> str:
     """A turn's place as readers say it: ``t2-v1-2`` is ``message 2, version 1, message 2``."""
-    parts = [f"message {n}"]
-    for part in tid.split("-")[1:] if tid.startswith("t") else tid.split("-t", 1)[-1].split("-")[1:]:
-        parts.append(f"version {part[1:]}" if part.startswith("v") else f"message {part}")
+    rest = tid.split("-")[1:] if tid.startswith("t") else tid.split("-t", 1)[-1].split("-")[1:]
+    parts = [f"message {n}", *(f"version {p[1:]}" if p.startswith("v") else f"message {p}" for p in rest)]
     return ", ".join(parts)
 
 
@@ -360,6 +359,7 @@ def build_conversations(
     for k, conv in [(0, single)] if single is not None else _readable(read_raw(src, max_export_bytes), build):
         plan.add(conv, k, export)  # first pass: what changed, nothing rendered
     changed = plan.changed
+    build.planned.add(SEARCH_INDEX)
     for rel in (ASSET_CSS, "index.html", SEARCH_INDEX):
         build.may_write(rel)
     build.start()
@@ -386,15 +386,15 @@ def build_conversations(
         build.record(r)
         bar.step()
     bar.close()
-    removed = build.remove_gone()
     entries = plan.newest()
     index_json = search_index(entries)
+    build.write_asset(SEARCH_INDEX, index_json.encode("utf-8"))
+    removed = build.remove_gone()
     index = th.render_conversation_index(
         entries, css_href=ASSET_CSS, title="Conversations", search_script=SEARCH_SCRIPT, search_hash=SEARCH_HASH,
         search_index=index_json,
     )  # fmt: skip
     build.write_page("index.html", index)
-    build.write_asset(SEARCH_INDEX, index_json.encode("utf-8"))
     build.finish()
     build.results.sort(key=lambda r: r.out)
     return BuildResult(

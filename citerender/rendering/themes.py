@@ -183,7 +183,7 @@ class Theme:
             title=title,
             search_script=search_script,
             search_hash=search_hash,
-            search_index=Markup(search_index),  # noqa: S704 - JSON with <, > and & escaped as \\u00XX
+            search_index=Markup(search_index),  # JSON with <, > and & written as \\u00XX: safe in a script element
         )
 
     def render_dataset_report(self, **context: Any) -> str:
