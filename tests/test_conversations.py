@@ -15,7 +15,8 @@ from bs4 import BeautifulSoup
 from conftest import FIXTURES, RESERVED_OR_ESCAPE, CliResult, run_cli
 
 from citerender.errors import CiterenderError
-from citerender.providers.chatgpt import find_conversation, is_chatgpt_export, read_conversations
+from citerender.providers.chatgpt import is_chatgpt_export
+from citerender.providers.exports import find_conversation, read_conversations
 from citerender.providers.transcripts import read_transcript
 from citerender.publish.conversations import build_conversations, conversation_page
 
@@ -312,7 +313,7 @@ def test_every_version_is_reachable_where_it_happened_and_numbers_stay() -> None
     for gone in ("a1", "u1a", "u1a2", "a1a"):
         del data["mapping"][gone]
     data["mapping"]["u1"]["children"] = ["a1b"]
-    from citerender.providers.chatgpt import conversation
+    from citerender.providers.exports import conversation
 
     alone = BeautifulSoup(conversation_page(conversation(data))[0], "html.parser")
     strip = lambda s: [(a["aria-labelledby"], a.select_one(".citerender-turn-body").decode_contents()) for a in s]  # noqa: E731

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from citerender.cli import main
-from citerender.providers.chatgpt import BrokenGraph, conversation, find_conversation
+from citerender.providers.exports import conversation, find_conversation
+from citerender.providers.threads import BrokenGraph
 from citerender.publish.conversations import build_conversations
 
 S, D, E = "\ue200", "\ue202", "\ue201"
@@ -371,7 +372,7 @@ def test_a_zip_past_the_size_limit_is_refused_and_the_limit_is_configurable(
 
 def test_a_zip_whose_header_lies_is_stopped_while_it_inflates(tmp_path: Path) -> None:
     from citerender.errors import CiterenderError
-    from citerender.providers.chatgpt import read_raw
+    from citerender.providers.archive import read_raw
 
     bomb = _zip(tmp_path, b"[" + b" " * 5_000_000 + b"]")
     with pytest.raises(CiterenderError, match="over the limit of 1,000,000"):
@@ -380,13 +381,13 @@ def test_a_zip_whose_header_lies_is_stopped_while_it_inflates(tmp_path: Path) ->
 
     with zipfile.ZipFile(bomb) as z:  # and a member read past a limit its header does not show
         info = z.infolist()[0]
-    from citerender.providers import chatgpt
+    from citerender.providers import archive
 
     size = info.file_size
     try:
         info.file_size = 10
         with pytest.raises(CiterenderError):
-            chatgpt._check_inflation(size, info.compress_size, 1_000_000, str(bomb))
+            archive._check_inflation(size, info.compress_size, 1_000_000, str(bomb))
     finally:
         info.file_size = size
 

@@ -106,7 +106,7 @@ def test_a_conversation_prints_every_version_of_every_turn(browser: Any, tmp_pat
     """Closed versions are for the screen: the printed conversation holds each of them, open."""
     from conftest import FIXTURES
 
-    from citerender.providers.chatgpt import find_conversation
+    from citerender.providers.exports import find_conversation
     from citerender.publish.conversations import conversation_page
 
     path = tmp_path / "branches.html"

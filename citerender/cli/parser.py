@@ -30,7 +30,7 @@ def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
     q.add_argument(
         "--from",
         dest="from_",
-        choices=("chatgpt-export",) if export_only else (*PROVIDERS, "chatgpt-export"),
+        choices=("chatgpt-export", "claude-export") if export_only else (*PROVIDERS, "chatgpt-export", "claude-export"),
         help="the input is a saved provider response, or a ChatGPT data export (inferred from the file)",
     )
 

@@ -17,7 +17,7 @@ __all__ = ["render_conversation_page"]
 
 def render_conversation_page(a: argparse.Namespace, src: Input) -> int:
     """``render conversations.json --conversation ID_OR_TITLE`` (or a transcript): one page."""
-    from ..providers.chatgpt import find_conversation
+    from ..providers.exports import find_conversation
     from ..providers.transcripts import transcript_titled
     from ..publish.conversations import conversation_page
 

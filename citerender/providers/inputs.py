@@ -69,12 +69,13 @@ def _stdin(what: str) -> bytes:
 
 def is_export(path: str, provider: str | None = None) -> bool:
     """Does ``path`` hold a chat export (or does ``provider`` say so)?"""
-    return provider == "chatgpt-export" or (provider is None and path != "-" and _is_export(path))
+    return provider in ("chatgpt-export", "claude-export") or (provider is None and path != "-" and _is_export(path))
 
 
 def _is_export(path: str) -> bool:
-    """A zip, or a JSON list whose first item has a ``mapping``: told from the first bytes of a
-    regular file (anything else is left to the reader, which says what is wrong with it)."""
+    """A zip, or a JSON list whose first item has a ``mapping`` (ChatGPT) or ``chat_messages``
+    (Claude): told from the first bytes of a regular file (anything else is left to the reader,
+    which says what is wrong with it)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
@@ -84,8 +85,8 @@ def _is_export(path: str) -> bool:
     except OSError:
         return False
     if head.startswith(b"PK\x03\x04"):
-        from .chatgpt import is_chatgpt_export
+        from .exports import is_export as export_file
 
-        return is_chatgpt_export(Path(path))
+        return export_file(Path(path))
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
-    return text.startswith("[") and '"mapping"' in text
+    return text.startswith("[") and ('"mapping"' in text or '"chat_messages"' in text)

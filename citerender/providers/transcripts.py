@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..sources.files import MAX_INPUT_BYTES, read_text_file
-from .chatgpt import Conversation, Turn
 from .responses import adapt, detect_provider, parse_json
+from .threads import Conversation, Turn
 
 __all__ = ["is_transcript", "read_transcript", "transcript", "transcript_titled"]
 

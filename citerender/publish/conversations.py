@@ -26,8 +26,10 @@ from typing import Any, NamedTuple, TextIO
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
-from ..providers.chatgpt import MAX_INFLATED_BYTES, BrokenGraph, Conversation, Turn, conversation, read_raw
+from ..providers.archive import MAX_INFLATED_BYTES, read_raw
+from ..providers.exports import conversation
 from ..providers.inputs import read_input
+from ..providers.threads import BrokenGraph, Conversation, Turn
 from ..providers.transcripts import transcript_titled
 from ..rendering.html import render
 from ..rendering.themes import load_theme

@@ -1,0 +1,208 @@
+"""A Claude data export (``conversations.json``, or the export's ``.zip``) as conversations a reader
+can follow, the same kind as a ChatGPT export's.
+
+Each conversation holds ``chat_messages``; each message a ``sender`` (``human``, ``assistant``),
+``content`` blocks and ``parent_message_uuid`` (an edit or a retry branches: the conversation's
+``current_leaf_message_uuid`` is what the owner last saw; an export without parents is read in
+order). An answer is its ``text`` blocks, in order: blocks one after another are one text (Claude
+splits its text where a citation starts or ends), blocks on either side of a tool call are
+separate paragraphs. A text block's ``citations`` (``start_index``/``end_index`` in that block,
+``details.url``) become a marker after the words they name; the pages a web search returned
+(``tool_result`` blocks of ``knowledge`` items) give the sources their titles and snippets, and are
+the sources consulted. Thinking, tool calls and their results are not shown, as in the chat; a block
+of a type citerender does not know is reported (CR501), never dropped silently. A user's
+attachments and files are named (the export holds an attachment's text, never a file's bytes)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..sources.clean import clean_data
+from ..sources.model import registry_from_data
+from ..syntax.format import DEFAULT_FORMAT
+from .content_refs import md_text
+from .threads import BrokenGraph, Conversation, Turn, shown_title, timestamp, walk
+
+__all__ = ["ROOT_PARENT", "conversation"]
+
+#: the parent Claude gives a conversation's first message: no message at all
+ROOT_PARENT = "00000000-0000-4000-8000-000000000000"
+#: blocks the chat does not show (thinking, tools and their results, bookkeeping)
+_NOT_SHOWN = frozenset({"thinking", "redacted_thinking", "tool_use", "tool_result", "token_budget", "flag"})
+_BREAKS = frozenset({"tool_use", "tool_result"})  # text on either side of them: separate paragraphs
+
+
+def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
+    """One conversation of a Claude export; a :class:`BrokenGraph` if its messages cannot be
+    walked (not a list, a message that is not an object, a parent that is not an id, a cycle)."""
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    surrogates: list[str] = []
+    data = clean_data(data, surrogates)
+    notes = [("CR114", "lone surrogates replaced by U+FFFD in the conversation's data")] if surrogates else []
+    cid = str(data.get("uuid") or data.get("id") or f"conversation-{k + 1}")
+    title = shown_title(data.get("name"))
+    model = data.get("model") if isinstance(data.get("model"), str) and data.get("model") else None
+    try:
+        tree = _tree(data)
+        turns, detached = walk(tree, _turn)
+    except BrokenGraph as e:
+        raise BrokenGraph(
+            f"CR506 conversation {cid[:80]!r} ({title[:80]!r}) was skipped: {e.message}",
+            hint="the export's chat_messages must be a list of message objects",
+        ) from None
+    if detached:
+        notes.append(("CR508", f"{len(detached)} part(s) of the conversation lost their place in the export "
+                               "(their parent message is missing): shown after the rest"))  # fmt: skip
+    return Conversation(
+        cid, title, timestamp(data.get("created_at")), timestamp(data.get("updated_at")), model, turns, digest,
+        notes, detached,
+    )  # fmt: skip
+
+
+def _tree(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The messages as a mapping of nodes for :func:`~.threads.walk`: each under its
+    ``parent_message_uuid`` (or, in an export without parents, under the one before it)."""
+    messages = data.get("chat_messages")
+    if not isinstance(messages, list):
+        raise BrokenGraph(f"chat_messages is a {type(messages).__name__}, not a list")
+    with_parents = any(isinstance(m, Mapping) and "parent_message_uuid" in m for m in messages)
+    mapping: dict[str, Any] = {}
+    previous: str | None = None
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise BrokenGraph(f"message {i + 1} is a {type(message).__name__}, not an object")
+        uuid = message.get("uuid")
+        mid: str = uuid if isinstance(uuid, str) and uuid else f"#{i + 1}"
+        if mid in mapping:
+            mid = f"{mid}#{i + 1}"  # one uuid twice: both kept
+        parent = message.get("parent_message_uuid") if with_parents else previous
+        if parent is not None and not isinstance(parent, str):
+            raise BrokenGraph(f"the parent of message {mid[:60]!r} is a {type(parent).__name__}, not a message id")
+        mapping[mid] = {"parent": None if parent == ROOT_PARENT else parent, "children": [], "message": message}
+        previous = mid
+    leaf = data.get("current_leaf_message_uuid")
+    return {"mapping": mapping, "current_node": leaf if isinstance(leaf, str) and leaf in mapping else None}
+
+
+def _turn(message: Mapping[str, Any]) -> Turn | None:
+    sender = message.get("sender")
+    created = timestamp(message.get("created_at"))
+    if sender == "human":
+        text = _human_text(message)
+        return Turn("user", text, created) if text.strip() else None
+    if sender != "assistant":
+        return None
+    answer = _Answer()
+    content = message.get("content")
+    if isinstance(content, list) and content:
+        for block in content:
+            if isinstance(block, Mapping):
+                answer.block(block)
+    elif isinstance(message.get("text"), str):
+        answer.pieces.append(message["text"])
+    text = "".join(answer.pieces).strip()
+    if not text:
+        return None
+    registry = registry_from_data(answer.sources())
+    return Turn("assistant", text, created, registry, answer.notes)
+
+
+def _human_text(message: Mapping[str, Any]) -> str:
+    """The user's words (text blocks, else ``text``), then what they attached, by name."""
+    content = message.get("content")
+    texts = [b["text"] for b in content if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)] if isinstance(content, list) else []  # fmt: skip
+    if not texts and isinstance(message.get("text"), str):
+        texts = [message["text"]]
+    out = ["".join(texts)]
+    for key, what in (("attachments", "attachment"), ("files", "file"), ("files_v2", "file")):
+        for item in message.get(key) or []:
+            name = item.get("file_name") if isinstance(item, Mapping) else None
+            if isinstance(name, str) and name.strip() and f"\\[{what}: {md_text(name)}\\]" not in out:
+                out.append(f"\\[{what}: {md_text(name)}\\]")
+    return "\n\n".join(p for p in out if p.strip())
+
+
+class _Answer:
+    """An assistant message's blocks, read in order into its text, sources and notes."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.notes: list[tuple[str, str]] = []
+        self.cited: dict[str, dict[str, Any]] = {}  # url → source, in the order first cited
+        self.seen: dict[str, dict[str, Any]] = {}  # url → what a search returned for it
+        self.gap = False
+
+    def block(self, block: Mapping[str, Any]) -> None:
+        typ = str(block.get("type") or "")
+        if typ == "text":
+            text = self._cited(block)
+            if self.gap and self.pieces and text.strip():
+                self.pieces.append("\n\n")
+            self.pieces.append(text)
+            self.gap = False
+        elif typ == "tool_result":
+            self._results(block.get("content"))
+            self.gap = True
+        elif typ in _BREAKS:
+            self.gap = True
+        elif typ not in _NOT_SHOWN:
+            self.notes.append(("CR501", f"content block of unknown type {typ[:40]!r} not shown"))
+
+    def _results(self, content: Any) -> None:
+        for item in content if isinstance(content, list) else []:
+            if isinstance(item, Mapping) and isinstance(item.get("url"), str) and item["url"]:
+                found = self.seen.setdefault(item["url"], {})
+                for key in ("title", "text"):
+                    if isinstance(item.get(key), str) and item[key].strip() and key not in found:
+                        found[key] = " ".join(item[key].split()) if key == "text" else item[key]
+
+    def _cited(self, block: Mapping[str, Any]) -> str:
+        """The block's text with a marker after the words each citation names (ids by URL)."""
+        raw = block.get("text")
+        text: str = raw if isinstance(raw, str) else ""
+        at: dict[int, list[str]] = {}
+        for c in block.get("citations") or []:
+            if not isinstance(c, Mapping):
+                continue
+            found_details = c.get("details")
+            details: Mapping[str, Any] = found_details if isinstance(found_details, Mapping) else {}
+            url = details.get("url") or c.get("url")
+            if not isinstance(url, str) or not url.strip():
+                self.notes.append(("CR505", "a citation names no URL: left out"))
+                continue
+            end = c.get("end_index")
+            if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= len(text):
+                self.notes.append(
+                    ("CR504", f"a citation's end ({str(end)[:20]}) lies outside its text: placed at its end")
+                )
+                end = len(text)
+            source = self.cited.setdefault(url, {"id": f"claude{len(self.cited) + 1}", "url": url})
+            title = details.get("title") or c.get("title")
+            if isinstance(title, str) and title.strip():
+                source.setdefault("title", title)
+            quoted = c.get("cited_text")
+            if isinstance(quoted, str) and quoted.strip():
+                source.setdefault("text", " ".join(quoted.split()))
+            ids = at.setdefault(end, [])
+            if source["id"] not in ids:
+                ids.append(source["id"])
+        for end in sorted(at, reverse=True):
+            text = text[:end] + DEFAULT_FORMAT.marker(*at[end]) + text[end:]
+        return text
+
+    def sources(self) -> list[dict[str, Any]]:
+        """The cited pages (titled and quoted from the searches when the citation was not), then
+        the pages searches returned that nothing cites (consulted)."""
+        out = []
+        for url, source in self.cited.items():
+            found = self.seen.get(url, {})
+            out.append({**{k: v for k, v in found.items() if k not in source}, **source})
+        n = len(out)
+        for url, found in self.seen.items():
+            if url not in self.cited:
+                n += 1
+                out.append({"id": f"claude{n}", "url": url, **found})
+        return out

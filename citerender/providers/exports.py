@@ -1,0 +1,69 @@
+"""Chat exports, whoever made them: which one a file is, and its conversations as
+:class:`~.threads.Conversation` s (ChatGPT's ``conversations.json`` by :mod:`.chatgpt`, Claude's
+by :mod:`.claude`), read as a stream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import CiterenderError
+from . import chatgpt, claude
+from .archive import head, is_zipped_export, read_raw
+from .threads import Conversation, shown_title
+
+__all__ = ["conversation", "export_kind", "find_conversation", "is_export", "read_conversations"]
+
+
+def export_kind(path: str | Path) -> str | None:
+    """``chatgpt`` or ``claude`` when the file (or zip) is that chat export, else ``None``,
+    judged from its first bytes."""
+    text = head(path)
+    if not text and is_zipped_export(path):
+        return "chatgpt"  # unreadable as it is (a zip bomb…): reading it says why
+    if not text.startswith("["):
+        return None
+    if '"mapping"' in text:
+        return "chatgpt"
+    if '"chat_messages"' in text:
+        return "claude"
+    return None
+
+
+def is_export(path: str | Path) -> bool:
+    return export_kind(path) is not None
+
+
+def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
+    """One conversation of either export, by its shape (a :class:`~.threads.BrokenGraph` if its
+    messages cannot be walked)."""
+    if "mapping" not in data and "chat_messages" in data:
+        return claude.conversation(data, k)
+    return chatgpt.conversation(data, k)
+
+
+def read_conversations(path: str | Path) -> Iterator[Conversation]:
+    """Every conversation of the export, in file order, read as a stream."""
+    for k, data in read_raw(path):
+        yield conversation(data, k)
+
+
+def _id(data: Mapping[str, Any], k: int) -> str:
+    return str(data.get("conversation_id") or data.get("id") or data.get("uuid") or f"conversation-{k + 1}")
+
+
+def find_conversation(path: str | Path, key: str) -> Conversation:
+    """The conversation whose id is ``key``, else the first whose title is ``key`` (case-insensitive).
+
+    Only the one found is built: a broken conversation elsewhere in the export does not stop it."""
+    by_title: tuple[int, Mapping[str, Any]] | None = None
+    for k, data in read_raw(path):
+        if _id(data, k) == key:
+            return conversation(data, k)
+        title = shown_title(data.get("title") if "title" in data else data.get("name"))
+        if by_title is None and title.casefold() == key.casefold():
+            by_title = (k, data)
+    if by_title is None:
+        raise CiterenderError(f"no conversation with id or title {key!r}", path=str(path), hint="see the index page")
+    return conversation(by_title[1], by_title[0])

@@ -1,0 +1,265 @@
+"""Conversations as readers follow them, whatever exported them: each turn a reader saw, every
+other version of a turn hung where it happened, and the parts whose place the export lost.
+
+An export's messages form a forest (ChatGPT's ``mapping``, Claude's ``parent_message_uuid``);
+:func:`walk` turns one into the current branch (to the leaf the owner last saw), :class:`Version` s
+and detached threads, calling the export's own function to make each message a :class:`Turn`.
+Every node is reached once: a cycle or a wrong shape is a :class:`BrokenGraph`, never a hang."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..errors import CiterenderError
+from ..sources.clean import display_text
+from ..sources.model import Registry
+
+__all__ = ["MAX_VERSION_DEPTH", "BrokenGraph", "Conversation", "Turn", "Version", "shown_title", "timestamp", "walk"]
+
+
+@dataclass
+class Turn:
+    """One message a reader sees: ``role`` is ``user`` or ``assistant``; an assistant's ``text``
+    holds canonical markers over ``registry``; ``notes`` are (code, message) from the import."""
+
+    role: str
+    text: str
+    created: float | None = None
+    registry: Registry | None = None
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    model: str | None = None
+    #: this turn's place among its versions (``(2, 2)``: the second of two), when it has others
+    version: tuple[int, int] | None = None
+    #: the other versions of this turn, each with the messages that followed it
+    versions: list[Version] = field(default_factory=list)
+
+
+@dataclass
+class Conversation:
+    """One conversation on its current branch; ``digest`` changes whenever its data does."""
+
+    id: str
+    title: str
+    created: float | None
+    updated: float | None
+    model: str | None
+    turns: list[Turn]
+    digest: str
+    #: (code, message) of the import, about the conversation as a whole
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    #: threads whose parent node the export lost, oldest first: shown after the rest, never dropped
+    detached: list[list[Turn]] = field(default_factory=list)
+
+    def every_turn(self) -> Iterator[Turn]:
+        """Every turn on the page: the current branch, every version and every detached thread
+        (versions nest at most ``MAX_VERSION_DEPTH`` deep, so the walk's recursion is bounded)."""
+        for thread in (self.turns, *self.detached):
+            yield from _with_versions(thread)
+
+    @property
+    def answers(self) -> int:
+        """Answers on the current branch (what the chat shows)."""
+        return sum(1 for t in self.turns if t.role == "assistant")
+
+    @property
+    def sources(self) -> int:
+        """Sources of every answer on the page, other versions and detached threads included."""
+        return sum(len(t.registry) for t in self.every_turn() if t.registry is not None)
+
+
+def shown_title(title: Any, fallback: str = "Untitled conversation") -> str:
+    """A title as readers see it: marker forms removed, as front-matter titles are; one line, at
+    most 200 characters."""
+    shown = display_text(title[:10_000])[0].replace("\x00", "\ufffd").strip()[:200] if isinstance(title, str) else ""
+    return " ".join(shown.split()) or fallback
+
+
+def timestamp(value: Any) -> float | None:
+    """Epoch seconds from a number or an ISO 8601 string (``2025-03-05T18:06:10.831417+00:00``,
+    ``…Z``); anything else is ``None``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and value[:4].isdigit():
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def _with_versions(turns: list[Turn]) -> Iterator[Turn]:
+    for turn in turns:
+        yield turn
+        for version in turn.versions:
+            yield from _with_versions(version.turns)
+
+
+class BrokenGraph(CiterenderError):
+    """A conversation whose message graph cannot be walked: a cycle, a node that is not an object,
+    an id that is not a string. The conversation is reported (CR506) and skipped; the rest of the
+    export still builds."""
+
+
+#: forks nested deeper than this inside other versions are shown as their own threads, after the
+#: conversation (an export may nest edits without limit; the page and the walk stay bounded)
+MAX_VERSION_DEPTH = 16
+
+
+class _Graph:
+    """A conversation's mapping as a forest: each node's children in the export's order (a node
+    whose parent names it but whose ``children`` omit it is added after them), walked once.
+
+    Every node is reached at most once: a node reached twice (a child that is its own ancestor)
+    or a parent chain that loops is a :class:`BrokenGraph`, never a hang."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        mapping = data.get("mapping")
+        self.nodes: dict[str, Mapping[str, Any]] = {}
+        for nid, node in mapping.items() if isinstance(mapping, Mapping) else ():
+            if not isinstance(node, Mapping):
+                raise BrokenGraph(f"node {str(nid)[:60]!r} is a {type(node).__name__}, not an object")
+            self.nodes[str(nid)] = node
+        self.kids: dict[str, list[str]] = {}
+        listed: dict[str, set[str]] = {}  # membership of each list, so a wide fork stays linear
+        for nid, node in self.nodes.items():
+            children = node.get("children") or []
+            if not isinstance(children, list):
+                raise BrokenGraph(f"the children of node {nid[:60]!r} are not a list")
+            kids, known = self.kids.setdefault(nid, []), listed.setdefault(nid, set())
+            for child in children:
+                if not isinstance(child, str):
+                    raise BrokenGraph(f"a child id is a {type(child).__name__}, not a node id")
+                if child in self.nodes and child not in known:
+                    known.add(child)
+                    kids.append(child)
+        for nid in self.nodes:
+            parent = self._parent(nid)
+            if parent is not None and nid not in listed[parent]:
+                listed[parent].add(nid)
+                self.kids[parent].append(nid)
+        self.seen: set[str] = set()
+
+    def _parent(self, nid: str) -> str | None:
+        """The parent node's id, ``None`` for a root or a parent the export lost."""
+        parent = self.nodes[nid].get("parent")
+        if parent is not None and not isinstance(parent, str):
+            raise BrokenGraph(f"a parent id is a {type(parent).__name__}, not a node id")
+        return parent if parent in self.nodes else None
+
+    def path_to(self, nid: str) -> list[str]:
+        """The ids from ``nid``'s top (a root, or a node whose parent is lost) down to it."""
+        path, seen = [nid], {nid}
+        while (parent := self._parent(path[-1])) is not None:
+            if parent in seen:
+                raise BrokenGraph(f"the parents of node {parent[:60]!r} loop back to it: the graph has a cycle")
+            seen.add(parent)
+            path.append(parent)
+        return path[::-1]
+
+    def tops(self) -> list[str]:
+        """Every node without a parent in the export, true roots (no parent at all) first."""
+        roots = [n for n, v in self.nodes.items() if v.get("parent") is None]
+        lost = [n for n, v in self.nodes.items() if v.get("parent") is not None and self._parent(n) is None]
+        return roots + lost
+
+
+@dataclass
+class Version:
+    """Another version of a turn (an edit, a regeneration), as the chat UI's "1 / 2" shows it:
+    ``position`` of ``of`` among the turn's versions, its messages from there to its own end."""
+
+    position: int
+    of: int
+    created: float | None
+    turns: list[Turn]
+
+
+def walk(
+    data: Mapping[str, Any], turn_of: Callable[[Mapping[str, Any]], Turn | None]
+) -> tuple[list[Turn], list[list[Turn]]]:
+    """The conversation as the owner last saw it (from the root to ``current_node``, or along the
+    last children), every other version hung on the turn it replaces, and the threads whose place
+    in the conversation the export lost (their parent node is missing), oldest first. ``data``
+    holds ``mapping`` (node id → ``parent``, ``children``, ``message``) and ``current_node``;
+    ``turn_of`` makes a node's message a turn, or ``None`` for one readers do not see."""
+    graph = _Graph(data)
+    current = data.get("current_node")
+    if current is not None and not isinstance(current, str):
+        raise BrokenGraph(f"current_node is a {type(current).__name__}, not a node id")
+    target = graph.path_to(current) if current in graph.nodes else []
+    tops = graph.tops()
+    overflow: list[str] = []
+    threads: list[tuple[float, int, list[Turn]]] = []
+    main: list[Turn] | None = None
+    true_roots = [t for t in tops if graph.nodes[t].get("parent") is None]
+    main_top = target[0] if target and target[0] in true_roots else (true_roots[0] if true_roots else None)
+    order = ([main_top] if main_top else []) + [t for t in tops if t != main_top]
+    for k, top in enumerate(order):
+        turns = _thread(graph, top, set(target), 0, overflow, turn_of)
+        if top == main_top:
+            main = turns
+        elif turns:
+            threads.append((min((t.created for t in turns if t.created), default=float("inf")), k, turns))
+    deep: list[list[Turn]] = []
+    while overflow:  # versions nested too deep: each its own thread, after the rest
+        if turns := _thread(graph, overflow.pop(0), set(), 0, overflow, turn_of):
+            deep.append(turns)
+    unreached = [n for n in graph.nodes if n not in graph.seen]
+    if unreached:  # not below any top: parents that loop
+        graph.path_to(unreached[0])  # raises, naming the loop
+        raise BrokenGraph(f"node {unreached[0][:60]!r} hangs from no root: the graph has a cycle")
+    return main or [], [t for *_, t in sorted(threads, key=lambda x: x[:2])] + deep
+
+
+def _thread(
+    graph: _Graph,
+    top: str,
+    target: set[str],
+    depth: int,
+    overflow: list[str],
+    turn_of: Callable[[Mapping[str, Any]], Turn | None],
+) -> list[Turn]:
+    """The turns from ``top`` down, through the child on ``target`` (else the last child); at a
+    fork the other children become :class:`Version` s of the next turn shown; past
+    ``MAX_VERSION_DEPTH`` nested forks their ids go to ``overflow`` (walked later, at the top)."""
+    turns: list[Turn] = []
+    pending: list[Version] = []
+    position: tuple[int, int] | None = None
+    nid: str | None = top
+    while nid is not None:
+        if nid in graph.seen:
+            raise BrokenGraph(f"node {nid[:60]!r} is its own descendant: the graph has a cycle")
+        graph.seen.add(nid)
+        message = graph.nodes[nid].get("message")
+        turn = turn_of(message) if isinstance(message, Mapping) else None
+        if turn is not None:
+            turn.version, turn.versions = position, pending
+            pending, position = [], None
+            turns.append(turn)
+        kids = graph.kids.get(nid, [])
+        if not kids:
+            break
+        chosen = next((k for k in kids if k in target), kids[-1])
+        if len(kids) > 1:
+            if depth >= MAX_VERSION_DEPTH:  # not nested further: shown as threads of their own
+                overflow.extend(k for k in kids if k != chosen)
+            else:
+                others = [(k, _thread(graph, k, target, depth + 1, overflow, turn_of)) for k in kids if k != chosen]
+                shown = {k for k, turns_of in others if turns_of}
+                if shown:
+                    at = {k: i for i, k in enumerate((k for k in kids if k == chosen or k in shown), start=1)}
+                    of = len(at)
+                    pending += [Version(at[k], of, t[0].created, t) for k, t in others if t]
+                    position = (at[chosen], of)
+        nid = chosen
+    if pending:  # forks after the last turn shown: versions of the last turn, or the thread itself
+        if turns:
+            turns[-1].versions += pending
+        else:
+            turns = pending[0].turns
+            if len(pending) > 1:
+                turns[0].versions += pending[1:]
+    return turns
