@@ -370,3 +370,85 @@ def test_the_index_searches_a_json_index_that_works_from_disk(tmp_path: Path) ->
     assert [a["href"] for a in soup.select("ol.citerender-conversations a")] == [d["href"] for d in data]
     again = build_conversations(EXPORT, out)  # owned by the build: rewritten, never left stale
     assert again.written == 0 and (out / "search-index.json").read_text(encoding="utf-8") == raw
+
+
+# --------------------------------------------------------------------------- Claude's data export
+
+CLAUDE = FIXTURES / "claude" / "conversations.json"
+
+
+def test_a_claude_export_is_recognised_and_builds_a_site(tmp_path: Path) -> None:
+    from citerender.providers.exports import export_kind
+
+    assert export_kind(CLAUDE) == "claude" and export_kind(EXPORT) == "chatgpt" and export_kind(TRANSCRIPT) is None
+    r = _cli("build", str(CLAUDE), str(tmp_path / "site"))
+    assert r.returncode == 0, r.stderr
+    assert "built 2 page(s)" in r.stderr and "Blocking search ads [claude-conv-ads]: 0 error(s), 2 warning(s)" in r.stderr
+    index = BeautifulSoup((tmp_path / "site" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    rows = [li.get_text(" ", strip=True) for li in index.select("ol.citerender-conversations li")]
+    assert rows[0].startswith("Blocking search ads 2026-02-05 · claude-sonnet-4-5 · 2 answers · 4 sources")
+    zipped = tmp_path / "data-2026-02-05.zip"  # the export's zip: the same member name as ChatGPT's
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.write(CLAUDE, "conversations.json")
+        z.writestr("users.json", "[]")
+    assert _cli("build", str(zipped), str(tmp_path / "zipped")).returncode == 0
+
+
+def test_a_claude_page_holds_every_message_in_order_and_every_citation() -> None:
+    data = json.loads(CLAUDE.read_text(encoding="utf-8"))[0]
+    page, diags = conversation_page(find_conversation(CLAUDE, "Blocking search ads"), style="hovercard")
+    soup = BeautifulSoup(page, "html.parser")
+    current = [a for a in soup.select("article") if not a.find_parent("details")]
+    assert [a.select_one(".citerender-turn-who").get_text() for a in current] == [
+        "You", "Claude · Version 2 of 2", "You", "Claude"]  # fmt: skip
+    words = " ".join(soup.get_text(" ").split())
+    shown = [b["text"] for m in data["chat_messages"] for b in m["content"] if b["type"] == "text" and b["text"].strip()]
+    pos = 0
+    for block in shown:  # every text block, in order (the retried answer's first version after its turn)
+        if block == "Chrome has no setting that hides search ads.":
+            continue  # the retried answer's first version: inside its turn's versions, checked below
+        at = words.find(" ".join(block.split()).rstrip("."), pos)
+        assert at != -1, block
+        pos = at
+    version = soup.select_one("details.citerender-version")
+    assert version is not None and "Chrome has no setting that hides search ads." in version.get_text()
+    answer = current[1]
+    paragraphs = [p.get_text(" ", strip=True) for p in answer.select(".citerender-turn-body > p")]
+    assert paragraphs[0] == "Let me look that up."  # a tool call came between: paragraphs of their own
+    assert paragraphs[1].startswith("Chrome alone cannot hide them")
+    text = find_conversation(CLAUDE, "Blocking search ads").turns[1].text  # blocks joined, each marker in its place
+    assert "hides sponsored results\ue200cite\ue202claude2\ue201 on Google's results pages." in text
+    assert "with intrusive ads.\ue200cite\ue202claude1\ue201 An extension" in text  # after the sentence's period
+    # each citation after its own words, linked to its URL, titled and quoted from the search
+    cards = answer.select(".citerender-card")
+    assert [c.select_one("a.citerender-card-title")["href"] for c in cards] == [
+        "https://support.google.com/chrome/answer/7632919", "https://ublockorigin.com/", "https://duckduckgo.com/about"]  # fmt: skip
+    assert "Block or allow pop-ups and intrusive ads in Chrome" in cards[0].get_text()
+    assert "uBlock Origin is a free and open-source" in cards[1].get_text()
+    assert "thinking" not in words.casefold() and "block google search ads chrome" not in words  # not shown, as in the chat
+    assert "[attachment: my-filters.txt]" in words and "[file: ad-report.pdf]" in words
+    codes = sorted(d.code for _, d in diags)
+    assert codes == ["CR501", "CR504"]  # an unknown block, a citation past its text: said, never silent
+
+
+def test_a_claude_export_without_parents_is_read_in_order() -> None:
+    conv = find_conversation(CLAUDE, "claude-conv-old")
+    assert [(t.role, t.text) for t in conv.turns] == [
+        ("user", "What is a haiku?"), ("assistant", "A three-line poem of 5, 7 and 5 syllables.")]  # fmt: skip
+    assert conv.title == "Old linear chat" and conv.assistant == "Claude"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [{"name": "x", "chat_messages": "nope"}, {"name": "x", "chat_messages": [1]},
+     {"name": "x", "chat_messages": [{"uuid": "a", "parent_message_uuid": ["b"]}]},
+     {"name": "x", "chat_messages": [{"uuid": "a", "parent_message_uuid": "b", "sender": "human", "text": "hi"},
+                                     {"uuid": "b", "parent_message_uuid": "a", "sender": "human", "text": "ho"}]}],
+    ids=["not a list", "not an object", "a list as a parent", "parents that loop"],
+)  # fmt: skip
+def test_a_broken_claude_conversation_is_reported_not_a_traceback(broken: dict[str, object]) -> None:
+    from citerender.providers.exports import conversation
+    from citerender.providers.threads import BrokenGraph
+
+    with pytest.raises(BrokenGraph, match=r"CR506 conversation .* was skipped"):
+        conversation(broken)

@@ -67,7 +67,7 @@ def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
                                "(their parent message is missing): shown after the rest"))  # fmt: skip
     return Conversation(
         cid, title, _number(data.get("create_time")), _number(data.get("update_time")), model, turns, digest, notes,
-        detached,
+        detached, "ChatGPT",
     )  # fmt: skip
 
 

@@ -7,7 +7,7 @@ Each conversation holds ``chat_messages``; each message a ``sender`` (``human``,
 order). An answer is its ``text`` blocks, in order: blocks one after another are one text (Claude
 splits its text where a citation starts or ends), blocks on either side of a tool call are
 separate paragraphs. A text block's ``citations`` (``start_index``/``end_index`` in that block,
-``details.url``) become a marker after the words they name; the pages a web search returned
+``details.url``) become a marker after the words they name (and the punctuation closing them); the pages a web search returned
 (``tool_result`` blocks of ``knowledge`` items) give the sources their titles and snippets, and are
 the sources consulted. Thinking, tool calls and their results are not shown, as in the chat; a block
 of a type citerender does not know is reported (CR501), never dropped silently. A user's
@@ -33,6 +33,7 @@ ROOT_PARENT = "00000000-0000-4000-8000-000000000000"
 #: blocks the chat does not show (thinking, tools and their results, bookkeeping)
 _NOT_SHOWN = frozenset({"thinking", "redacted_thinking", "tool_use", "tool_result", "token_budget", "flag"})
 _BREAKS = frozenset({"tool_use", "tool_result"})  # text on either side of them: separate paragraphs
+_CLOSING = frozenset(".,;:!?)]\u201d\u2019\"'")  # a citation ending just before these goes after them
 
 
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
@@ -58,7 +59,7 @@ def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
                                "(their parent message is missing): shown after the rest"))  # fmt: skip
     return Conversation(
         cid, title, timestamp(data.get("created_at")), timestamp(data.get("updated_at")), model, turns, digest,
-        notes, detached,
+        notes, detached, "Claude",
     )  # fmt: skip
 
 
@@ -120,8 +121,9 @@ def _human_text(message: Mapping[str, Any]) -> str:
     for key, what in (("attachments", "attachment"), ("files", "file"), ("files_v2", "file")):
         for item in message.get(key) or []:
             name = item.get("file_name") if isinstance(item, Mapping) else None
-            if isinstance(name, str) and name.strip() and f"\\[{what}: {md_text(name)}\\]" not in out:
-                out.append(f"\\[{what}: {md_text(name)}\\]")
+            label = f"&#91;{what}: {md_text(name)}&#93;" if isinstance(name, str) and name.strip() else ""
+            if label and label not in out:
+                out.append(label)
     return "\n\n".join(p for p in out if p.strip())
 
 
@@ -186,6 +188,8 @@ class _Answer:
             quoted = c.get("cited_text")
             if isinstance(quoted, str) and quoted.strip():
                 source.setdefault("text", " ".join(quoted.split()))
+            while end < len(text) and text[end] in _CLOSING:  # after the sentence's punctuation, as chats show it
+                end += 1
             ids = at.setdefault(end, [])
             if source["id"] not in ids:
                 ids.append(source["id"])

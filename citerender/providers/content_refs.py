@@ -31,14 +31,19 @@ _TEXT_TYPES = frozenset({"products", "businesses_map", "alt_text"})
 _LINK_TYPES = frozenset({"nav_list", "file_navlist", "navigation", "image_v2", "image_group"})
 _NOTHING_TYPES = frozenset({"hidden", "sources_footnote"})
 _URL_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$&])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}<>#+\-.!|~$&])")
+#: brackets and parentheses as character references: ``\[…\]`` and ``\(…\)`` would read as math
+_MD_BRACKETS = {"[": "&#91;", "]": "&#93;", "(": "&#40;", ")": "&#41;"}
+_MD_BRACKET = re.compile(r"[\[\]()]")
 _SPACES = re.compile(r"[\s\u202f\u00a0]+")
 
 
 def md_text(text: str) -> str:
     """``text`` as literal Markdown: every character Markdown could read as syntax is escaped,
-    line breaks are spaces (an export's titles and names are data, not Markdown)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    brackets and parentheses written as character references (escaped, a pair of them would read
+    as a formula: ``\\(HR\\)``), line breaks are spaces (an export's titles and names are data)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return _MD_BRACKET.sub(lambda m: _MD_BRACKETS[m.group()], escaped)
 
 
 def ref_id(ref: Mapping[str, Any] | None) -> str | None:
@@ -157,7 +162,7 @@ def _link_list(ref: Mapping[str, Any]) -> str:
     links = [x for e in entries if (x := _link(e.get("title") or e.get("alt") or e.get("name"), e.get("url")))]
     if not links:
         alt = ref.get("alt") if typ not in ("image_v2", "image_group") else None
-        return md_text(alt) if isinstance(alt, str) else (f"\\[{len(entries)} image(s)\\]" if entries else "")
+        return md_text(alt) if isinstance(alt, str) else (f"&#91;{len(entries)} image(s)&#93;" if entries else "")
     label = "Images" if key == "images" else (md_text(ref["alt"]) if isinstance(ref.get("alt"), str) else "Links")
     return f"{label}: " + ", ".join(links)
 

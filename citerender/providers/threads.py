@@ -52,6 +52,8 @@ class Conversation:
     notes: list[tuple[str, str]] = field(default_factory=list)
     #: threads whose parent node the export lost, oldest first: shown after the rest, never dropped
     detached: list[list[Turn]] = field(default_factory=list)
+    #: who answers, as the page names them (``ChatGPT``, ``Claude``); empty: "Assistant"
+    assistant: str = ""
 
     def every_turn(self) -> Iterator[Turn]:
         """Every turn on the page: the current branch, every version and every detached thread

@@ -198,7 +198,7 @@ def render_conversation(
     """The conversation's body: each user turn as the user wrote it (markers stripped), each
     answer with its citations (style, theme and evidence options as for :func:`render`)."""
     opts = RenderOptions.build(options, **kwargs)
-    speaker = "ChatGPT" if conv.model is not None or any(t.model for t in conv.turns) else "Assistant"
+    speaker = conv.assistant or "Assistant"
     turns = _Turns(opts, speaker)
     turns.diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
     views = turns.views(conv.turns)
