@@ -383,7 +383,9 @@ def test_a_claude_export_is_recognised_and_builds_a_site(tmp_path: Path) -> None
     assert export_kind(CLAUDE) == "claude" and export_kind(EXPORT) == "chatgpt" and export_kind(TRANSCRIPT) is None
     r = _cli("build", str(CLAUDE), str(tmp_path / "site"))
     assert r.returncode == 0, r.stderr
-    assert "built 2 page(s)" in r.stderr and "Blocking search ads [claude-conv-ads]: 0 error(s), 2 warning(s)" in r.stderr
+    assert (
+        "built 2 page(s)" in r.stderr and "Blocking search ads [claude-conv-ads]: 0 error(s), 2 warning(s)" in r.stderr
+    )
     index = BeautifulSoup((tmp_path / "site" / "index.html").read_text(encoding="utf-8"), "html.parser")
     rows = [li.get_text(" ", strip=True) for li in index.select("ol.citerender-conversations li")]
     assert rows[0].startswith("Blocking search ads 2026-02-05 · claude-sonnet-4-5 · 2 answers · 4 sources")
@@ -402,7 +404,9 @@ def test_a_claude_page_holds_every_message_in_order_and_every_citation() -> None
     assert [a.select_one(".citerender-turn-who").get_text() for a in current] == [
         "You", "Claude · Version 2 of 2", "You", "Claude"]  # fmt: skip
     words = " ".join(soup.get_text(" ").split())
-    shown = [b["text"] for m in data["chat_messages"] for b in m["content"] if b["type"] == "text" and b["text"].strip()]
+    shown = [
+        b["text"] for m in data["chat_messages"] for b in m["content"] if b["type"] == "text" and b["text"].strip()
+    ]
     pos = 0
     for block in shown:  # every text block, in order (the retried answer's first version after its turn)
         if block == "Chrome has no setting that hides search ads.":
@@ -425,7 +429,9 @@ def test_a_claude_page_holds_every_message_in_order_and_every_citation() -> None
         "https://support.google.com/chrome/answer/7632919", "https://ublockorigin.com/", "https://duckduckgo.com/about"]  # fmt: skip
     assert "Block or allow pop-ups and intrusive ads in Chrome" in cards[0].get_text()
     assert "uBlock Origin is a free and open-source" in cards[1].get_text()
-    assert "thinking" not in words.casefold() and "block google search ads chrome" not in words  # not shown, as in the chat
+    assert (
+        "thinking" not in words.casefold() and "block google search ads chrome" not in words
+    )  # not shown, as in the chat
     assert "[attachment: my-filters.txt]" in words and "[file: ad-report.pdf]" in words
     codes = sorted(d.code for _, d in diags)
     assert codes == ["CR501", "CR504"]  # an unknown block, a citation past its text: said, never silent
