@@ -348,3 +348,35 @@ def test_another_version_opens_by_keyboard_and_pointer(
     page.evaluate(axe_script)
     assert page.evaluate(RUN_AXE) == []
     context.close()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_claude_export_site_reads_cleanly(browser: Any, axe_script: str, tmp_path: Path, width: int) -> None:
+    """Claude's export built into a site: axe finds nothing on the index or a page, light and
+    dark; nothing scrolls sideways; each citation's card links to the page the search returned."""
+    from citerender.publish.conversations import build_conversations
+
+    out = tmp_path / "site"
+    build_conversations(FIXTURES / "claude" / "conversations.json", out, style="hovercard")
+    page_path = next((out / "c").glob("blocking-search-ads-*.html"))
+    for scheme in ("light", "dark"):
+        for path in (out / "index.html", page_path):
+            context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 800})
+            page = context.new_page()
+            page.goto(path.as_uri())
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, path.name
+            page.evaluate(axe_script)
+            assert page.evaluate(RUN_AXE) == [], (path.name, scheme)
+            context.close()
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    page.goto(page_path.as_uri())
+    trigger = page.locator(".citerender-has-card > button:visible").first
+    trigger.click()
+    card = page.locator(".citerender-card:popover-open")
+    card.wait_for(state="visible")
+    assert card.locator("a.citerender-card-title").first.get_attribute("href") == (
+        "https://support.google.com/chrome/answer/7632919"
+    )
+    assert "Block or allow pop-ups and intrusive ads in Chrome" in card.inner_text()
+    context.close()

@@ -290,3 +290,17 @@ def test_render_reads_pandoc_front_matter_and_leaves_a_leading_rule_alone(tmp_pa
     rule.write_text("---\n\nAn answer opening with a rule.\n", encoding="utf-8")
     r = run("render", str(rule))
     assert r.returncode == 0 and r.stdout.startswith("<hr />\n<p>An answer opening with a rule.</p>")
+
+
+def test_units_on_html_without_beautifulsoup_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After ``make demo`` (no extras), ``units`` on an HTML page says which extra to install,
+    exit 2, instead of a ModuleNotFoundError traceback."""
+    import sys
+
+    page = tmp_path / "page.html"
+    page.write_text("<html><head><title>T</title></head><body><p>One line.</p></body></html>", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "bs4", None)  # as if beautifulsoup4 were not installed
+    r = run_cli("units", str(page), "-o", str(tmp_path / "registry.json"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "pip install 'citerender[html]'" in r.stderr
+    assert not (tmp_path / "registry.json").exists()

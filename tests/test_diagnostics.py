@@ -77,3 +77,16 @@ def test_diagnostic_format_and_severity() -> None:
     assert d.format("a.md") == "a.md:3:7: CR101 [error] unknown source id 'x'"
     assert d.severity is Severity.ERROR and has_errors([d])
     assert d.to_dict()["name"] == "unknown-source" and d.hint
+
+
+def test_codes_show_the_characters_as_escapes_a_reader_can_type() -> None:
+    """The fixes name the marker characters by their escapes (``\\ue200``), never an unfilled
+    ``{CITATION_START}`` placeholder and never the invisible characters themselves."""
+    from conftest import run_cli
+
+    r = run_cli("codes")
+    assert r.returncode == 0
+    assert "{CITATION" not in r.stdout and "{HIGHLIGHT" not in r.stdout
+    assert not any("\ue200" <= ch <= "\ue206" for ch in r.stdout)
+    assert "write markers as \\ue200cite\\ue202<id>[\\ue202L<n>-L<m>]\\ue201" in r.stdout
+    assert all("{CITATION" not in c.hint and "{CITATION" not in c.summary for c in CODES.values())

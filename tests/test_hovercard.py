@@ -178,3 +178,34 @@ def test_a_citation_never_starts_a_line_away_from_its_word(browser: Any, tmp_pat
         )
         context.close()
         assert apart == [], (width, apart)
+
+
+def test_every_card_links_to_the_passage_and_to_its_sources_entry(browser: Any, page_path: Path) -> None:
+    """A card's title goes to the cited passage, not only the page (a text fragment of the cited
+    lines); its "in Sources" link takes the reader to the source's entry on this page."""
+    from urllib.parse import unquote
+
+    context, page = _open(browser, page_path, 1280)
+    items = page.locator(".citerender-card-item")
+    assert items.count() > 3
+    for k in range(items.count()):
+        item = items.nth(k)
+        href = item.locator("a.citerender-card-title").get_attribute("href") or ""
+        quoted = item.locator(".citerender-ltext").all_text_contents()
+        if item.locator(".citerender-card-loc").count():  # cited lines: the fragment names them
+            assert "#:~:text=" in href, href
+            first_words = " ".join(quoted[0].split()[:2])
+            assert first_words in unquote(href.split("#:~:text=", 1)[1]).replace("-,", " "), (href, quoted)
+        entry = item.locator("a.citerender-card-entry").get_attribute("href") or ""
+        assert entry.startswith("#ref-") and page.locator(entry).count() == 1
+    trigger = page.locator(TRIGGER).nth(1)
+    trigger.hover()
+    card = page.locator(f"#{trigger.get_attribute('interestfor')}")
+    card.wait_for(state="visible")
+    link = card.locator("a.citerender-card-entry").first
+    target = link.get_attribute("href")
+    link.click()
+    assert page.evaluate("location.hash") == target
+    box = page.locator(str(target)).bounding_box()
+    assert box is not None and 0 <= box["y"] < 800  # the entry is in view
+    context.close()

@@ -152,7 +152,13 @@ def test_mkdocs_page_without_sources_says_so(tmp_path: Path) -> None:
     docs = _site(tmp_path)
     (docs / "four.md").write_text(expand("A claim.{S}cite{D}s1{E}\n"), encoding="utf-8")
     r = _mkdocs(tmp_path)
-    assert r.returncode == 0, r.stderr  # a warning diagnostic is information for MkDocs, not a failure
+    assert r.returncode != 0  # --strict: a page published entirely unverified fails the build
+    assert "four.md:1:1: CR112 [warning] rendered without sources" in r.stderr
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\ntheme: {name: material}\nplugins: [citerender]\n", encoding="utf-8"
+    )
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr  # without --strict: said, and built
     assert "four.md:1:1: CR112 [warning] rendered without sources" in r.stderr
     four = BeautifulSoup((tmp_path / "site" / "four" / "index.html").read_text(encoding="utf-8"), "html.parser")
     assert four.select_one("article .citerender-ref-note").get_text() == "unverified: rendered without sources"
@@ -206,3 +212,87 @@ def test_mkdocs_codex_citations_with_repo_options(tmp_path: Path) -> None:
     link = page.select_one("sup.citerender-cite a")
     assert link["href"] == "https://github.com/o/r/blob/main/src/app.py#L1-L3"
     assert "【" not in page.get_text()
+
+
+# --------------------------------------------------------------------------- checks wherever pages are published
+
+EVIDENCE = EXAMPLES / "evidence"
+SUPPORT = ("CR401", "CR402", "CR403", "CR405")  # the four unsupported claims `check` finds in the example
+
+
+def _evidence_docs(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text((EVIDENCE / "answer.md").read_text(encoding="utf-8"), encoding="utf-8")
+    (docs / "index.sources.yaml").write_text(
+        (EVIDENCE / "answer.sources.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    return docs
+
+
+def test_build_checks_support_when_asked_and_strict_fails_on_it(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("answer.md", "answer.sources.yaml"):
+        (src / name).write_text((EVIDENCE / name).read_text(encoding="utf-8"), encoding="utf-8")
+    plain = run_cli("build", str(src), str(tmp_path / "a"), "-v")
+    assert plain.returncode == 0 and not any(code in plain.stderr for code in SUPPORT)  # opt-in
+    checked = run_cli("build", str(src), str(tmp_path / "b"), "-v", "--check-support")
+    assert checked.returncode == 0, checked.stderr  # warnings: reported, the build passes
+    assert [code for code in SUPPORT if f"{code} [warning]" in checked.stderr] == list(SUPPORT)
+    assert "answer.md:3:89: CR401 [warning] 'sixty days' is not in the cited passage" in checked.stderr
+    strict = run_cli("build", str(src), str(tmp_path / "c"), "--check-support", "--strict")
+    assert strict.returncode == 1 and "--strict: 0 error(s), 4 warning(s), 0 page(s) without sources" in strict.stderr
+    (src / "answer.sources.yaml").unlink()  # a page whose sidecar is missing: published entirely unverified
+    bare = run_cli("build", str(src), str(tmp_path / "d"), "--strict")
+    assert bare.returncode == 1 and "1 page(s) without sources" in bare.stderr
+    assert run_cli("build", str(src), str(tmp_path / "e")).returncode == 0  # without --strict: said, not failed
+
+
+def test_mkdocs_checks_support_when_asked(tmp_path: Path) -> None:
+    _evidence_docs(tmp_path)
+
+    def build(check: str) -> subprocess.CompletedProcess[str]:
+        (tmp_path / "mkdocs.yml").write_text(
+            f"site_name: t\nplugins:\n  - citerender:\n      check_support: {check}\n", encoding="utf-8"
+        )
+        return subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, capture_output=True, text=True
+        )
+
+    off = build("off")
+    assert off.returncode == 0, off.stderr
+    assert not any(code in off.stderr for code in SUPPORT)
+    report = build("report")
+    assert report.returncode == 0, report.stderr  # reported at info: a strict build passes
+    assert [c for c in SUPPORT if f"{c} [warning]" in report.stderr] == list(SUPPORT)
+    error = build("error")
+    assert error.returncode != 0  # the author asked for them to fail the build
+    assert "WARNING" in error.stderr and "index.md:3:89: CR401 [warning]" in error.stderr
+
+
+def test_sphinx_checks_support_when_asked(tmp_path: Path) -> None:
+    docs = _evidence_docs(tmp_path)
+    out = tmp_path / "html"
+
+    def build(check: str) -> subprocess.CompletedProcess[str]:
+        (docs / "conf.py").write_text(
+            'project = "cited"\nextensions = ["myst_parser", "citerender.sphinx"]\n'
+            f'source_suffix = {{".md": "markdown"}}\nexclude_patterns = ["_build"]\nciterender_check_support = "{check}"\n'
+            'suppress_warnings = ["myst.header"]\n',  # the example answer starts at H2
+            encoding="utf-8",
+        )
+        return subprocess.run(
+            [sys.executable, "-m", "sphinx", "-E", "-b", "html", "-W", str(docs), str(out)],
+            capture_output=True,
+            text=True,
+        )
+
+    assert build("report").returncode == 0
+    error = build("error")
+    assert error.returncode != 0 and "CR401 [warning] 'sixty days' is not in the cited passage" in error.stderr
+    (docs / "index.sources.yaml").unlink()  # no sources: under -W, a page published unverified fails
+    bare = build("off")
+    assert bare.returncode != 0 and "CR112 [warning] rendered without sources" in bare.stderr

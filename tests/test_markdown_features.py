@@ -67,7 +67,7 @@ CODE_KEPT = [
     'Inline `entity["name"]` stays.\n',
     '```python\nSTART, STOP = "\\ue200", "\\ue201"\n```\n',
     'Quote `"\\ue200cite\\ue202turn0file0\\ue201"` as the guide does.\n',
-    "```\n【cite|turn0file0】 citeturn0file0 :contentReference[oaicite:1]{index=1} &#xE200;\n```\n",
+    "```\n【cite|turn0file0】 citeturn0file0 &#xE200;\n```\n",
     '    indented `entity["people", "Ada"]` \\ue200\n',
     "> ```js\n> const m = '\\ue200cite\\ue202' + id + '\\ue201';\n> ```\n",
 ]
@@ -89,6 +89,32 @@ def test_code_is_kept_exactly_in_every_output(text: str) -> None:
     assert to_stripped(p) == text  # nothing to remove: every character kept
     assert to_markdown(p) == text
     assert to_json_data(p)["text"] == text
+
+
+def test_copy_residue_leaves_code_in_every_output_unless_kept() -> None:
+    """ChatGPT's copy residue is never the author's code: it goes from code blocks and spans as from
+    prose, reported (CR212), in HTML, Markdown, text and JSON; ``keep_code_residue`` keeps it for a
+    page that documents it."""
+    text = (
+        "```js\n// allow key events :contentReference[oaicite:4]{index=4}\nlisten()\n```\n\n"
+        "Run `make:contentReference[oaicite:1]{index=1}` now.\n"
+    )
+    clean = "```js\n// allow key events \nlisten()\n```\n\nRun `make` now.\n"
+    r = render(text, REG)
+    assert [c.get_text() for c in BeautifulSoup(r.body, "html.parser").find_all("code")] == [
+        "// allow key events \nlisten()\n",
+        "make",
+    ]
+    assert [(d.code, d.line) for d in r.diagnostics if d.code == "CR212"] == [("CR212", 2), ("CR212", 6)]
+    p = parse_answer(text, REG)
+    assert to_markdown(p) == clean and to_stripped(p) == clean and to_json_data(p)["text"] == clean
+    kept = render(text, REG, keep_code_residue=True)
+    assert "allow key events :contentReference[oaicite:4]{index=4}" in kept.body
+    assert not [d for d in kept.diagnostics if d.code == "CR212"]
+    assert to_markdown(parse_answer(text, REG, keep_code_residue=True)) == text
+    # a code span holding nothing else: emptied, and its two backtick runs stay two (never one of four)
+    only = "``:contentReference[oaicite:1]{index=1}`` stays.\n"
+    assert to_markdown(parse_answer(only, REG)) == "``\u200b`` stays.\n"
 
 
 def test_invisible_characters_leave_code_and_are_reported() -> None:

@@ -147,7 +147,9 @@ def test_build_never_touches_files_it_does_not_own(tmp_path: Path) -> None:
     (src / "inline.md").write_text("# Changed\n", encoding="utf-8")
     with pytest.raises(CiterenderError, match="changed after citerender build wrote it"):
         build_site(src, out2)
-    build_site(src, out2, force=True)
+    with pytest.raises(CiterenderError, match="--overwrite"):  # re-rendering everything is not overwriting
+        build_site(src, out2, force=True)
+    build_site(src, out2, overwrite=True)
     assert "Changed" in (out2 / "inline.html").read_text(encoding="utf-8")
     assert (out2 / "notes.txt").read_text(encoding="utf-8") == "mine"
 
@@ -289,3 +291,16 @@ def test_a_shared_sources_file_is_parsed_once_and_read_again_when_it_changes(tmp
     assert shared_sources(f)["turn0file0"].title == "Two"  # a fresh file is read every time
     os.utime(f, (old + 60, old + 60))
     assert shared_sources(f)["turn0file0"].title == "Two"  # same size, another mtime: read again
+
+
+def test_force_renders_every_page_again(tmp_path: Path) -> None:
+    """``build --force`` re-renders every page, up to date or not (a theme or citerender itself may
+    have changed); without it an unchanged answer is skipped."""
+    src, out = make_tree(tmp_path), tmp_path / "out"
+    first = build_site(src, out)
+    again = build_site(src, out)
+    assert again.written == 0 and again.skipped == first.written
+    forced = build_site(src, out, force=True)
+    assert forced.written == first.written and forced.skipped == 0
+    r = run_cli("build", str(src), str(out), "--force")
+    assert r.returncode in (0, 1) and f"built {first.written} page(s), 0 unchanged" in r.stderr

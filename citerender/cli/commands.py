@@ -284,14 +284,28 @@ def cmd_build(a: argparse.Namespace) -> int:
             cli_options(a),
             jobs=jobs,
             force=a.force,
+            overwrite=a.overwrite,
             provider=getattr(a, "from_", None),
             max_export_bytes=a.max_export_bytes,
         )
     else:
-        result = build_site(a.src, a.out, cli_options(a), jobs=jobs, force=a.force, follow_outside=a.follow_outside)
+        result = build_site(
+            a.src,
+            a.out,
+            cli_options(a),
+            jobs=jobs,
+            force=a.force,
+            follow_outside=a.follow_outside,
+            overwrite=a.overwrite,
+        )
     summarise(result, sys.stderr, verbose=a.verbose)
     if result.failed:
         return 2
+    if a.strict and result.strict_problems():
+        unverified = sum(1 for p in result.pages if p.unverified)
+        print(f"--strict: {result.errors} error(s), {result.warnings} warning(s), {unverified} page(s) without sources",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 1 if result.errors else 0
 
 

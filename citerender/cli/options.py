@@ -52,6 +52,7 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         list_all=getattr(a, "all_sources", None) or None,
         html=getattr(a, "allow_html", None) or None,
         mark_unsupported=getattr(a, "mark_unsupported", None) or None,
+        evidence=getattr(a, "check_support", None) or None,
         scorer=cli_scorer(a),
         **extra,
     )

@@ -169,7 +169,22 @@ def _add_build(sub: Any) -> None:
     b.add_argument("out")
     _add_render_options(b)
     b.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
-    b.add_argument("--force", action="store_true", help="overwrite pages changed since the last build")
+    b.add_argument("--force", action="store_true", help="render every page again, even those up to date")
+    b.add_argument(
+        "--check-support",
+        action="store_true",
+        help="check that each cited passage supports its claim (CR401-CR406, as check does), on every page",
+    )
+    b.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on warnings too (support checks' included) and on pages rendered without sources",
+    )
+    b.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="write over pages someone changed since the last build (refused otherwise)",
+    )
     b.add_argument(
         "--follow-outside",
         action="store_true",

@@ -76,18 +76,30 @@ def _make_number_link(use: RefUse, style: str) -> str:
     cls = "citerender-num" + ("" if ref.known else " citerender-unverified")
     n = ref.number
     if style == "superscript":
-        url = safe_url(ref.source.url)
-        if url is not None:
-            if use.source.line_anchors:  # a repository file: GitHub/GitLab line anchors
-                href = f"{url}#{_line_anchor(use.lines)}" if use.lines_valid and use.lines is not None else url
-            else:
-                frag = text_fragment([t for _, t in use.source.cited_lines(use.lines)]) if use.lines_valid else None
-                href = with_fragment(url, frag)
+        href = passage_href(use)
+        if href is not None:
             return (
                 f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
                 f'aria-label="{escape(_accessible(ref))}, opens in a new tab">{n}</a>'
             )
     return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(_accessible(ref))}">{n}</a>'
+
+
+def passage_href(use: RefUse) -> str | None:
+    """Where a citation's passage is, not only its page: the cited lines' text fragment
+    (``#:~:text=``) for a web page, ``#L3-L5`` for a repository file, ``#page=N`` for a PDF source
+    whose ``page`` is given; the page itself when nothing more precise is known."""
+    source = use.source
+    url = safe_url(source.url)
+    if url is None:
+        return None
+    if source.line_anchors:  # a repository file: GitHub/GitLab line anchors
+        return f"{url}#{_line_anchor(use.lines)}" if use.lines_valid and use.lines is not None else url
+    page = source.meta.get("page")
+    if isinstance(page, int) and not isinstance(page, bool) and page > 0 and "#" not in url:
+        return f"{url}#page={page}"
+    frag = text_fragment([t for _, t in source.cited_lines(use.lines)]) if use.lines_valid else None
+    return with_fragment(url, frag)
 
 
 def _line_anchor(lines: LineRange) -> str:
@@ -157,13 +169,15 @@ JOIN = "&#8288;"
 
 
 def _card_item(use: RefUse) -> str:
+    """One source in a card: its title linking to the passage (see :func:`passage_href`), its
+    domain and date, the cited lines or snippet, and a link to its entry under Sources."""
     ref = use.reference
     s = ref.source
-    url = safe_url(s.url)
+    href = passage_href(use)
     title = f"<bdi>{escape(_title(ref))}</bdi>"
     head = (
-        f'<a class="citerender-card-title" href="{escape(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
-        if url
+        f'<a class="citerender-card-title" href="{escape(href)}" target="_blank" rel="noopener noreferrer">{title}</a>'
+        if href
         else f'<span class="citerender-card-title">{title}</span>'
     )
     meta_bits = [escape(b) for b in (s.domain, f"updated {s.updated}" if s.updated else None) if b]
@@ -190,9 +204,13 @@ def _card_item(use: RefUse) -> str:
         quote = " ".join(s.text.split())
         quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
         body = f'<span class="citerender-card-lines"><span class="citerender-ltext">{escape(quote)}</span></span>'
+    entry = (
+        f'<a class="citerender-card-entry" href="#{ref.anchor}" aria-label="Source {ref.number}, in Sources">'
+        f"in Sources</a>"
+    )
     return (
         f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
-        f"{head}{meta}{body}</span>"
+        f"{head}{meta}{body}{entry}</span>"
     )
 
 

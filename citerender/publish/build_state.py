@@ -64,8 +64,12 @@ class Build:
         owned: dict[str, Any],
         force: bool,
         follow_outside: bool,
+        overwrite: bool = False,
     ) -> None:
+        #: ``force``: render every page again, up to date or not; ``overwrite``: write over pages
+        #: changed by someone since the last build (refused otherwise)
         self.src_dir, self.out_dir, self.opts, self.owned, self.force = src_dir, out_dir, opts, owned, force
+        self.overwrite = overwrite
         self.follow_outside = follow_outside
         self.key = options_key(opts)
         self.tasks: list[dict[str, Any]] = []
@@ -93,11 +97,11 @@ class Build:
             )
         if entry.get("pending"):
             return  # an interrupted build of ours was writing it
-        if entry.get("output_hash") and hash_file(target) != entry["output_hash"] and not self.force:
+        if entry.get("output_hash") and hash_file(target) != entry["output_hash"] and not self.overwrite:
             raise CiterenderError(
                 f"{rel} was changed after citerender build wrote it",
                 path=str(target),
-                hint="move your changes away, or pass --force to overwrite",
+                hint="move your changes away, or pass --overwrite to write over them",
             )
 
     def _stamped_hash(self, p: Path, entry: dict[str, Any] | None) -> str | None:
@@ -159,7 +163,13 @@ class Build:
         input_hash = self._stamped_hash(p, entry) or self._input_hash(p, out_rel)
         self.planned.add(out_rel)
         target = self.out_dir / out_rel
-        if entry and entry.get("input_hash") == input_hash and entry.get("output_hash") and unchanged(target, entry):
+        if (
+            not self.force
+            and entry
+            and entry.get("input_hash") == input_hash
+            and entry.get("output_hash")
+            and unchanged(target, entry)
+        ):
             if out_rel in self.stamps:  # read the slow way (an older manifest): stamped for next time
                 self.journal[out_rel] = {**entry, "stamp": self.stamps[out_rel]}
             self.results.append(
@@ -172,6 +182,7 @@ class Build:
                     skipped=True,
                     errors=entry.get("errors", 0),
                     warnings=entry.get("warnings", 0),
+                    unverified=bool(entry.get("unverified")),
                 )
             )
             return
@@ -232,6 +243,7 @@ class Build:
                 "title": r.title,
                 "errors": r.errors,
                 "warnings": r.warnings,
+                "unverified": r.unverified,
                 "size": st.st_size,
                 "mtime_ns": st.st_mtime_ns,
             }

@@ -283,7 +283,8 @@ class _Plan:
         entry = owned.get(rel)
         name = f"{conv.title} [{conv.id}]"
         if (
-            entry
+            not build.force
+            and entry
             and entry.get("input_hash") == input_hash
             and entry.get("output_hash")
             and unchanged(self.out_dir / rel, entry)
@@ -335,6 +336,7 @@ def build_conversations(
     *,
     jobs: int = 1,
     force: bool = False,
+    overwrite: bool = False,
     progress: TextIO | None = None,
     provider: str | None = None,
     max_export_bytes: int = MAX_INFLATED_BYTES,
@@ -344,7 +346,8 @@ def build_conversations(
 
     ``export`` is a ChatGPT data export (``conversations.json`` or its ``.zip``), or a transcript
     of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`).
-    A zipped export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size)."""
+    A zipped export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size).
+    ``force`` renders every conversation again; ``overwrite`` writes over pages changed since."""
     opts = RenderOptions.build(options, **kwargs)
     started = time.perf_counter()
     src, out_dir = Path(export).resolve(), Path(out).resolve()
@@ -352,7 +355,7 @@ def build_conversations(
         raise CiterenderError("output path exists and is not a folder", path=str(out))
     owned = owned_files(out_dir, out)
     th = load_theme(opts.theme)
-    build = Build(src.parent, out_dir, opts, owned, force, False)
+    build = Build(src.parent, out_dir, opts, owned, force, False, overwrite)
     key = options_key(opts)
     single = _transcript_or_export(src, provider)
     if single is not None:

@@ -55,6 +55,31 @@ class Transformed:
             out.append((d.severity, visible(text), d.line))
         return out
 
+    def for_host(
+        self, *, check_support: str = "off", strict: bool = False, first_line: int = 1, place: bool = True
+    ) -> list[tuple[str, str, int | None]]:
+        """Each diagnostic as ``(level, message, line)`` for a host's logger, where ``warning`` is
+        what the host's strict mode (``mkdocs build --strict``, ``sphinx-build -W``) fails on:
+        errors always; the support checks (CR401–CR406) when ``check_support`` is ``error``; a page
+        rendered without sources (CR112) when the build is ``strict``. Other warnings are ``info``,
+        the rest ``debug``."""
+        out: list[tuple[str, str, int | None]] = []
+        for d, (severity, text, line) in zip(
+            in_file(self.diagnostics, first_line), self.messages(first_line=first_line, place=place), strict=True
+        ):
+            if (
+                severity is Severity.ERROR
+                or (d.code in SUPPORT_CODES and check_support == "error")
+                or (d.code == "CR112" and strict)
+            ):
+                level = "warning"
+            elif severity is Severity.WARNING or d.code in SUPPORT_CODES:
+                level = "info"
+            else:
+                level = "debug"
+            out.append((level, text, line))
+        return out
+
     @property
     def bib_placeholder(self) -> str:
         return f"CITERENDER{self.token}BIBX"
@@ -71,6 +96,12 @@ class Transformed:
     def strip_placeholders(self, text: str) -> str:
         """Remove placeholders the host copied elsewhere (heading slugs, tables of contents)."""
         return re.sub(rf"CITERENDER{self.token}(?:P\d+|BIB)X", "", text, flags=re.I)
+
+
+#: the support checks (does the cited passage back the claim?): opt-in where pages are published
+SUPPORT_CODES = frozenset({"CR401", "CR402", "CR403", "CR404", "CR405", "CR406"})
+#: what a host's ``check_support`` setting may be: off, reported (info), or failing a strict build
+SUPPORT_LEVELS = ("off", "report", "error")
 
 
 def transform_for_host(

@@ -21,12 +21,11 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 
-from ..diagnostics import Severity
 from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
 from .answers import SIDE_SUFFIXES, registry_for, split_front_matter
 from .files import write_atomic
-from .host import Transformed, page_prefix, transform_for_host
+from .host import SUPPORT_LEVELS, Transformed, page_prefix, transform_for_host
 
 CSS_PATH = "assets/citerender.css"
 SIDECAR = re.compile("(?:" + "|".join(re.escape(s) for s in SIDE_SUFFIXES) + ")$", re.I)
@@ -44,6 +43,10 @@ class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     id_prefix = c.Type(str, default="auto")
     repo = c.Optional(c.Type(str))
     repo_url = c.Optional(c.Type(str))
+    #: the support checks (CR401–CR406): ``off``, ``report`` (logged as info), ``error`` (logged as
+    #: warnings: ``mkdocs build --strict`` fails on an unsupported claim); YAML reads a bare ``off``
+    #: as false (and ``on`` as true: ``report``)
+    check_support = c.Choice((*SUPPORT_LEVELS, False, True), default="off")
 
 
 class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped-call]
@@ -54,6 +57,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         self.token = secrets.token_hex(4).upper()
         self.options = _DEFAULTS
         self.source_files: set[Path] = set()  # sources named in front matter: input, not output
+        self.strict = False
 
     def on_config(self, config: Any) -> Any:
         repo = self.config.repo
@@ -66,10 +70,16 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             repo=repo,
             repo_url=self.config.repo_url,
             id_prefix=None if self.config.id_prefix == "auto" else self.config.id_prefix,
+            evidence=self._check_support() != "off" or None,
         )
+        self.strict = bool(config.get("strict"))
         if CSS_PATH not in config["extra_css"]:
             config["extra_css"].append(CSS_PATH)
         return config
+
+    def _check_support(self) -> str:
+        value = self.config.check_support
+        return "report" if value is True else "off" if value is False else str(value)
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
 
@@ -87,14 +97,12 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         log = get_plugin_logger(__name__)
         # lines are counted in the file, front matter included (read again only if something is said)
         first_line = split_front_matter(page.file.content_string, str(src))[2] if result.diagnostics else 1
-        for severity, message, _ in result.messages(first_line=first_line):
-            # errors are warnings, so that ``mkdocs build --strict`` fails on them
-            if severity is Severity.ERROR:
-                log.warning(message)
-            elif severity is Severity.WARNING:
-                log.info(message)
-            else:
-                log.debug(message)
+        # errors are warnings, so that ``mkdocs build --strict`` fails on them; so are the support
+        # checks when asked (check_support: error), and a page without sources under --strict
+        for level, message, _ in result.for_host(
+            check_support=self._check_support(), strict=self.strict, first_line=first_line
+        ):
+            getattr(log, level)(message)
         self.pages[page.file.src_uri] = result
         return result.markdown
 

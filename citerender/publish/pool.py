@@ -27,6 +27,8 @@ class PageResult:
     lines: list[str] = field(default_factory=list)
     failure: str | None = None
     skipped: bool = False
+    #: rendered without sources (CR112): every citation unverified; a failure under ``--strict``
+    unverified: bool = False
 
 
 class Progress:

@@ -53,6 +53,15 @@ class BuildResult:
     def failed(self) -> bool:
         return any(p.failure for p in self.pages)
 
+    @property
+    def warnings(self) -> int:
+        return sum(p.warnings for p in self.pages)
+
+    def strict_problems(self) -> int:
+        """What ``--strict`` fails on: errors, warnings (support checks' included) and pages
+        rendered without sources (published as entirely unverified)."""
+        return self.errors + self.warnings + sum(1 for p in self.pages if p.unverified)
+
 
 def _render_page(task: dict[str, Any]) -> PageResult:
     """Worker: render one answer and write its page (atomically)."""
@@ -72,6 +81,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         res.output_hash = hash_bytes(data)
         res.errors = sum(d.severity.value == "error" for d in r.diagnostics)
         res.warnings = sum(d.severity.value == "warning" for d in r.diagnostics)
+        res.unverified = any(d.code == "CR112" for d in r.diagnostics)
         res.lines = [d.format(str(src)) for d in in_file(r.diagnostics, ans.first_line)]
     except CiterenderError as e:
         res.failure = str(e)
@@ -89,19 +99,21 @@ def build_site(
     force: bool = False,
     progress: TextIO | None = None,
     follow_outside: bool = False,
+    overwrite: bool = False,
     **kwargs: Any,
 ) -> BuildResult:
     """Render every answer under ``src`` into ``out`` (see the module docstring for the rules).
 
     ``options`` or keyword arguments as for :func:`citerender.render` (pages link the theme's
     CSS once instead of inlining it). Answers that are links to files outside ``src``, and
-    sources files outside it, are refused unless ``follow_outside``."""
+    sources files outside it, are refused unless ``follow_outside``. ``force`` renders every page
+    again, up to date or not; ``overwrite`` writes over pages changed since the last build."""
     opts = RenderOptions.build(options, **kwargs)
     started = time.perf_counter()
     src_dir, out_dir = _folders(src, out)
     th = load_theme(opts.theme)
     owned = owned_files(out_dir, out)
-    build = Build(src_dir, out_dir, opts, owned, force, follow_outside)
+    build = Build(src_dir, out_dir, opts, owned, force, follow_outside, overwrite)
     for p in find_answers(src_dir):
         if out_dir not in p.parents:
             build.plan(p)

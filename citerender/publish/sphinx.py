@@ -23,7 +23,6 @@ from typing import Any
 
 from docutils import nodes
 
-from ..diagnostics import Severity
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from .answers import registry_for, split_front_matter
@@ -52,6 +51,7 @@ def _options(app: Any) -> RenderOptions:
             repo=repo,
             repo_url=app.config.citerender_repo_url,
             id_prefix=None if prefix == "auto" else prefix,
+            evidence=app.config.citerender_check_support != "off" or None,
         )
     return opts
 
@@ -80,11 +80,15 @@ def on_source_read(app: Any, docname: str, source: list[str]) -> None:
     from sphinx.util import logging
 
     log = logging.getLogger(__name__)
-    for severity, message, line in result.messages(first_line=first_line, place=False):
-        if severity is Severity.ERROR:  # a warning: ``sphinx-build -W`` fails on it
+    # a warning is what ``sphinx-build -W`` fails on: errors, the support checks when asked
+    # (citerender_check_support = "error"), and a page without sources under -W
+    strict = bool(getattr(app, "_fail_on_warnings", None) or getattr(app, "warningiserror", False))  # Sphinx 9, older
+    check = app.config.citerender_check_support
+    for level, message, line in result.for_host(check_support=check, strict=strict, first_line=first_line, place=False):
+        if level == "warning":
             log.warning(message, location=(docname, line) if line else docname)
         else:
-            log.info(message)
+            (log.info if level == "info" else log.debug)(message)
     _store(app.env)[docname] = {"html": result.html, "bib": result.bibliography, "source": front + result.stripped}
     source[0] = front + result.markdown
 
@@ -150,6 +154,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("citerender_id_prefix", "auto", "html")
     app.add_config_value("citerender_repo", None, "html")
     app.add_config_value("citerender_repo_url", None, "html")
+    app.add_config_value("citerender_check_support", "off", "html", types=frozenset({str}))
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-merge-info", on_merge)

@@ -90,7 +90,13 @@ def html_to_lines(html: str) -> tuple[str | None, list[str]]:
 
     Scripts, styles and navigation are dropped; nested kept elements are not repeated.
     """
-    from bs4 import BeautifulSoup, Tag  # lazy: only HTML input pays for it
+    try:
+        from bs4 import BeautifulSoup, Tag  # lazy: only HTML input pays for it
+    except ModuleNotFoundError:
+        raise CiterenderError(
+            "reading an HTML page needs BeautifulSoup, which is not installed",
+            hint="pip install 'citerender[html]' (or give the page as text or Markdown)",
+        ) from None
 
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else None

@@ -67,6 +67,12 @@ def _clean(src: str, start: int, end: int, code: Sequence[tuple[int, int]], ends
     return "".join(out)
 
 
+def _inside(at: int, code: Sequence[tuple[int, int]], ends: Sequence[int]) -> bool:
+    """Is offset ``at`` inside one of the sorted, disjoint ``code`` ranges?"""
+    k = bisect_right(ends, at)
+    return k < len(code) and code[k][0] <= at
+
+
 def _prose_cleaned(src: str, a: int, b: int) -> str:
     """``src[a:b]`` without residue; residue between two backticks becomes a zero-width space, so
     the backticks stay two runs (a code span's end stays where it was)."""
@@ -165,7 +171,7 @@ def rewrite(
         if not text and _keeps_line(src, a, b):
             text = ZWSP
         out.append(text)
-        seam = tidy and not text
+        seam = tidy and not text and not _inside(a, code, ends)  # code keeps its spaces as written
         pos = b
     tail = _clean(src, pos, len(src), code, ends)
     out.append(tidy_into(out, tail) if seam else tail)
