@@ -1,7 +1,8 @@
 """The code table: every kind of problem citerender reports, with its severity and the fix to
-suggest (marker characters written as the escapes a reader can type: ``\\ue200``). The single
-list of what we report; the README's table is generated from it (``citerender codes``) and a
-test keeps the two equal."""
+suggest. Marker characters are the guide's placeholders (``{CITATION_START}``): a diagnostic never
+carries a marker in any form; ``citerender codes`` shows them as escapes. The single list of what
+we report; the README's table is generated from it (``citerender codes``) and a test keeps the
+two equal."""
 
 from __future__ import annotations
 
@@ -72,14 +73,14 @@ CODE_TABLE = [
         "malformed-marker",
         Severity.ERROR,
         "a marker could not be read and was removed",
-        "write markers as \\ue200cite\\ue202<id>[\\ue202L<n>-L<m>]\\ue201",
+        "write markers as {CITATION_START}cite{CITATION_DELIMITER}<id>[{CITATION_DELIMITER}L<n>-L<m>]{CITATION_STOP}",
     ),
     Code(
         "CR107",
         "unterminated-marker",
         Severity.WARNING,
         "a marker has no closing character",
-        "end each marker with \\ue201 before any other text",
+        "end each marker with {CITATION_STOP} before any other text",
     ),
     Code(
         "CR108",
@@ -143,27 +144,27 @@ CODE_TABLE = [
         "bracket-pipe-marker",
         Severity.INFO,
         "a bracket-pipe marker (【cite|…】) was read as a citation",
-        "ask for the canonical \\ue200cite\\ue202…\\ue201 form",
+        "ask for the canonical {CITATION_START}cite{CITATION_DELIMITER}…{CITATION_STOP} form",
     ),
     Code(
         "CR204",
         "family-less-marker",
         Severity.INFO,
         "a marker without a family was read as a citation",
-        "write the family: \\ue200cite\\ue202…",
+        "write the family: {CITATION_START}cite{CITATION_DELIMITER}…",
     ),
     Code(
         "CR205",
         "bare-anchor",
         Severity.INFO,
-        "a bare \\ue202<id> anchor was read as a citation",
-        "wrap citations in \\ue200cite…\\ue201",
+        "a bare {CITATION_DELIMITER}<id> anchor was read as a citation",
+        "wrap citations in {CITATION_START}cite…{CITATION_STOP}",
     ),
     Code(
         "CR206",
         "highlight-span",
         Severity.INFO,
-        "a highlight span (\\ue203…\\ue204) was kept as its words",
+        "a highlight span ({HIGHLIGHT_START}…{HIGHLIGHT_STOP}) was kept as its words",
         "no fix needed; the words are shown as the cited span",
     ),
     Code(

@@ -57,11 +57,27 @@ def to_json(diagnostics: list[Diagnostic]) -> str:
     return json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False, indent=2)
 
 
+#: the guide's placeholders as the escapes a reader types (``\\ue200``): the table says what to write
+_ESCAPES = {
+    "{CITATION_START}": "\\ue200",
+    "{CITATION_DELIMITER}": "\\ue202",
+    "{CITATION_STOP}": "\\ue201",
+    "{HIGHLIGHT_START}": "\\ue203",
+    "{HIGHLIGHT_STOP}": "\\ue204",
+}
+
+
+def _escaped(text: str) -> str:
+    for placeholder, escape in _ESCAPES.items():
+        text = text.replace(placeholder, escape)
+    return text
+
+
 def markdown_table() -> str:
-    """The README table of every code."""
+    """The README table of every code (``citerender codes``), marker characters as escapes."""
     rows = ["| code | name | severity | what it means | fix |", "|---|---|---|---|---|"]
     for c in CODE_TABLE:
-        summary = c.summary.replace("|", "\\|")
-        hint = c.hint.replace("|", "\\|")
+        summary = _escaped(c.summary).replace("|", "\\|")
+        hint = _escaped(c.hint).replace("|", "\\|")
         rows.append(f"| `{c.code}` | {c.name} | {c.severity.value} | {summary} | {hint} |")
     return "\n".join(rows)
