@@ -17,7 +17,7 @@ from citerender import CiterenderError, load_sources
 from citerender.rendering.exports.csl import to_csl_json
 from citerender.rendering.exports.json import SCHEMA_PATH, to_json, to_json_data
 from citerender.rendering.exports.markdown import to_markdown
-from citerender.rendering.exports.parsed import parse_answer
+from citerender.rendering.exports.parsed import Parsed, parse_answer
 from citerender.rendering.exports.pdf import to_pdf
 from citerender.rendering.exports.text import to_text
 from citerender.sources.model import registry_from_data
@@ -71,7 +71,7 @@ def test_markdown_export_reads_back_in_pandoc(answer: Path, sources: Path, tmp_p
         defs[label[2:]] = content
     import re
 
-    order = re.findall(r"\[\^(\d+)\](?!:)", body)
+    order = re.findall(r"\[\^([\w-]+)\](?!:)", body)  # one note per source and locator: [^1-L2-L3]
     ast = json.loads(
         subprocess.run(
             [PANDOC, "-f", "markdown", "-t", "json"], input=md, capture_output=True, text=True, check=True
@@ -218,3 +218,100 @@ def test_docx_has_real_footnotes_with_the_cited_lines(tmp_path: Path) -> None:
     assert fetched == [] and not any(n.startswith("word/media/") for n in names)  # nothing fetched, nothing embedded
     r = _cli("render", answer, "--to", "docx")
     assert r.returncode == 2 and "--to docx needs an output file" in r.stderr
+
+
+def test_each_claims_note_names_its_own_lines_in_markdown_and_docx(tmp_path: Path) -> None:
+    """The claim citing lines 2–3 and the one citing line 4 of the same source get notes of their
+    own (Word numbers each citing place); adjacent notes are kept apart; a source with a snippet
+    and no lines has its snippet quoted in the note."""
+    from citerender.rendering.exports.docx import to_docx
+
+    reg = registry_from_data([
+        {"id": "a", "title": "Handbook", "url": "https://h.example/", "lines": ["one", "two", "three", "four"]},
+        {"id": "b", "title": "FAQ", "url": "https://f.example/", "text": "A snippet of the FAQ."},
+    ])  # fmt: skip
+    text = expand(
+        "Allowed.{S}cite{D}a{D}L2-L3{E} Approval.{S}cite{D}a{D}L4{E} Both.{S}cite{D}a{D}L4{E}{S}cite{D}b{E}\n"
+    )
+    p = parse_answer(text, reg)
+    md = to_markdown(p)
+    assert md.startswith("Allowed.[^1-L2-L3] Approval.[^1-L4] Both.[^1-L4],[^2]\n")  # never ¹²
+    assert (
+        "[^1-L2-L3]: Handbook, <https://h.example/>, lines 2–3\n[^1-L4]: Handbook, <https://h.example/>, line 4\n" in md
+    )
+    path = tmp_path / "a.docx"
+    path.write_bytes(to_docx(p))
+    back = subprocess.run([PANDOC, str(path), "-t", "plain"], capture_output=True, text=True, check=True).stdout
+    notes = [" ".join(n.split()) for n in re.findall(r"^\[\d+\] (.+?)(?=\n\n|\Z)", back, re.M | re.S)]
+    assert notes == [
+        "Handbook, https://h.example/, lines 2–3: “two three”",
+        "Handbook, https://h.example/, line 4: “four”",
+        "Handbook, https://h.example/, line 4: “four”",
+        "FAQ, https://f.example/, “A snippet of the FAQ.”",
+    ]
+    assert "Both.[3],[4]" in back
+
+
+HOSTILE_BIB = [
+    {"id": "handbook", "title": "Handbook {2026} \\input{/etc/passwd} 100% & $x_1$ #1 ^ ~", "url": "https://h.example/a b{c}",
+     "lines": ["one", "two"], "updated": "2026-03-01"},
+    {"id": "faq", "title": "FAQ}\n@misc{evil, title={pwned}", "url": "javascript:alert(1)"},
+    {"id": "HandBook", "title": "Same key, other case", "url": "https://c.example/"},
+]  # fmt: skip
+
+
+def _bib_parsed() -> Parsed:
+    text = expand("One.{S}cite{D}handbook{D}L2{E} Two.{S}cite{D}faq{E} Three.{S}cite{D}HandBook{E}\n")
+    return parse_answer(text, registry_from_data(HOSTILE_BIB))
+
+
+def test_bibtex_reads_back_in_pandoc_citeproc(tmp_path: Path) -> None:
+    """Every cited source, read back by pandoc as a bibliography and cited by citeproc: titles keep
+    their characters (none opens a field, a command or a new entry), keys are unique, only
+    allowed links are written."""
+    from citerender.rendering.exports.bib import to_bibtex
+
+    bib = to_bibtex(_bib_parsed())
+    assert_no_marker(bib)
+    path = tmp_path / "cited.bib"
+    path.write_text(bib, encoding="utf-8")
+    items = json.loads(subprocess.run([PANDOC, "-f", "bibtex", "-t", "csljson", str(path)], capture_output=True,
+                                      text=True, check=True).stdout)  # fmt: skip
+    by_id = {i["id"]: i for i in items}
+    assert sorted(by_id) == ["HandBook-2", "faq", "handbook"]  # keys: unique even to a case-blind reader
+    title = by_id["handbook"]["title"]
+    assert "\\input{/etc/passwd}" in title and "100% & $x_1$ #1 ^ ~" in title  # text, never a command
+    assert by_id["handbook"]["URL"] == "https://h.example/a%20b%7Bc%7D" and by_id["handbook"]["note"] == "line 2"
+    assert "URL" not in by_id["faq"] and "pwned" in by_id["faq"]["title"] and len(items) == 3  # no entry injected
+    doc = tmp_path / "doc.md"
+    doc.write_text("---\nnocite: '@*'\n---\nCited.\n", encoding="utf-8")
+    out = subprocess.run([PANDOC, str(doc), "--citeproc", f"--bibliography={path}", "-t", "plain"],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "https://h.example/a%20b%7Bc%7D" in out and "same key, other case" in out.casefold()  # the style title-cases
+
+
+def test_ris_reads_back(tmp_path: Path) -> None:
+    """The RIS export read back by rispy (and by pandoc where its version reads RIS): one
+    single-line value per tag, one record per cited source."""
+    import rispy
+
+    from citerender.rendering.exports.bib import to_ris
+
+    ris = to_ris(_bib_parsed())
+    assert_no_marker(ris)
+    records = rispy.loads(ris)
+    assert [r["id"] for r in records] == ["handbook", "faq", "HandBook-2"]
+    first = records[0]
+    assert first["type_of_reference"] == "ELEC" and first["urls"] == ["https://h.example/a b{c}"]
+    assert (
+        first["title"].startswith("Handbook {2026}") and first["date"] == "2026/03/01" and first["notes"] == ["line 2"]
+    )
+    assert records[1]["type_of_reference"] == "GEN" and "urls" not in records[1]  # javascript: is not a link
+    assert records[1]["title"] == "FAQ} @misc{evil, title={pwned}"  # one line: no tag injected
+    formats = subprocess.run([PANDOC, "--list-input-formats"], capture_output=True, text=True).stdout.split()
+    if "ris" in formats:  # pandoc ≥ 3 reads RIS too
+        path = tmp_path / "cited.ris"
+        path.write_text(ris, encoding="utf-8")
+        back = json.loads(subprocess.run([PANDOC, "-f", "ris", "-t", "csljson", str(path)], capture_output=True,
+                                         text=True, check=True).stdout)  # fmt: skip
+        assert [i["id"] for i in back] == ["handbook", "faq", "HandBook-2"]

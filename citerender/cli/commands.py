@@ -176,6 +176,8 @@ _NO_EFFECT = {
     "json": ("style", "theme", "standalone", "mark_unsupported"),
     "text": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
     "csl-json": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
+    "bibtex": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
+    "ris": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
     "ai-sdk": ("style", "theme", "standalone", "mark_unsupported"),
 }
 
@@ -222,6 +224,7 @@ def cmd_render(a: argparse.Namespace) -> int:
             return 1
         diags, out = inp.notes + inp.in_file(result.diagnostics), result.html
     else:
+        from ..rendering.exports.bib import to_bibtex, to_ris
         from ..rendering.exports.csl import to_csl_json
         from ..rendering.exports.json import to_json
         from ..rendering.exports.markdown import to_markdown
@@ -254,7 +257,9 @@ def cmd_render(a: argparse.Namespace) -> int:
 
             out = json.dumps(to_ui_message(parsed), ensure_ascii=False, indent=2) + "\n"
         else:
-            out = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json}[a.to](parsed)
+            writers = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json,
+                       "bibtex": to_bibtex, "ris": to_ris}  # fmt: skip
+            out = writers[a.to](parsed)
             if a.to == "markdown":  # the page's metadata stays with it
                 out = inp.cleaned_front_matter() + out
     _print_diagnostics(diags, name, "text", sys.stderr)

@@ -135,12 +135,22 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
     return out
 
 
+#: the most characters of a source's snippet printed under its entry (the card shows it on screen)
+PRINTED_SNIPPET = 320
+
+
 def quotes_html(ref: Reference) -> Any:
-    """The lines each place cites (``lines 8–13: “…”``), for print."""
+    """What the card quotes, for print: the lines each place cites (``lines 8–13: “…”``), or the
+    snippet of a source that has text and no lines (a search result's)."""
     parts = [
         f'<span class="citerender-ref-quote">{lines_html(label)}: &#8220;{escape(text)}&#8221;</span>'
         for label, text in cited_quotes(ref)
     ]
+    snippet = ref.source.text
+    if not parts and ref.source.lines is None and snippet and snippet.strip():
+        quote = " ".join(snippet.split())
+        quote = quote if len(quote) <= PRINTED_SNIPPET else quote[: PRINTED_SNIPPET - 1].rstrip() + "\u2026"
+        parts.append(f'<span class="citerender-ref-quote">&#8220;{escape(quote)}&#8221;</span>')
     return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
 
 

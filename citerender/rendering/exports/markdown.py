@@ -7,14 +7,15 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
+from markdown_it.token import Token
+
 from ...errors import CiterenderError
-from ...plugin.bibliography import cited_quotes
-from ...plugin.state import Reference
+from ...plugin.state import RefUse
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
 from ..pipeline import permissive_reader
 from .nesting import bound_nesting
-from .parsed import Parsed, finish, group_numbers, lines_label, rewrite, source_label
+from .parsed import Parsed, finish, rewrite, source_label
 
 __all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
 
@@ -140,9 +141,36 @@ def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = Tru
     return "".join(out)
 
 
-def _md_quotes(ref: Reference) -> list[str]:
-    """``lines 8–13: “…”`` for each range cited from ``ref``, Markdown-escaped."""
-    return [f"{label}: \u201c{_md_escape(remove_residue(text))}\u201d" for label, text in cited_quotes(ref)]
+#: the most lines, and characters of a snippet, a note quotes (``…`` past them)
+QUOTED_LINES = 8  # as the printed bibliography quotes them
+QUOTED_CHARS = 320
+
+
+def _note_key(use: RefUse) -> tuple[int, int, int]:
+    """A note per source and locator: (number, first line, last line), 0s without lines."""
+    rng = use.lines if use.lines_valid else None
+    return (use.reference.number, rng.low, rng.high) if rng is not None else (use.reference.number, 0, 0)
+
+
+def _note_label(key: tuple[int, int, int]) -> str:
+    n, low, high = key
+    return f"{n}" if not low else f"{n}-L{low}" if low == high else f"{n}-L{low}-L{high}"
+
+
+def _note_where(use: RefUse, quotes: bool) -> str | None:
+    """What a note says of its place: ``lines 2–3`` (``quotes``: ``lines 2–3: “…”``, or the
+    source's snippet when it has no lines), nothing for a whole source without text."""
+    rng = use.lines if use.lines_valid else None
+    if rng is not None:
+        cited = use.source.cited_lines(rng)
+        if quotes and cited:
+            text = " ".join(t.strip() for _, t in cited[:QUOTED_LINES]) + (" …" if len(cited) > QUOTED_LINES else "")
+            return f"{rng.label()}: \u201c{_md_escape(remove_residue(text))}\u201d"
+        return rng.label()
+    snippet = use.source.text
+    if quotes and snippet and snippet.strip() and use.source.lines is None:
+        return f"\u201c{_md_escape(remove_residue(' '.join(snippet.split())[:QUOTED_CHARS]))}\u201d"
+    return None
 
 
 def to_stripped(p: Parsed) -> str:
@@ -152,27 +180,36 @@ def to_stripped(p: Parsed) -> str:
 
 
 def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
-    """Standard Markdown footnotes: ``text.[^1]`` and ``[^1]: Title, <URL>, updated …, lines 8–13``
-    (``quotes``: and the cited lines, ``lines 8–13: “…”``, as Word footnotes carry them)."""
+    """Standard Markdown footnotes, one per source and locator: ``text.[^1-L2-L3]`` and
+    ``[^1-L2-L3]: Title, <URL>, updated …, lines 2–3`` — each claim's note names the lines it
+    cites (``quotes``: and quotes them, or the source's snippet, as Word footnotes carry them);
+    adjacent notes are kept apart by a comma (``[^1],[^2]``, never ``¹²``)."""
     series = "s" if "[^" in p.input else ""  # the answer has footnotes of its own: [^s1] never meets [^1]
-    body = rewrite(p, lambda g: "".join(f"[^{series}{n}]" for n in group_numbers(g)), tight=True).rstrip("\n")
-    if not p.references:
+    notes: dict[tuple[int, int, int], RefUse] = {}
+
+    def marks(group: Token) -> str:
+        keys = sorted(dict.fromkeys(_note_key(u) for u in group.meta["uses"]))
+        for u in group.meta["uses"]:
+            notes.setdefault(_note_key(u), u)
+        return ",".join(f"[^{series}{_note_label(k)}]" for k in keys)
+
+    body = rewrite(p, marks, tight=True).rstrip("\n")
+    if not notes:
         return guard_markdown(finish(p, body + "\n"), allow_html=p.allow_html)
     defs = []
-    for ref in p.references:
+    for key in sorted(notes):
+        use = notes[key]
+        ref = use.reference
         parts = [_md_label(source_label(ref.source))]
         url = _md_url(ref.source.url)
         if url:
             parts.append(url)
         if ref.source.updated:
             parts.append(f"updated {_md_escape(ref.source.updated)}")
-        quoted = _md_quotes(ref) if quotes else []
-        lines = lines_label(ref)
-        if quoted:
-            parts.extend(quoted)  # each quote names its lines
-        elif lines:
-            parts.append(lines)
+        where = _note_where(use, quotes)
+        if where:
+            parts.append(where)
         if not ref.known:
             parts.append("unverified source")
-        defs.append(f"[^{series}{ref.number}]: " + ", ".join(parts))
+        defs.append(f"[^{series}{_note_label(key)}]: " + ", ".join(parts))
     return guard_markdown(finish(p, body + "\n\n", "\n".join(defs) + "\n"), allow_html=p.allow_html)

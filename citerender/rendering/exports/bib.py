@@ -1,0 +1,105 @@
+"""The cited sources as BibTeX and RIS, the two files reference managers (Zotero, EndNote,
+Mendeley) and ``pandoc --citeproc`` import: one entry per cited source, in citation order, with
+its title, URL, date, site and the lines the answer cites.
+
+Both are data for another program: every value is one line, BibTeX's special characters are
+escaped so a title cannot open a field or a command, keys are unique and made of safe characters,
+and only links the URL policy allows are written."""
+
+from __future__ import annotations
+
+import re
+
+from ...plugin.state import Reference
+from ...sources.urls import safe_url
+from .parsed import Parsed, finish, lines_label, source_label
+
+__all__ = ["to_bibtex", "to_ris"]
+
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.-]+")
+_BIBTEX_SPECIAL = re.compile(r"[\\{}%&$#_^~]")
+_BIBTEX_ESCAPES = {"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _keys(references: list[Reference]) -> list[str]:
+    """A citation key per reference: its source id, made safe, unique (``id``, ``id-2``…)."""
+    seen: set[str] = set()
+    out = []
+    for ref in references:
+        base = _KEY_UNSAFE.sub("-", ref.source.id).strip("-")[:60] or f"source{ref.number}"
+        key, n = base, 1
+        while key.casefold() in seen:
+            n += 1
+            key = f"{base}-{n}"
+        seen.add(key.casefold())
+        out.append(key)
+    return out
+
+
+def _bibtex_value(text: str) -> str:
+    return _BIBTEX_SPECIAL.sub(lambda m: _BIBTEX_ESCAPES.get(m.group(), "\\" + m.group()), _one_line(text))
+
+
+def _bibtex_url(url: str) -> str:
+    """A URL inside braces: percent-encoded where BibTeX would read it as syntax."""
+    return re.sub(r"[{}\\\s%]", lambda m: f"%{ord(m.group()):02X}", url)
+
+
+def to_bibtex(p: Parsed) -> str:
+    """``@online`` entries (``@misc`` for a source without a URL) for every cited source."""
+    entries = []
+    for key, ref in zip(_keys(p.references), p.references, strict=True):
+        s = ref.source
+        url = safe_url(s.url)
+        fields = [("title", "{" + _bibtex_value(source_label(s)) + "}")]
+        if url:
+            fields.append(("url", "{" + _bibtex_url(url) + "}"))
+        if s.domain:
+            fields.append(("organization", "{" + _bibtex_value(s.domain) + "}"))
+        m = _DATE.match(s.updated or "")
+        if m:
+            fields.append(("date", "{" + "-".join(x for x in m.groups() if x) + "}"))
+        note = lines_label(ref)
+        if note or not ref.known:
+            fields.append(
+                (
+                    "note",
+                    "{"
+                    + _bibtex_value(", ".join(x for x in (note, None if ref.known else "unverified source") if x))
+                    + "}",
+                )
+            )
+        body = ",\n".join(f"  {name} = {value}" for name, value in fields)
+        entries.append(f"@{'online' if url else 'misc'}{{{key},\n{body}\n}}\n")
+    return finish(p, "", "\n".join(entries))
+
+
+def to_ris(p: Parsed) -> str:
+    """``TY  - ELEC`` records (``GEN`` for a source without a URL) for every cited source."""
+    records = []
+    for key, ref in zip(_keys(p.references), p.references, strict=True):
+        s = ref.source
+        url = safe_url(s.url)
+        tags = [("TY", "ELEC" if url else "GEN"), ("ID", key), ("TI", _one_line(source_label(s)))]
+        if url:
+            tags.append(("UR", _one_line(url)))
+        if s.domain:
+            tags.append(("T2", _one_line(s.domain)))
+        m = _DATE.match(s.updated or "")
+        if m:
+            year, month, day = m.groups()
+            tags.append(("PY", year))
+            tags.append(("DA", "/".join(x for x in (year, month, day) if x)))
+        note = lines_label(ref)
+        if note:
+            tags.append(("N1", _one_line(note)))
+        if not ref.known:
+            tags.append(("N1", "unverified source"))
+        records.append("".join(f"{tag}  - {value}\n" for tag, value in tags) + "ER  - \n")
+    return finish(p, "", "\n".join(records))
