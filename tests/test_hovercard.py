@@ -75,8 +75,9 @@ def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, 
         assert c["x"] >= 0 and c["x"] + c["width"] <= width and c["y"] >= 0 and c["y"] + c["height"] <= 800, (i, c)
         if width >= 600:
             assert _gap(t, c) <= 24, (i, t, c)
-        else:  # a bottom sheet: the width of the screen, at its bottom
-            assert c["x"] <= 16 and c["x"] + c["width"] >= width - 16 and 800 - (c["y"] + c["height"]) <= 16, c
+        else:  # the width of the screen, right under or over its citation, never on it
+            assert c["x"] <= 16 and c["x"] + c["width"] >= width - 16, c
+            assert 0 < _gap(t, c) <= 24, (i, t, c)
         page.mouse.move(0, 0)
         card.wait_for(state="hidden")
     context.close()
@@ -208,4 +209,34 @@ def test_every_card_links_to_the_passage_and_to_its_sources_entry(browser: Any, 
     assert page.evaluate("location.hash") == target
     box = page.locator(str(target)).bounding_box()
     assert box is not None and 0 <= box["y"] < 800  # the entry is in view
+    context.close()
+
+
+@pytest.mark.parametrize("width", [320, 375, 430])
+def test_on_a_phone_every_card_opens_in_view_beside_its_citation(browser: Any, page_path: Path, width: int) -> None:
+    """At phone widths (a 740 px tall screen), with a table of citations in the answer: the page
+    never scrolls sideways (the table scrolls in its own box), and a tap on each citation, in turn,
+    opens its card inside the visual viewport without covering the citation; a tap elsewhere closes it."""
+    context, page = _open(browser, page_path, width, has_touch=True, is_mobile=True)
+    page.set_viewport_size({"width": width, "height": 740})
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    triggers = page.locator(TRIGGER)
+    assert triggers.count() >= 6
+    for k in range(triggers.count()):
+        trigger = triggers.nth(k)
+        trigger.scroll_into_view_if_needed()
+        card_id = trigger.get_attribute("interestfor")
+        trigger.tap()
+        card = page.locator(f"#{card_id}")
+        card.wait_for(state="visible")
+        c, t = card.bounding_box(), trigger.bounding_box()
+        view = page.evaluate("({w: visualViewport.width, h: visualViewport.height})")
+        assert c is not None and t is not None
+        assert c["x"] >= 0 and c["x"] + c["width"] <= view["w"] + 0.5, (k, c, view)
+        assert c["y"] >= 0 and c["y"] + c["height"] <= view["h"] + 0.5, (k, c, view)
+        assert 0 <= t["y"] and t["y"] + t["height"] <= view["h"] + 1, (k, t)  # the citation stays in sight
+        assert _gap(c, t) > 0, (k, c, t)  # and uncovered
+        page.touchscreen.tap(2, 2)
+        card.wait_for(state="hidden")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     context.close()

@@ -21,7 +21,7 @@ from .options import cli_options, cli_scorer
 from .transcripts import render_conversation_page
 
 if TYPE_CHECKING:
-    pass
+    from ..rendering.exports.parsed import Parsed
 
 __all__ = ["cmd_build", "cmd_check", "cmd_codes", "cmd_context", "cmd_prompt", "cmd_render", "cmd_strip", "cmd_units"]
 
@@ -193,6 +193,23 @@ def _refuse_options_without_effect(a: argparse.Namespace) -> None:
         )
 
 
+def _export(to: str, parsed: Parsed) -> str:
+    """The text export ``to`` of a parsed answer (each writer imported only when asked for)."""
+    if to == "ai-sdk":
+        from ..providers.aisdk import to_ui_message
+
+        return json.dumps(to_ui_message(parsed), ensure_ascii=False, indent=2) + "\n"
+    from ..rendering.exports.bib import to_bibtex, to_ris
+    from ..rendering.exports.csl import to_csl_json
+    from ..rendering.exports.json import to_json
+    from ..rendering.exports.markdown import to_markdown
+    from ..rendering.exports.text import to_text
+
+    writers = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json,
+               "bibtex": to_bibtex, "ris": to_ris}  # fmt: skip
+    return writers[to](parsed)
+
+
 def cmd_render(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..rendering.html import UnknownSourceError, render
@@ -224,12 +241,7 @@ def cmd_render(a: argparse.Namespace) -> int:
             return 1
         diags, out = inp.notes + inp.in_file(result.diagnostics), result.html
     else:
-        from ..rendering.exports.bib import to_bibtex, to_ris
-        from ..rendering.exports.csl import to_csl_json
-        from ..rendering.exports.json import to_json
-        from ..rendering.exports.markdown import to_markdown
         from ..rendering.exports.parsed import parse_answer
-        from ..rendering.exports.text import to_text
 
         unknown = cli_options(a).unknown
         parsed = parse_answer(
@@ -252,16 +264,9 @@ def cmd_render(a: argparse.Namespace) -> int:
             _print_diagnostics(diags, name, "text", sys.stderr)
             write_atomic(a.output, to_docx(parsed))
             return 1 if has_errors(diags) else 0
-        if a.to == "ai-sdk":
-            from ..providers.aisdk import to_ui_message
-
-            out = json.dumps(to_ui_message(parsed), ensure_ascii=False, indent=2) + "\n"
-        else:
-            writers = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json,
-                       "bibtex": to_bibtex, "ris": to_ris}  # fmt: skip
-            out = writers[a.to](parsed)
-            if a.to == "markdown":  # the page's metadata stays with it
-                out = inp.cleaned_front_matter() + out
+        out = _export(a.to, parsed)
+        if a.to == "markdown":  # the page's metadata stays with it
+            out = inp.cleaned_front_matter() + out
     _print_diagnostics(diags, name, "text", sys.stderr)
     if a.to == "pdf":
         from ..rendering.exports.pdf import to_pdf

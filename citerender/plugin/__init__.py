@@ -18,6 +18,7 @@ from .core import citation_core
 from .options import BibliographyRenderer, PluginOptions
 from .rules import LinkPolicy, backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .styles import add_render_rules
+from .tables import add_table_rules
 
 __all__ = ["PluginOptions", "citation_plugin"]
 
@@ -63,3 +64,4 @@ def citation_plugin(
 
         md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
     add_render_rules(md, opts)
+    add_table_rules(md)

@@ -1,0 +1,54 @@
+"""Tables as the plugin renders them: inside a box that scrolls sideways, so a wide table (a column
+of pills, a long URL) never widens the page. On a phone a wider page grows the layout viewport,
+and a card anchored to the screen opens off it. The box is a named, focusable region: axe asks
+that a scrollable region be reachable by keyboard, and a name tells it from the others."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ..sources.clean import display_text
+
+__all__ = ["add_table_rules"]
+
+
+def add_table_rules(md: MarkdownIt) -> None:
+    md.add_render_rule("table_open", _table_open)
+    md.add_render_rule("table_close", _table_close)
+
+
+def _table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    """A table inside a box that scrolls sideways, so a wide table never widens the page (on a phone
+    the layout viewport would grow, and a card's bottom sheet open off screen). The box is a named,
+    focusable region (axe: a scrollable region must be reachable by keyboard), named by the table's
+    header cells, numbered when two tables share them."""
+    heads: list[str] = []
+    for j in range(idx + 1, len(tokens)):
+        tok = tokens[j]
+        if tok.type in ("tr_close", "table_close"):
+            break
+        if tok.type == "inline" and tokens[j - 1].type == "th_open":
+            heads.append(" ".join((tok.content or "").split()))
+    name = "Table: " + ", ".join(h for h in heads if h)[:80] if any(heads) else "Table"
+    seen: dict[str, int] = env.setdefault("citerender_tables", {}) if isinstance(env, dict) else {}
+    seen[name] = seen.get(name, 0) + 1
+    if seen[name] > 1:
+        name = f"{name} ({seen[name]})"
+    label = escape(_visible_name(name))
+    return f'<div class="citerender-table" role="region" tabindex="0" aria-label="{label}">\n' + str(
+        self.renderToken(tokens, idx, options, env)
+    )
+
+
+def _table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    return str(self.renderToken(tokens, idx, options, env)) + "</div>\n"
+
+
+def _visible_name(name: str) -> str:
+    """A header's Markdown source as readers see it: markers and emphasis marks removed."""
+    return display_text(name)[0].replace("*", "").replace("`", "").replace("\x00", "")
