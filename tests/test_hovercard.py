@@ -73,7 +73,10 @@ def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, 
         ) == [card_id]
         t, c = trigger.bounding_box(), card.bounding_box()
         assert c["x"] >= 0 and c["x"] + c["width"] <= width and c["y"] >= 0 and c["y"] + c["height"] <= 800, (i, c)
-        if width >= 600:
+        if width >= 1240:  # in the margin beside the line: level with it, clear of the text column
+            column = page.evaluate("document.querySelector('.citerender-page').getBoundingClientRect().right")
+            assert c["x"] >= column and c["y"] <= t["y"] + t["height"] and c["y"] + c["height"] >= t["y"], (i, t, c)
+        elif width >= 600:
             assert _gap(t, c) <= 24, (i, t, c)
         else:  # the width of the screen, right under or over its citation, never on it
             assert c["x"] <= 16 and c["x"] + c["width"] >= width - 16, c
@@ -240,3 +243,57 @@ def test_on_a_phone_every_card_opens_in_view_beside_its_citation(browser: Any, p
         card.wait_for(state="hidden")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     context.close()
+
+
+def _dense(tmp_path: Path, style: str) -> Path:
+    """Every sentence cited, two or three citations a line: the page where cards meet neighbours."""
+    from citerender import Registry, Source
+
+    sources = [Source(id=f"s{k}", title=f"Source {k}", url=f"https://s{k}.example/",
+                      lines=tuple(f"Line {n} of source {k}, quoted in the card." for n in range(1, 9))) for k in range(4)]  # fmt: skip
+    sentences = [f"Claim {n} holds for the case at hand.\ue200cite\ue202s{n % 4}\ue202L{n % 8 + 1}\ue201" for n in range(36)]
+    text = "# Dense\n\n" + "\n\n".join(" ".join(sentences[i : i + 6]) for i in range(0, 36, 6)) + "\n"
+    path = tmp_path / f"dense-{style}.html"
+    path.write_text(render(text, Registry(sources), style=style, standalone=True).html, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("style", ["hovercard", "pills"])
+def test_on_a_wide_screen_an_open_card_covers_no_other_citation(browser: Any, tmp_path: Path, style: str) -> None:
+    """At 1280 px the card opens in the margin beside its line: for every citation of a dense page,
+    no other citation's trigger lies under the open card, and pointing at each citation in turn,
+    straight from the previous one, shows its own card — every one."""
+    path = _dense(tmp_path, style)
+    context, page = _open(browser, path, 1280)
+    triggers = page.locator(TRIGGER)
+    count = triggers.count()
+    assert count == 36
+    covered, wrong = [], []
+    for k in range(count):
+        trigger = triggers.nth(k)
+        if k == 0 or not 0 <= (trigger.bounding_box() or {"y": -1})["y"] <= 760:  # in view, as a reader scrolls
+            trigger.evaluate("e => e.scrollIntoView({block: 'center'})")
+        box = trigger.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
+        card_id = trigger.get_attribute("interestfor")
+        card = page.locator(f"#{card_id}")
+        card.wait_for(state="visible")
+        shown = page.evaluate(
+            "[...document.querySelectorAll('.citerender-card')].filter(c => c.matches(':popover-open')).map(c => c.id)"
+        )
+        if shown != [card_id]:
+            wrong.append((k, shown))
+        c = card.bounding_box()
+        assert c["x"] >= 0 and c["x"] + c["width"] <= 1280 and c["y"] >= 0 and c["y"] + c["height"] <= 800, (k, c)
+        under = page.evaluate(
+            """card => [...document.querySelectorAll('.citerender-has-card > button')].filter(b => {
+                 const r = b.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+                 if (y < 0 || y > innerHeight) return false;
+                 const hit = document.elementFromPoint(x, y);
+                 return hit && hit.closest('.citerender-card')?.id === card; }).length""",
+            card_id,
+        )
+        if under:
+            covered.append((k, under))
+    context.close()
+    assert wrong == [] and covered == [], (wrong, covered)
