@@ -380,3 +380,66 @@ def test_a_claude_export_site_reads_cleanly(browser: Any, axe_script: str, tmp_p
     )
     assert "Block or allow pop-ups and intrusive ads in Chrome" in card.inner_text()
     context.close()
+
+
+def _host_site(tmp_path: Path, host: str, scheme_yaml: str = "") -> Path:
+    """The handbook answer published by MkDocs Material (its palette as given) or Sphinx
+    (alabaster), with the default theme: the index page's path."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    answer = (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8")
+    (docs / "index.md").write_text(answer, encoding="utf-8")
+    (docs / "index.sources.json").write_text(
+        (EXAMPLES / "handbook" / "answer.sources.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    if host == "mkdocs":
+        (tmp_path / "mkdocs.yml").write_text(
+            f"site_name: t\ntheme: {{name: material{scheme_yaml}}}\nplugins: [{{citerender: {{style: hovercard}}}}]\n",
+            encoding="utf-8",
+        )
+        r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return tmp_path / "site" / "index.html"
+    (docs / "conf.py").write_text(
+        'project = "t"\nextensions = ["myst_parser", "citerender.sphinx"]\nsource_suffix = {".md": "markdown"}\n'
+        'citerender_style = "hovercard"\nsuppress_warnings = ["myst.header"]\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "html"
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(docs), str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out / "index.html"
+
+
+@pytest.mark.parametrize(
+    "host,palette,os_scheme,dark",
+    [
+        ("sphinx", "", "dark", False),  # alabaster is light whatever the system: so are its cards
+        ("sphinx", "", "light", False),
+        ("mkdocs", "", "dark", False),  # Material's default scheme is light
+        ("mkdocs", ", palette: {scheme: slate}", "light", True),  # slate is dark on a light system
+        ("mkdocs", ", palette: {scheme: slate}", "dark", True),
+    ],
+    ids=["sphinx-os-dark", "sphinx-os-light", "material-default-os-dark", "material-slate-os-light", "material-slate-os-dark"],
+)  # fmt: skip
+def test_cards_follow_the_hosts_scheme_not_the_systems(
+    browser: Any, axe_script: str, tmp_path: Path, host: str, palette: str, os_scheme: str, dark: bool
+) -> None:
+    """In MkDocs Material and Sphinx, the default theme's cards and sources are dark exactly when
+    the page is: a dark system under a light page keeps them light (no dark card on a light page,
+    no 1.97:1 citation numbers); axe finds nothing in citerender's parts, open card included."""
+    index = _host_site(tmp_path, host, palette)
+    context = browser.new_context(color_scheme=os_scheme, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(index.as_uri())
+    page.locator(".citerender-has-card > button").first.hover()
+    card = page.locator(".citerender-card:popover-open")
+    card.wait_for(state="visible")
+    bg = _rgb(card.evaluate("e => getComputedStyle(e).backgroundColor"))
+    assert (_luminance(bg) < 0.2) is dark, bg
+    page.evaluate(axe_script)
+    found = page.evaluate(
+        RUN_AXE.replace("axe.run(document,", "axe.run({include: [['.citerender-cite'], ['.citerender-bibliography']]},")
+    )
+    context.close()
+    assert found == []

@@ -98,6 +98,39 @@ class Transformed:
         return re.sub(rf"CITERENDER{self.token}(?:P\d+|BIB)X", "", text, flags=re.I)
 
 
+#: where a host page says it is dark: MkDocs Material's slate scheme, Furo's and pydata's data-theme
+HOST_DARK = '[data-md-color-scheme="slate"], [data-theme="dark"]'
+#: where a host page follows the reader's system (Furo's and pydata's "auto")
+HOST_AUTO = '[data-theme="auto"]'
+_DARK_MEDIA = "@media (prefers-color-scheme: dark)"
+
+
+def host_css(css: str) -> str:
+    """A theme's CSS for a page citerender does not own: the host, not the reader's system, says
+    when it is dark. Each ``@media (prefers-color-scheme: dark)`` block of ours applies under the
+    host's dark scheme (:data:`HOST_DARK`), and under the system's only where the host follows it
+    (:data:`HOST_AUTO`); a host that says neither (Sphinx's alabaster) stays light, as its page does."""
+    out, pos = [], 0
+    while (start := css.find(_DARK_MEDIA, pos)) != -1:
+        open_at = css.index("{", start)
+        depth, i = 1, open_at + 1
+        while depth and i < len(css):
+            depth += {"{": 1, "}": -1}.get(css[i], 0)
+            i += 1
+        inner = css[open_at + 1 : i - 1]
+        rules = [r.strip() for r in inner.split("}") if "{" in r]
+        dark = "\n".join(
+            f":is({HOST_DARK}) :is({sel.strip()}) {{{body}}}" for sel, body in (r.split("{", 1) for r in rules)
+        )
+        auto = "\n".join(
+            f"  :is({HOST_AUTO}) :is({sel.strip()}) {{{body}}}" for sel, body in (r.split("{", 1) for r in rules)
+        )
+        out.append(css[pos:start] + dark + f"\n{_DARK_MEDIA} {{\n{auto}\n}}")
+        pos = i
+    out.append(css[pos:])
+    return "".join(out)
+
+
 #: the support checks (does the cited passage back the claim?): opt-in where pages are published
 SUPPORT_CODES = frozenset({"CR401", "CR402", "CR403", "CR404", "CR405", "CR406"})
 #: what a host's ``check_support`` setting may be: off, reported (info), or failing a strict build

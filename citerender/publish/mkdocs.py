@@ -25,7 +25,7 @@ from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
 from .answers import SIDE_SUFFIXES, registry_for, split_front_matter
 from .files import write_atomic
-from .host import SUPPORT_LEVELS, Transformed, page_prefix, transform_for_host
+from .host import SUPPORT_LEVELS, Transformed, host_css, page_prefix, transform_for_host
 
 CSS_PATH = "assets/citerender.css"
 SIDECAR = re.compile("(?:" + "|".join(re.escape(s) for s in SIDE_SUFFIXES) + ")$", re.I)
@@ -127,7 +127,8 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             if copy.is_file():
                 copy.unlink()
 
-        write_atomic(Path(config["site_dir"]) / CSS_PATH, load_theme(self.config.theme).css, make_parents=True)
+        css = host_css(load_theme(self.config.theme).css)  # dark when the page is, not when the system is
+        write_atomic(Path(config["site_dir"]) / CSS_PATH, css, make_parents=True)
 
 
 def _clean_toc(items: Any, result: Transformed) -> None:

@@ -27,7 +27,7 @@ from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from .answers import registry_for, split_front_matter
 from .files import write_atomic
-from .host import page_prefix, transform_for_host
+from .host import host_css, page_prefix, transform_for_host
 
 CSS_NAME = "citerender.css"
 _PH = re.compile(r"CITERENDERSPHINX(?:P\d+|BIB)X")
@@ -142,7 +142,9 @@ def on_build_finished(app: Any, exception: Exception | None) -> None:
             write_atomic(copy, page["source"])
 
     write_atomic(
-        Path(app.outdir) / "_static" / CSS_NAME, load_theme(app.config.citerender_theme).css, make_parents=True
+        Path(app.outdir) / "_static" / CSS_NAME,
+        host_css(load_theme(app.config.citerender_theme).css),  # dark when the page is, not the system
+        make_parents=True,
     )
 
 
