@@ -397,7 +397,9 @@ def _host_site(tmp_path: Path, host: str, scheme_yaml: str = "") -> Path:
             f"site_name: t\ntheme: {{name: material{scheme_yaml}}}\nplugins: [{{citerender: {{style: hovercard}}}}]\n",
             encoding="utf-8",
         )
-        r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=tmp_path, capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "-q"], cwd=tmp_path, capture_output=True, text=True
+        )
         assert r.returncode == 0, r.stderr
         return tmp_path / "site" / "index.html"
     (docs / "conf.py").write_text(
@@ -406,7 +408,9 @@ def _host_site(tmp_path: Path, host: str, scheme_yaml: str = "") -> Path:
         encoding="utf-8",
     )
     out = tmp_path / "html"
-    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(docs), str(out)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", str(docs), str(out)], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     return out / "index.html"
 

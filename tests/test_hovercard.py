@@ -237,7 +237,7 @@ def test_on_a_phone_every_card_opens_in_view_beside_its_citation(browser: Any, p
         assert c is not None and t is not None
         assert c["x"] >= 0 and c["x"] + c["width"] <= view["w"] + 0.5, (k, c, view)
         assert c["y"] >= 0 and c["y"] + c["height"] <= view["h"] + 0.5, (k, c, view)
-        assert 0 <= t["y"] and t["y"] + t["height"] <= view["h"] + 1, (k, t)  # the citation stays in sight
+        assert t["y"] >= 0 and t["y"] + t["height"] <= view["h"] + 1, (k, t)  # the citation stays in sight
         assert _gap(c, t) > 0, (k, c, t)  # and uncovered
         page.touchscreen.tap(2, 2)
         card.wait_for(state="hidden")
@@ -251,7 +251,9 @@ def _dense(tmp_path: Path, style: str) -> Path:
 
     sources = [Source(id=f"s{k}", title=f"Source {k}", url=f"https://s{k}.example/",
                       lines=tuple(f"Line {n} of source {k}, quoted in the card." for n in range(1, 9))) for k in range(4)]  # fmt: skip
-    sentences = [f"Claim {n} holds for the case at hand.\ue200cite\ue202s{n % 4}\ue202L{n % 8 + 1}\ue201" for n in range(36)]
+    sentences = [
+        f"Claim {n} holds for the case at hand.\ue200cite\ue202s{n % 4}\ue202L{n % 8 + 1}\ue201" for n in range(36)
+    ]
     text = "# Dense\n\n" + "\n\n".join(" ".join(sentences[i : i + 6]) for i in range(0, 36, 6)) + "\n"
     path = tmp_path / f"dense-{style}.html"
     path.write_text(render(text, Registry(sources), style=style, standalone=True).html, encoding="utf-8")
@@ -297,3 +299,51 @@ def test_on_a_wide_screen_an_open_card_covers_no_other_citation(browser: Any, tm
             covered.append((k, under))
     context.close()
     assert wrong == [] and covered == [], (wrong, covered)
+
+
+RTL = Path(__file__).parent / "fixtures" / "rtl"
+
+_END_OF = """([sel, words]) => {  // the box of the last occurrence of ``words`` in the element ``sel``
+  const el = document.querySelector(sel), walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let node, found = null;
+  while ((node = walker.nextNode())) {
+    if (node.parentElement.closest('.citerender-card')) continue;  // the card's quote is not the line
+    const i = node.data.lastIndexOf(words); if (i !== -1) found = [node, i];
+  }
+  const r = document.createRange(); r.setStart(found[0], found[1]); r.setEnd(found[0], found[1] + words.length);
+  const b = r.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height};
+}"""
+
+
+@pytest.mark.parametrize("style", ["footnotes", "hovercard"])
+def test_right_to_left_answers_read_their_own_way(browser: Any, tmp_path: Path, style: str) -> None:
+    """Hebrew and Arabic paragraphs read right to left, each citation after its sentence's end
+    (to its left), a line ending in digits too; the English paragraph stays left to right; a card
+    of a right-to-left line opens towards the left and reads right to left."""
+    path = tmp_path / f"rtl-{style}.html"
+    text = (RTL / "answer.md").read_text(encoding="utf-8")
+    path.write_text(
+        render(text, load_sources(RTL / "answer.sources.json"), style=style, standalone=True).html, encoding="utf-8"
+    )
+    context, page = _open(browser, path, 900)
+    paragraphs = page.locator("main p")
+    dirs = paragraphs.evaluate_all("ps => ps.map(p => getComputedStyle(p).direction)")
+    assert dirs[:4] == ["rtl", "rtl", "rtl", "ltr"], dirs
+    ends = ["בשבוע.", "100.", "الأسبوع.", "right."]
+    for k, words in enumerate(ends):
+        end = page.evaluate(_END_OF, [f"main p:nth-of-type({k + 1})", words])
+        cite = paragraphs.nth(k).locator(".citerender-cite").bounding_box()
+        assert cite is not None and abs(cite["y"] - end["y"]) < end["height"], (k, cite, end)  # on the same line
+        if dirs[k] == "rtl":
+            assert cite["x"] + cite["width"] <= end["x"] + 1, (words, cite, end)  # to the left of the sentence's end
+        else:
+            assert cite["x"] >= end["x"] + end["width"] - 1, (words, cite, end)
+    if style == "hovercard":
+        trigger = paragraphs.nth(0).locator("button")
+        trigger.hover()
+        card = page.locator(f"#{trigger.get_attribute('interestfor')}")
+        card.wait_for(state="visible")
+        c, t = card.bounding_box(), trigger.bounding_box()
+        assert card.evaluate("e => getComputedStyle(e).direction") == "rtl"
+        assert c["x"] + c["width"] <= t["x"] + t["width"] + 1 and c["x"] < t["x"], (c, t)  # mirrored: towards the left
+    context.close()

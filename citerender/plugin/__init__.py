@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from ..options import RenderOptions
 from ..sources.model import Registry
 from .core import citation_core
+from .direction import add_direction_rule
 from .options import BibliographyRenderer, PluginOptions
 from .rules import LinkPolicy, backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .styles import add_render_rules
@@ -65,3 +66,4 @@ def citation_plugin(
         md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
     add_render_rules(md, opts)
     add_table_rules(md)
+    add_direction_rule(md)
