@@ -36,7 +36,7 @@ def main() -> None:
                 page.locator("#cite-4-card").wait_for(state="visible")
             page.screenshot(path=str(OUT / f"{style}.png"), full_page=style == "footnotes")
             page.close()
-        # a phone: the card as a bottom sheet, dark scheme
+        # a phone: the card across the screen, under its citation, dark scheme
         context = browser.new_context(
             viewport={"width": 390, "height": 760}, has_touch=True, is_mobile=True, color_scheme="dark"
         )
@@ -61,6 +61,27 @@ def main() -> None:
         page.locator(".citerender-has-card > button").first.hover()
         page.locator(".citerender-card:popover-open").wait_for(state="visible")
         page.screenshot(path=str(OUT / "conversation.png"))
+        page.close()
+        # a conversation with another version of a turn, opened
+        page = browser.new_page(viewport={"width": 900, "height": 900})
+        page.goto(next((site / "c").glob("branches-and-files-*.html")).as_uri())
+        page.locator("details#t2-v1 > summary").click()
+        page.locator("details#t2-v1 > summary").scroll_into_view_if_needed()
+        page.screenshot(path=str(OUT / "conversation-versions.png"))
+        page.close()
+        # a right-to-left answer (Hebrew and Arabic), a card open
+        rtl = ROOT / "tests" / "fixtures" / "rtl"
+        rtl_page = tmp / "rtl.html"
+        rtl_text = (rtl / "answer.md").read_text(encoding="utf-8")
+        rtl_page.write_text(
+            render(rtl_text, load_sources(rtl / "answer.sources.json"), style="hovercard", standalone=True).html,
+            encoding="utf-8",
+        )
+        page = browser.new_page(viewport={"width": 900, "height": 560})
+        page.goto(rtl_page.as_uri())
+        page.locator("main p").first.locator("button").hover()
+        page.locator(".citerender-card:popover-open").wait_for(state="visible")
+        page.screenshot(path=str(OUT / "rtl.png"))
         browser.close()
     print(f"wrote {', '.join(sorted(p.name for p in OUT.glob('*.png')))}")
 
