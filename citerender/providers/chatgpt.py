@@ -11,18 +11,15 @@ without system and tool messages, tool calls (``recipient`` other than ``all``),
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..sources.clean import clean_data
 from ..sources.model import registry_from_data
 from .archive import head, is_zipped_export
 from .content_refs import SearchSources, edits_for, md_text, unknown_ids, unresolved_tether
-from .threads import BrokenGraph, Conversation, Turn, shown_title, walk
+from .threads import Conversation, Turn, assembled, entered, shown_title
 
 __all__ = ["conversation", "is_chatgpt_export"]
 
@@ -49,26 +46,12 @@ def _title(data: Mapping[str, Any]) -> str:
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
     """One conversation of the export, on its current branch; a :class:`BrokenGraph` if its
     message graph cannot be walked."""
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
-    surrogates: list[str] = []
-    data = clean_data(data, surrogates)  # once, where the conversation enters
-    notes = [("CR114", "lone surrogates replaced by U+FFFD in the conversation's data")] if surrogates else []
+    data, digest, notes = entered(data)
     cid, title = _conversation_id(data, k), _title(data)
     model = data.get("default_model_slug") if isinstance(data.get("default_model_slug"), str) else None
-    try:
-        turns, detached = walk(data, _turn)
-    except BrokenGraph as e:
-        raise BrokenGraph(
-            f"CR506 conversation {cid[:80]!r} ({title[:80]!r}) was skipped: {e.message}",
-            hint="the export's mapping must be a tree of message nodes",
-        ) from None
-    if detached:
-        notes.append(("CR508", f"{len(detached)} part(s) of the conversation lost their place in the export "
-                               "(their parent message is missing): shown after the rest"))  # fmt: skip
-    return Conversation(
-        cid, title, _number(data.get("create_time")), _number(data.get("update_time")), model, turns, digest, notes,
-        detached, "ChatGPT",
-    )  # fmt: skip
+    created, updated = _number(data.get("create_time")), _number(data.get("update_time"))
+    head = Conversation(cid, title, created, updated, model, [], digest, notes, [], "ChatGPT")
+    return assembled(head, lambda: data, _turn, "mapping must be a tree of message nodes")
 
 
 def _map(value: Any) -> Mapping[str, Any]:

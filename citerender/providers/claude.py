@@ -15,16 +15,13 @@ attachments and files are named (the export holds an attachment's text, never a 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..sources.clean import clean_data
 from ..sources.model import registry_from_data
 from ..syntax.format import DEFAULT_FORMAT
 from .content_refs import md_text
-from .threads import BrokenGraph, Conversation, Turn, shown_title, timestamp, walk
+from .threads import BrokenGraph, Conversation, Turn, assembled, entered, shown_title, timestamp
 
 __all__ = ["ROOT_PARENT", "conversation"]
 
@@ -39,28 +36,13 @@ _CLOSING = frozenset(".,;:!?)]\u201d\u2019\"'")  # a citation ending just before
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
     """One conversation of a Claude export; a :class:`BrokenGraph` if its messages cannot be
     walked (not a list, a message that is not an object, a parent that is not an id, a cycle)."""
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
-    surrogates: list[str] = []
-    data = clean_data(data, surrogates)
-    notes = [("CR114", "lone surrogates replaced by U+FFFD in the conversation's data")] if surrogates else []
+    data, digest, notes = entered(data)
     cid = str(data.get("uuid") or data.get("id") or f"conversation-{k + 1}")
     title = shown_title(data.get("name"))
     model = data.get("model") if isinstance(data.get("model"), str) and data.get("model") else None
-    try:
-        tree = _tree(data)
-        turns, detached = walk(tree, _turn)
-    except BrokenGraph as e:
-        raise BrokenGraph(
-            f"CR506 conversation {cid[:80]!r} ({title[:80]!r}) was skipped: {e.message}",
-            hint="the export's chat_messages must be a list of message objects",
-        ) from None
-    if detached:
-        notes.append(("CR508", f"{len(detached)} part(s) of the conversation lost their place in the export "
-                               "(their parent message is missing): shown after the rest"))  # fmt: skip
-    return Conversation(
-        cid, title, timestamp(data.get("created_at")), timestamp(data.get("updated_at")), model, turns, digest,
-        notes, detached, "Claude",
-    )  # fmt: skip
+    created, updated = timestamp(data.get("created_at")), timestamp(data.get("updated_at"))
+    head = Conversation(cid, title, created, updated, model, [], digest, notes, [], "Claude")
+    return assembled(head, lambda: _tree(data), _turn, "chat_messages must be a list of message objects")
 
 
 def _tree(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,16 +8,29 @@ Every node is reached once: a cycle or a wrong shape is a :class:`BrokenGraph`, 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ..errors import CiterenderError
-from ..sources.clean import display_text
+from ..sources.clean import clean_data, display_text
 from ..sources.model import Registry
 
-__all__ = ["MAX_VERSION_DEPTH", "BrokenGraph", "Conversation", "Turn", "Version", "shown_title", "timestamp", "walk"]
+__all__ = [
+    "MAX_VERSION_DEPTH",
+    "BrokenGraph",
+    "Conversation",
+    "Turn",
+    "Version",
+    "assembled",
+    "entered",
+    "shown_title",
+    "timestamp",
+    "walk",
+]
 
 
 @dataclass
@@ -70,6 +83,39 @@ class Conversation:
     def sources(self) -> int:
         """Sources of every answer on the page, other versions and detached threads included."""
         return sum(len(t.registry) for t in self.every_turn() if t.registry is not None)
+
+
+def entered(data: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, list[tuple[str, str]]]:
+    """A conversation's data as it enters, once: cleaned of lone surrogates (reported, CR114),
+    with the digest of the data as exported (a page is rebuilt when it changes)."""
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    surrogates: list[str] = []
+    cleaned = clean_data(data, surrogates)
+    notes = [("CR114", "lone surrogates replaced by U+FFFD in the conversation's data")] if surrogates else []
+    return cleaned, digest, notes
+
+
+def assembled(
+    head: Conversation,
+    tree: Callable[[], Mapping[str, Any]],
+    turn_of: Callable[[Mapping[str, Any]], Turn | None],
+    shape: str,
+) -> Conversation:
+    """``head`` (an export's conversation with its metadata and no turns yet) with the turns
+    :func:`walk` finds in the message forest ``tree()`` makes; a graph that cannot be made or
+    walked is a :class:`BrokenGraph` naming the conversation (CR506, ``shape``: what the export's
+    messages must be), a detached part a note (CR508)."""
+    try:
+        head.turns, head.detached = walk(tree(), turn_of)
+    except BrokenGraph as e:
+        raise BrokenGraph(
+            f"CR506 conversation {head.id[:80]!r} ({head.title[:80]!r}) was skipped: {e.message}",
+            hint=f"the export's {shape}",
+        ) from None
+    if head.detached:
+        head.notes.append(("CR508", f"{len(head.detached)} part(s) of the conversation lost their place in the "
+                                    "export (their parent message is missing): shown after the rest"))  # fmt: skip
+    return head
 
 
 def shown_title(title: Any, fallback: str = "Untitled conversation") -> str:
