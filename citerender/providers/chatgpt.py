@@ -1,13 +1,12 @@
-"""A ChatGPT data export (``conversations.json``, or the export's ``.zip``) as conversations a
-reader can follow: each one's current branch, the turns a reader saw, and for every assistant
-turn an answer with canonical markers and a registry of the pages it cites.
+"""A ChatGPT data export's conversations (``mapping`` of message nodes, ``current_node``) as
+turns a reader can follow, each assistant turn an answer with canonical markers and a registry of
+the pages it cites (:mod:`.content_refs` reads what each marker stands for).
 
-The file is read as a stream (``ijson``): an export of hundreds of megabytes never sits in memory
-whole, one conversation at a time does. What is shown follows the export's own rules: the path
-from the root to ``current_node`` (edits and regenerations branch; the reader saw the last one),
-without system and tool messages, tool calls (``recipient`` other than ``all``), hidden messages
-(``is_visually_hidden_from_conversation``) and thinking (``thoughts``, ``reasoning_recap``,
-``user_editable_context``)."""
+The file is read as a stream by :mod:`.archive`, the message forest walked by :mod:`.threads`
+(the current branch to ``current_node``, every other version, the parts whose parent is lost).
+What a reader sees follows the export's own rules: no system and tool messages, tool calls
+(``recipient`` other than ``all``), hidden messages (``is_visually_hidden_from_conversation``) or
+thinking (``thoughts``, ``reasoning_recap``, ``user_editable_context``)."""
 
 from __future__ import annotations
 
