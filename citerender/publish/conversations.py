@@ -129,13 +129,6 @@ def _when(epoch: float | None) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch else ""
 
 
-def _where(tid: str, n: int) -> str:
-    """A turn's place as readers say it: ``t2-v1-2`` is ``message 2, version 1, message 2``."""
-    rest = tid.split("-")[1:] if tid.startswith("t") else tid.split("-t", 1)[-1].split("-")[1:]
-    parts = [f"message {n}", *(f"version {p[1:]}" if p.startswith("v") else f"message {p}" for p in rest)]
-    return ", ".join(parts)
-
-
 class _Turns:
     """Renders turns into views, each answer with its own bibliography and id prefix, and
     gathers every diagnostic labelled with the turn's number on the page."""
@@ -145,21 +138,23 @@ class _Turns:
         self.diags: list[tuple[int, Diagnostic]] = []
         self.count = 0
 
-    def views(self, turns: list[Turn], prefix: str | None = None) -> tuple[TurnView, ...]:
+    def views(self, turns: list[Turn], prefix: str | None = None, place: str = "") -> tuple[TurnView, ...]:
         """``turns`` as views; ids are ``t1``, ``t2``… on the current branch (the same whether
         other versions exist or not), then on in detached threads, and ``t3-v1-1``… inside a
-        version of turn 3 (its diagnostics are labelled with turn 3)."""
+        version of turn 3 (its diagnostics are labelled with turn 3); ``place`` says where, in words
+        ("message 3, version 1")."""
         out = []
         for i, turn in enumerate(turns, start=1):
             if prefix is None:
                 self.count += 1
                 tid = f"{self.opts.id_prefix}-t{self.count}" if self.opts.id_prefix else f"t{self.count}"
+                where = f"message {self.count}"
             else:
-                tid = f"{prefix}-{i}"
-            out.append(self._view(turn, tid))
+                tid, where = f"{prefix}-{i}", f"{place}, message {i}"
+            out.append(self._view(turn, tid, where))
         return tuple(out)
 
-    def _view(self, turn: Turn, tid: str) -> TurnView:
+    def _view(self, turn: Turn, tid: str, where: str) -> TurnView:
         n, opts = self.count, self.opts
         if turn.role == "user":
             text = strip_citations(turn.text)
@@ -168,7 +163,6 @@ class _Turns:
             r = render(turn.text, turn.registry, replace(opts, id_prefix=tid, standalone=False))
             self.diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
             # several answers share the page: each one's sources region gets a name of its own
-            where = _where(tid, n)
             r.body = r.body.replace(
                 'role="doc-endnotes" aria-label="Sources"', f'role="doc-endnotes" aria-label="Sources of {where}"', 1
             )
@@ -179,7 +173,8 @@ class _Turns:
             vid = f"{tid}-v{v.position}"
             messages = f"{len(v.turns)} message{'s' if len(v.turns) != 1 else ''}"
             parts = [f"Version {v.position} of {v.of}", _when(v.created), messages]
-            versions.append(VersionView(vid, " · ".join(p for p in parts if p), self.views(v.turns, vid)))
+            turns = self.views(v.turns, vid, f"{where}, version {v.position}")
+            versions.append(VersionView(vid, " · ".join(p for p in parts if p), turns))
         who = "You" if turn.role == "user" else self.speaker
         return TurnView(turn.role, who, tid, r.body, label, tuple(versions))
 
