@@ -268,3 +268,17 @@ def test_markdown_stream_reads_code_as_markdown_it_does(text: str, in_code: bool
     assert "\ue200" not in out and "\ue201" not in out
     claim = out.split("```")[1] if "```" in text else next(p for p in out.split("\n\n") if "cite" in p or "[^1]" in p)
     assert ("cite" in claim) is in_code and ("[^1]" in claim) is not in_code, out
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 7])
+def test_copy_residue_leaves_streamed_code_at_any_chunk_size(size: int) -> None:
+    """Residue inside a fence or a code span goes from the streamed Markdown as from the one-shot
+    export, however the text is cut (a chunk ending beside it once kept it: an empty neighbour was
+    read as a backtick)."""
+    from citerender import Registry
+    from citerender.stream import StreamRenderer
+
+    text = "```js\n// allow key events :contentReference[oaicite:4]{index=4}\n```\n\nand `a:contentReference[oaicite:1]{index=1}b` here\n"
+    sr = StreamRenderer(Registry([]), output="markdown")
+    out = "".join(sr.feed(text[i : i + size]) for i in range(0, len(text), size)) + sr.close()
+    assert out == "```js\n// allow key events \n```\n\nand `ab` here\n"

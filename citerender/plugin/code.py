@@ -19,6 +19,7 @@ from markdown_it.token import Token
 
 from ..syntax.escapes import normalize_escapes
 from ..syntax.format import CitationFormat
+from ..syntax.marks import joins_runs
 from ..syntax.patterns import COPY_RESIDUE_RE
 from .locate import Locator
 from .state import CitationState
@@ -145,7 +146,9 @@ def _remove(
     cuts: list[tuple[int, int]] = []
     if copied is not None and "contentReference[" in text:
         cuts = [
-            (m.start(), m.end()) for m in COPY_RESIDUE_RE.finditer(text) if not _joins_runs(text, m.start(), m.end())
+            (m.start(), m.end())
+            for m in COPY_RESIDUE_RE.finditer(text)
+            if not joins_runs(text, m.start(), m.end(), "`~")
         ]
     if not cuts:
         found = [(start + m.start(), start + m.end()) for m in pattern.finditer(text)]
@@ -160,10 +163,6 @@ def _remove(
         pos = b
     copied.extend((start + a, start + b) for a, b in cuts)
     return "".join(out)
-
-
-def _joins_runs(text: str, a: int, b: int) -> bool:
-    return text[a - 1 : a] in ("`", "~") and text[b : b + 1] in ("`", "~")
 
 
 def _block_text(

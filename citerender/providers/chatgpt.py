@@ -18,7 +18,7 @@ from typing import Any
 from ..sources.model import registry_from_data
 from .archive import head, is_zipped_export
 from .content_refs import SearchSources, edits_for, md_text, unknown_ids, unresolved_tether
-from .threads import Conversation, Turn, assembled, entered, shown_title
+from .threads import Conversation, Turn, assembled, entered, shown_title, timestamp
 
 __all__ = ["conversation", "is_chatgpt_export"]
 
@@ -48,17 +48,13 @@ def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
     data, digest, notes = entered(data)
     cid, title = _conversation_id(data, k), _title(data)
     model = data.get("default_model_slug") if isinstance(data.get("default_model_slug"), str) else None
-    created, updated = _number(data.get("create_time")), _number(data.get("update_time"))
+    created, updated = timestamp(data.get("create_time")), timestamp(data.get("update_time"))
     head = Conversation(cid, title, created, updated, model, [], digest, notes, [], "ChatGPT")
     return assembled(head, lambda: data, _turn, "mapping must be a tree of message nodes")
 
 
 def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _shown(message: Mapping[str, Any]) -> bool:
@@ -97,7 +93,7 @@ def _turn(message: Mapping[str, Any]) -> Turn | None:
     role = _map(message.get("author")).get("role")
     meta = _map(message.get("metadata"))
     text = _parts_text(content)
-    created = _number(message.get("create_time"))
+    created = timestamp(message.get("create_time"))
     model = meta.get("model_slug") if isinstance(meta.get("model_slug"), str) else None
     if not text.strip():
         return None

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ..diagnostics import Diagnostic
 from ..syntax.format import RESERVED_RE, CitationFormat
-from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, needs_separator
+from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, joins_runs, needs_separator
 from ..syntax.residue import RESIDUE, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
@@ -136,7 +136,7 @@ class MarkdownSink:
                 if kept != mk.raw:
                     self.diagnostics.append(Diagnostic.make("CR302", "invisible marker characters removed from code"))
                 residue = any(c == "CR212" for c, _ in mk.notes) and not self.keep_code_residue
-                if residue and not (text[mk.start - 1 : mk.start] in "`~" and text[mk.end : mk.end + 1] in "`~"):
+                if residue and not joins_runs(text, mk.start, mk.end, "`~"):
                     kept = ""  # copy residue is never the author's code (as the one-shot render does)
                     self.diagnostics.append(Diagnostic.make("CR212", "ChatGPT copy residue removed from code"))
                 if not kept and self._opens_line(text, mk.start):
@@ -153,7 +153,7 @@ class MarkdownSink:
                 placeholder = "".join(self.placeholder.format(n=n) for n in self.numbers(mk.citation.source_ids))
                 pieces.append(placeholder)
                 size += len(placeholder)
-            elif not mk.text and (self._opens_line(text, mk.start) or _joins_runs(text, mk.start, mk.end)):
+            elif not mk.text and (self._opens_line(text, mk.start) or joins_runs(text, mk.start, mk.end)):
                 pieces.append(ZWSP)  # the line stays what it was: a removal could leave it blank or a block opener
                 size += 1
             else:
@@ -234,8 +234,3 @@ class MarkdownSink:
         result = "".join(out)
         self._tail = (self._tail + result)[-SEPARATOR_CONTEXT:]
         return result
-
-
-def _joins_runs(text: str, start: int, end: int) -> bool:
-    """Would removing ``text[start:end]`` join two backtick runs (and so move where a code span ends)?"""
-    return start > 0 and end < len(text) and text[start - 1] == "`" and text[end] == "`"

@@ -15,6 +15,7 @@ __all__ = [
     "SEPARATOR_CONTEXT",
     "ZWSP",
     "apply_marks",
+    "joins_runs",
     "needs_separator",
     "remap",
     "shift",
@@ -47,6 +48,12 @@ def needs_separator(before: str, after: str) -> bool:
 
 #: what may follow a removal without the space before it (a sentence's punctuation, a close)
 CLOSING = ".,;:!?)]}\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001"
+
+
+def joins_runs(text: str, start: int, end: int, runs: str = "`") -> bool:
+    """Would removing ``text[start:end]`` join two runs of a character in ``runs`` (backticks, and
+    tildes in a fence) into one, and so move where a code span or a fence ends?"""
+    return start > 0 and end < len(text) and text[start - 1] in runs and text[end] in runs
 
 
 def tidy_seam(left: str, right: str) -> tuple[str, str]:
