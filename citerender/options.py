@@ -30,7 +30,7 @@ __all__ = [
     "UnknownPolicy",
 ]
 
-Style = Literal["footnotes", "superscript", "hovercard", "pills"]
+Style = Literal["footnotes", "superscript", "hovercard", "pills", "sidenotes"]
 UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
 MarkdownPreset = Literal["full", "commonmark"]
@@ -76,8 +76,9 @@ class SupportScorer(Protocol):
 class RenderOptions:
     """How an answer is rendered.
 
-    :param style: ``footnotes``, ``superscript``, ``hovercard`` or ``pills`` (chips naming the
-        source, as chat products show them, opening the same card).
+    :param style: ``footnotes``, ``superscript``, ``hovercard``, ``pills`` (chips naming the
+        source, as chat products show them, opening the same card) or ``sidenotes`` (each
+        citation's sources in the margin beside its line; toggles on narrow screens).
     :param theme: a built-in theme name or a theme folder.
     :param unknown: ids the registry lacks: ``drop`` (removed, reported), ``keep`` (shown as
         unverified) or ``error`` (``render`` raises :class:`citerender.UnknownSourceError`).

@@ -36,6 +36,23 @@ def main() -> None:
                 page.locator("#cite-4-card").wait_for(state="visible")
             page.screenshot(path=str(OUT / f"{style}.png"), full_page=style == "footnotes")
             page.close()
+        # sidenotes beside their lines, one pointed at (opened whole, its sentence highlighted)
+        hb = ROOT / "examples" / "handbook"
+        notes = tmp / "sidenotes.html"
+        notes.write_text(
+            render(
+                (hb / "answer.md").read_text(encoding="utf-8"),
+                load_sources(hb / "answer.sources.json"),
+                style="sidenotes",
+                standalone=True,
+            ).html,
+            encoding="utf-8",
+        )
+        page = browser.new_page(viewport={"width": 1440, "height": 640})
+        page.goto(notes.as_uri())
+        page.locator(".citerender-sidenote").nth(4).hover()
+        page.screenshot(path=str(OUT / "sidenotes.png"))
+        page.close()
         # a phone: the card across the screen, under its citation, dark scheme
         context = browser.new_context(
             viewport={"width": 390, "height": 760}, has_touch=True, is_mobile=True, color_scheme="dark"

@@ -14,11 +14,12 @@ import pytest
 from conftest import EXAMPLES, FIXTURES, expand
 
 from citerender import build_site, load_sources, render
+from citerender.options import STYLES as ALL_STYLES
 from citerender.publish.web import stylesheet
 
 pytestmark = pytest.mark.browser
 
-STYLES = ("footnotes", "superscript", "hovercard", "pills")
+STYLES = ALL_STYLES  # every style the library has
 THEMES = ("default", "report", "minimal")
 EXTRA = (
     "\n\n## Details\n\n- [x] Checked with the policy.{S}cite{D}turn0file0{E}\n- [ ] Ask HR.[^1]\n\n"
@@ -53,6 +54,11 @@ def _violations(browser: Any, axe_script: str, path: Path, scheme: str, *, open_
     if open_card:
         page.locator(".citerender-has-card > button").first.hover()
         page.locator(".citerender-card:popover-open").wait_for(state="visible")
+    elif page.locator(".citerender-sidenote").count():  # a note opened whole, its sentence highlighted
+        note = page.locator(".citerender-sidenote").first
+        if not note.is_visible():  # a toggle (no margin in a host's page): opened by its number
+            page.locator(".citerender-sn-num").first.click()
+        note.hover()
     page.evaluate(axe_script)
     found = page.evaluate(RUN_AXE)
     context.close()

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from citerender import CiterenderError, check, render, strip_citations
+from citerender.options import STYLES as ALL_STYLES
 from citerender.plugin.rules import MAX_MARKERS
 from citerender.rendering.exports.csl import to_csl_json
 from citerender.rendering.exports.json import to_json, to_json_data
@@ -30,7 +31,7 @@ from citerender.sources.model import Registry, Source
 from citerender.sources.urls import is_live_link
 
 S, D, E = "\ue200", "\ue202", "\ue201"
-STYLES = ("footnotes", "superscript", "hovercard")
+STYLES = ALL_STYLES  # every style the library has
 THEMES = ("default", "report", "minimal")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from citerender.cli import main
+from citerender.options import STYLES as ALL_STYLES
 from citerender.providers.exports import conversation, find_conversation
 from citerender.providers.threads import BrokenGraph
 from citerender.publish.conversations import build_conversations
@@ -165,7 +166,7 @@ def _allowed(url: str) -> bool:
     return allowed_link(url)
 
 
-@pytest.mark.parametrize("style", ["footnotes", "superscript", "hovercard", "pills"])
+@pytest.mark.parametrize("style", ALL_STYLES)
 @pytest.mark.parametrize("markdown", ["full", "commonmark"])
 def test_no_href_outside_the_allow_list_in_any_style(style: str, markdown: str) -> None:
     from bs4 import BeautifulSoup
@@ -515,7 +516,7 @@ def test_marker_forms_in_source_titles_and_lines_never_show(capsys: pytest.Captu
         ]
     )
     answer = f"Claim.{S}cite{D}s1{D}L1-L4{E}\n"
-    for style in ("footnotes", "superscript", "hovercard", "pills"):
+    for style in ALL_STYLES:
         r = render(answer, reg, style=style)
         text = BeautifulSoup(r.html, "html.parser").get_text()
         for d in ("citeturn0search0", "contentReference", "【", "\ue200"):
@@ -664,7 +665,7 @@ def test_a_title_holding_line_breaks_is_one_line_wherever_it_is_shown() -> None:
     for title, shown in (("\r", "turn0file0"), ("a\rb", "a b"), ("x\r\ny\u2028z", "x y z")):
         reg = Registry([Source("turn0file0", title=title)])
         assert f'aria-label="1: {shown}' in render("citeturn0file0", reg).html
-        for style in ("superscript", "hovercard", "pills"):
+        for style in ALL_STYLES[1:]:
             assert "\r" not in render("citeturn0file0", reg, style=style).html
 
 

@@ -54,7 +54,7 @@ def _gap(a: dict[str, float], b: dict[str, float]) -> float:
     return float(max(dx, dy))
 
 
-@pytest.mark.parametrize("width", [375, 768, 1280])
+@pytest.mark.parametrize("width", [375, 650, 768, 1280])
 def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, page_path: Path, width: int) -> None:
     context, page = _open(browser, page_path, width)
     triggers = page.locator(TRIGGER)
@@ -73,7 +73,7 @@ def test_each_card_opens_next_to_its_citation_inside_the_viewport(browser: Any, 
         ) == [card_id]
         t, c = trigger.bounding_box(), card.bounding_box()
         assert c["x"] >= 0 and c["x"] + c["width"] <= width and c["y"] >= 0 and c["y"] + c["height"] <= 800, (i, c)
-        if width >= 1240:  # in the margin beside the line: level with it, clear of the text column
+        if width >= 720:  # in the margin beside the line: level with it, clear of the text column
             column = page.evaluate("document.querySelector('.citerender-page').getBoundingClientRect().right")
             assert c["x"] >= column and c["y"] <= t["y"] + t["height"] and c["y"] + c["height"] >= t["y"], (i, t, c)
         elif width >= 600:
@@ -245,6 +245,13 @@ def test_on_a_phone_every_card_opens_in_view_beside_its_citation(browser: Any, p
     context.close()
 
 
+#: the text of every claim span painted with a background (the highlighted sentences)
+HIGHLIGHTED = """[...document.querySelectorAll('.citerender-claim')]
+  .filter(s => getComputedStyle(s).backgroundColor !== 'rgba(0, 0, 0, 0)')
+  .map(s => { const c = s.cloneNode(true); c.querySelectorAll('.citerender-cite').forEach(e => e.remove());
+              return c.textContent.trim(); })"""
+
+
 def _dense(tmp_path: Path, style: str) -> Path:
     """Every sentence cited, two or three citations a line: the page where cards meet neighbours."""
     from citerender import Registry, Source
@@ -260,13 +267,15 @@ def _dense(tmp_path: Path, style: str) -> Path:
     return path
 
 
+@pytest.mark.parametrize("width", [768, 1280])
 @pytest.mark.parametrize("style", ["hovercard", "pills"])
-def test_on_a_wide_screen_an_open_card_covers_no_other_citation(browser: Any, tmp_path: Path, style: str) -> None:
-    """At 1280 px the card opens in the margin beside its line: for every citation of a dense page,
-    no other citation's trigger lies under the open card, and pointing at each citation in turn,
-    straight from the previous one, shows its own card — every one."""
+def test_an_open_card_covers_no_other_citation(browser: Any, tmp_path: Path, style: str, width: int) -> None:
+    """From 720 px the card opens in the margin beside its line (at 768 the column moves left to
+    make one): for every citation of a dense page, no other citation's trigger lies under the open
+    card, and pointing at each citation in turn, straight from the previous one, shows its own
+    card — every one — while the sentence it supports is highlighted, and nothing else."""
     path = _dense(tmp_path, style)
-    context, page = _open(browser, path, 1280)
+    context, page = _open(browser, path, width)
     triggers = page.locator(TRIGGER)
     count = triggers.count()
     assert count == 36
@@ -286,7 +295,9 @@ def test_on_a_wide_screen_an_open_card_covers_no_other_citation(browser: Any, tm
         if shown != [card_id]:
             wrong.append((k, shown))
         c = card.bounding_box()
-        assert c["x"] >= 0 and c["x"] + c["width"] <= 1280 and c["y"] >= 0 and c["y"] + c["height"] <= 800, (k, c)
+        assert c["x"] >= 0 and c["x"] + c["width"] <= width and c["y"] >= 0 and c["y"] + c["height"] <= 800, (k, c)
+        lit = page.evaluate(HIGHLIGHTED)
+        assert lit == [f"Claim {k} holds for the case at hand."], (k, lit)
         under = page.evaluate(
             """card => [...document.querySelectorAll('.citerender-has-card > button')].filter(b => {
                  const r = b.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
@@ -319,12 +330,12 @@ _END_OF = """([sel, words]) => {  // the box of the last occurrence of ``words``
 def test_right_to_left_answers_read_their_own_way(browser: Any, tmp_path: Path, style: str) -> None:
     """Hebrew and Arabic paragraphs read right to left, each citation after its sentence's end
     (to its left), a line ending in digits too; the English paragraph stays left to right; a card
-    of a right-to-left line opens towards the left and reads right to left."""
-    path = tmp_path / f"rtl-{style}.html"
+    of a right-to-left line reads right to left, in the page's margin beside its line, and where
+    there is no margin (the answer inside a host's page) it opens towards the left."""
     text = (RTL / "answer.md").read_text(encoding="utf-8")
-    path.write_text(
-        render(text, load_sources(RTL / "answer.sources.json"), style=style, standalone=True).html, encoding="utf-8"
-    )
+    result = render(text, load_sources(RTL / "answer.sources.json"), style=style, standalone=True)
+    path = tmp_path / f"rtl-{style}.html"
+    path.write_text(result.html, encoding="utf-8")
     context, page = _open(browser, path, 900)
     paragraphs = page.locator("main p")
     dirs = paragraphs.evaluate_all("ps => ps.map(p => getComputedStyle(p).direction)")
@@ -339,11 +350,26 @@ def test_right_to_left_answers_read_their_own_way(browser: Any, tmp_path: Path, 
         else:
             assert cite["x"] >= end["x"] + end["width"] - 1, (words, cite, end)
     if style == "hovercard":
-        trigger = paragraphs.nth(0).locator("button")
-        trigger.hover()
-        card = page.locator(f"#{trigger.get_attribute('interestfor')}")
-        card.wait_for(state="visible")
-        c, t = card.bounding_box(), trigger.bounding_box()
-        assert card.evaluate("e => getComputedStyle(e).direction") == "rtl"
+        c, t = _hover_first(page)
+        column = page.evaluate("document.querySelector('.citerender-page').getBoundingClientRect().right")
+        assert c["x"] >= column and c["y"] <= t["y"] + t["height"] <= c["y"] + c["height"], (c, t, column)
+        host = tmp_path / "rtl-host.html"
+        host.write_text(
+            f'<!doctype html><html lang="he"><head><meta charset="utf-8"><title>host</title><style>{result.css}</style>'
+            f'</head><body style="margin: 2rem 8rem 2rem 2rem"><main>{result.body}</main></body></html>',
+            encoding="utf-8",
+        )
+        page.goto(host.as_uri())
+        c, t = _hover_first(page)
         assert c["x"] + c["width"] <= t["x"] + t["width"] + 1 and c["x"] < t["x"], (c, t)  # mirrored: towards the left
     context.close()
+
+
+def _hover_first(page: Any) -> tuple[dict[str, float], dict[str, float]]:
+    """Open the first paragraph's card; its box and its trigger's, once it reads right to left."""
+    trigger = page.locator("main p").nth(0).locator("button")
+    trigger.hover()
+    card = page.locator(f"#{trigger.get_attribute('interestfor')}")
+    card.wait_for(state="visible")
+    assert card.evaluate("e => getComputedStyle(e).direction") == "rtl"
+    return card.bounding_box(), trigger.bounding_box()

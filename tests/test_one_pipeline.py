@@ -15,6 +15,7 @@ from test_fuzz import answers, registries
 
 from citerender import RenderOptions, load_sources, render
 from citerender.diagnostics import sort_key
+from citerender.options import STYLES as ALL_STYLES
 from citerender.plugin import citation_plugin
 from citerender.plugin.state import citation_state
 from citerender.rendering.themes import load_theme
@@ -59,7 +60,7 @@ def _same(text: str, registry: Registry | None, style: str = "footnotes") -> Non
     assert mine[2] == theirs[2]
 
 
-@pytest.mark.parametrize("style", ["footnotes", "superscript", "hovercard", "pills"])
+@pytest.mark.parametrize("style", ALL_STYLES)
 def test_render_is_the_plugin_on_every_render_fixture(style: str) -> None:
     for line, title, text, _ in RENDER_CASES:
         try:
@@ -74,7 +75,7 @@ def test_render_is_the_plugin_on_every_commonmark_example() -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(answers, registries(), st.sampled_from(["footnotes", "superscript", "hovercard", "pills"]))
+@given(answers, registries(), st.sampled_from(ALL_STYLES))
 def test_render_is_the_plugin_on_the_fuzz_corpus(text: str, reg: Registry, style: str) -> None:
     _same(text, reg, style)
 

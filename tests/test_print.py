@@ -13,11 +13,13 @@ import pytest
 from conftest import EXAMPLES
 
 from citerender import load_sources, render
+from citerender.options import STYLES as ALL_STYLES
+from citerender.plugin.bibliography import NOTE_STYLES
 from citerender.rendering.exports.pdf import to_pdf
 
 pdfplumber = pytest.importorskip("pdfplumber")
 
-STYLES = ("footnotes", "superscript", "hovercard", "pills")
+STYLES = ALL_STYLES  # every style the library has
 REG = load_sources(EXAMPLES / "handbook" / "answer.sources.json")
 TEXT = (EXAMPLES / "handbook" / "answer.md").read_text(encoding="utf-8")
 
@@ -61,7 +63,7 @@ def _check(pdf: bytes, style: str) -> list[Any]:
     text = "\n".join(t for _, t, _ in pages)
     assert re.search("sources", text, re.I) and "Employee Handbook" in text
     assert re.search(r"lines? 1", text), "the locators are printed"
-    if style in ("hovercard", "pills"):
+    if style in NOTE_STYLES:
         notes = re.split("sources", text, maxsplit=1, flags=re.I)[1]
         assert "Employees may work remotely up to three days per week" in notes  # the quoted lines
     for n, (_, page_text, _) in enumerate(pages, 1):

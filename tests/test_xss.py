@@ -10,6 +10,7 @@ import pytest
 from conftest import FIXTURES, assert_no_marker
 
 from citerender import CiterenderError, render
+from citerender.options import STYLES as ALL_STYLES
 from citerender.publish.site import build_site
 from citerender.rendering.mathml import MATHML_ELEMENTS
 from citerender.rendering.themes import load_theme
@@ -19,10 +20,12 @@ from citerender.sources.urls import allowed_link
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [p for p in (FIXTURES / "xss-payloads.txt").read_text(encoding="utf-8").split("\n") if p]
-STYLES = ("footnotes", "superscript", "hovercard", "pills")
+STYLES = ALL_STYLES  # every style the library has
 THEMES = ("default", "report", "minimal")
 ALLOWED_TAGS = set(MATHML_ELEMENTS) | {  # MathML: latex2mathml's output, rebuilt from an allow-list
     "main",
+    "label",  # a sidenote's number, labelling its toggle
+    "input",  # that toggle (every input is checked to be one, below)
     "h1",
     "h2",
     "h3",
@@ -118,6 +121,8 @@ def _load_and_probe(browser, path: Path, *, hover: bool) -> dict:  # type: ignor
             bad,
             urls,
             main: [...document.querySelectorAll('main *')].map(e => e.tagName.toLowerCase()),
+            inputs: [...document.querySelectorAll('main input')].map(e => e.type + ' ' + e.className + ' '
+                     + (e.labels.length === 1 && e.labels[0].classList.contains('citerender-sn-num'))),
             head: [...document.head.children].map(e => e.tagName.toLowerCase()),
             bodyChildren: [...document.body.children].map(e => e.tagName.toLowerCase()),
             cites: document.querySelectorAll('.citerender-cite').length,
@@ -145,6 +150,7 @@ def test_payloads_never_run_load_or_reshape(browser, tmp_path: Path, style: str,
     outside = [u for u in probe["urls"] if not allowed_link(u[2], image=u[0] == "IMG")]
     assert outside == [], outside[:5]
     assert set(probe["main"]) <= ALLOWED_TAGS, set(probe["main"]) - ALLOWED_TAGS
+    assert set(probe["inputs"]) <= {"checkbox citerender-sn-toggle true"}, probe["inputs"]  # only sidenote toggles
     assert probe["head"] == HEAD_TAGS and probe["bodyChildren"] == ["main"]
     assert probe["cites"] == len(PAYLOADS)
     assert len(probe["ids"]) == len(set(probe["ids"]))

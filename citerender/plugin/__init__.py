@@ -14,8 +14,11 @@ from markdown_it import MarkdownIt
 
 from ..options import RenderOptions
 from ..sources.model import Registry
+from .bibliography import NOTE_STYLES
+from .claim_spans import add_claim_spans
 from .core import citation_core
 from .direction import add_direction_rule
+from .flanking import add_flanking_rule
 from .options import BibliographyRenderer, PluginOptions
 from .rules import LinkPolicy, backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .styles import add_render_rules
@@ -59,11 +62,14 @@ def citation_plugin(
         md.inline.ruler.at("text", text_or_citation(text, opts))
     md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
+    add_flanking_rule(md, opts.fmt.marker_chars)  # ``**Bold.**`` right before a marker closes
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
         from .evidence.support import evidence_core
 
         md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
+    if opts.style in NOTE_STYLES:  # after the checks: the claim each card or note supports, for highlighting
+        add_claim_spans(md)
     add_render_rules(md, opts)
     add_table_rules(md)
     add_direction_rule(md)

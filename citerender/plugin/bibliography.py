@@ -113,8 +113,11 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     return Markup(f'<span class="citerender-backlinks">{arrow} ' + SEPARATOR.join(links) + "</span>")
 
 
-#: styles whose cards quote the cited lines: in print the bibliography quotes them instead
+#: styles whose citations open a card (a popover)
 CARD_STYLES = frozenset({"hovercard", "pills"})
+#: styles whose cards or notes quote the cited lines (in print the bibliography quotes them instead),
+#: with a citation's numbers as plain text and its claim wrapped for highlighting
+NOTE_STYLES = CARD_STYLES | {"sidenotes"}
 _QUOTED_LINES = 8
 
 
@@ -219,7 +222,7 @@ def render_bibliography(
         f'<section class="{section}" role="doc-endnotes" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n'
     )
-    for e in _entries(references, quotes=style in CARD_STYLES):  # one entry's pieces at a time
+    for e in _entries(references, quotes=style in NOTE_STYLES):  # one entry's pieces at a time
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
         out = [f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n']
         title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line

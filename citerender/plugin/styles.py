@@ -1,4 +1,5 @@
-"""Render rules for the three styles (they read tokens, never write them): footnotes, superscript links and hover cards.
+"""Render rules for the styles (they read tokens, never write them): footnotes, superscript links,
+hover cards, pills and sidenotes.
 
 Each style is a set of markdown-it render rules; ``citation_label`` (the ``[1, 3–5]`` text) is a
 rule of its own, so a host can change the label without replacing the style.
@@ -16,7 +17,7 @@ from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from ..syntax.types import LineRange
-from .bibliography import CARD_STYLES, EN_DASH, SEPARATOR, lines_html, mark_after_long, render_bibliography
+from .bibliography import CARD_STYLES, EN_DASH, NOTE_STYLES, SEPARATOR, lines_html, mark_after_long, render_bibliography
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
@@ -112,7 +113,7 @@ def citation_label(
     """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
     meta = citation_meta(tokens[idx])
     uses = meta["uses"]
-    linked = not meta.get("in_link") and style not in CARD_STYLES
+    linked = not meta.get("in_link") and style not in NOTE_STYLES
     st = citation_state(env)
     key = None
     labels: dict[tuple[Any, ...], str] = st.cache("styles.labels", dict)
@@ -197,20 +198,23 @@ def _card_item(use: RefUse) -> str:
             rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more lines</span>'
         label = use.lines.label() if use.lines else ""
         body = (
-            f'<span class="citerender-card-loc">{lines_html(label)}:</span>'
-            f'<span class="citerender-card-lines">{rows}</span>'
+            f'<span class="citerender-card-body"><span class="citerender-card-loc">{lines_html(label)}:</span>'
+            f'<span class="citerender-card-lines">{rows}</span></span>'
         )
     elif s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
         quote = " ".join(s.text.split())
         quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
-        body = f'<span class="citerender-card-lines"><span class="citerender-ltext">{escape(quote)}</span></span>'
+        body = (
+            '<span class="citerender-card-body"><span class="citerender-card-lines">'
+            f'<span class="citerender-ltext">{escape(quote)}</span></span></span>'
+        )
     entry = (
         f'<a class="citerender-card-entry" href="#{ref.anchor}" aria-label="Source {ref.number}, in Sources">'
         f"in Sources</a>"
     )
     return (
-        f'<span class="citerender-card-item"><span class="citerender-card-num">{ref.number}</span> '
-        f"{head}{meta}{body}{entry}</span>"
+        f'<span class="citerender-card-item"><span class="citerender-card-head"><span class="citerender-card-num">'
+        f"{ref.number}</span> {head}</span>{meta}{body}{entry}</span>"
     )
 
 
@@ -292,6 +296,34 @@ def _card_cite(
     return html
 
 
+def _sidenote_cite(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, note: str | None = None
+) -> str:
+    """A citation whose sources sit in the margin beside its line (Tufte's sidenotes): the same
+    items as a card, in a note that follows its number in the text, so a screen reader reads it
+    there. On narrow screens the number is a toggle (a checkbox it labels) that folds the note
+    open under its line; no script. In print the note is hidden and the bibliography notes it."""
+    meta = citation_meta(tokens[idx])
+    if meta.get("in_link"):
+        return _plain(self, tokens, idx, options, env, "sidenotes")
+    anchor = meta["anchor"]
+    toggle = f"{anchor}-note"
+    label = self.rules["citation_label"](tokens, idx, options, env)
+    items = "".join(_card_item(u) for _, u in sorted(_uses_by_number(meta["uses"]).items()))
+    if note is not None:
+        items = _card_warning(note) + items
+    unverified = " citerender-unverified" if any(not u.reference.known for u in meta["uses"]) else ""
+    html = (
+        f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
+        f'<label class="citerender-sn-num" for="{toggle}">{label}</label>'
+        f'<input type="checkbox" class="citerender-sn-toggle" id="{toggle}">'
+        f'<span class="citerender-sidenote" role="note">{items}</span></span>'
+    )
+    if meta.get("title"):
+        return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>'
+    return html
+
+
 def _empty(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     return ""
 
@@ -312,20 +344,24 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
         return citation_label(self, tokens, idx, options, env, style=style)
 
     md.add_render_rule("citation_label", label)
-    cite = _card_cite if style in CARD_STYLES else _plain
+
+    def cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, note: str | None = None) -> str:
+        if style in CARD_STYLES:
+            return _card_cite(self, tokens, idx, options, env, style, note)
+        if style == "sidenotes":
+            return _sidenote_cite(self, tokens, idx, options, env, note)
+        return _plain(self, tokens, idx, options, env, style)
+
     if opts.options.mark_unsupported:
 
         def flagged(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
             reason = unsupported_reason(citation_meta(tokens[idx]))
-            if style in CARD_STYLES:
-                html = _card_cite(self, tokens, idx, options, env, style, reason)
-            else:
-                html = _plain(self, tokens, idx, options, env, style)
+            html = cite(self, tokens, idx, options, env, reason)
             return html if reason is None else _flag(reason) + html
 
         md.add_render_rule("citation", flagged)
     else:
-        md.add_render_rule("citation", lambda self, t, i, o, e: cite(self, t, i, o, e, style))
+        md.add_render_rule("citation", cite)
     md.add_render_rule("citation_dropped", _empty)
     md.add_render_rule("citation_highlight_open", _highlight_open)
     md.add_render_rule("citation_highlight_close", _highlight_close)

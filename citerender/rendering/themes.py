@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from ..errors import CiterenderError
-from ..plugin.bibliography import CARD_STYLES, bibliography_entries, mark_after_long, render_bibliography
+from ..plugin.bibliography import NOTE_STYLES, bibliography_entries, mark_after_long, render_bibliography
 from ..plugin.state import Reference
 
 __all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
@@ -112,7 +112,7 @@ class Theme:
             return render_bibliography(references, style, heading, after_long=after_long)
         out = self._render(
             "bibliography.html.j2",
-            entries=bibliography_entries(references, quotes=style in CARD_STYLES),
+            entries=bibliography_entries(references, quotes=style in NOTE_STYLES),
             style=style,
             heading=heading,
         )
