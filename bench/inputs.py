@@ -186,11 +186,14 @@ def dense(size: int = 1_000_000, *, seed: int = 7, n_sources: int = 200) -> Corp
     return _assemble(paragraphs, citer, sources)
 
 
-def chat(*, seed: int = 13, size: int = 2_000, markers: int = 8, n_sources: int = 6) -> Corpus:
+def chat(
+    *, seed: int = 13, size: int = 2_000, markers: int = 8, n_sources: int = 6, sources: list[dict] | None = None
+) -> Corpus:
     """A typical chat answer: ~2 KB — a heading, paragraphs and a short list — with ``markers``
-    citations spread over its sentences (what a web service renders once per request)."""
+    citations spread over its sentences (what a web service renders once per request);
+    ``sources``: cite these (many answers over one set of documents) instead of new ones."""
     rng = random.Random(seed)
-    sources = _sources(n_sources, rng)
+    sources = _sources(n_sources, rng) if sources is None else sources
     citer = _Citer(sources, rng)
     sentences: list[str] = []
     while sum(len(x) + 2 for x in sentences) < size - 60:

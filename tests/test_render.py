@@ -383,3 +383,42 @@ def test_the_default_template_writes_the_builtin_bibliography(tmp_path: Path) ->
     refs = render(text, reg, unknown="keep").bibliography
     for style in STYLES:
         assert theme.render_bibliography(refs, style) == render_bibliography(refs, style)
+
+
+@pytest.mark.parametrize(
+    ("css_href", "home_href", "heading"),
+    [(None, None, "shown"), ("../style.css", "../index.html", "sr"), (None, "./", None), ("a&b.css", None, "shown")],
+)
+def test_the_page_written_in_python_is_the_default_template(
+    css_href: str | None, home_href: str | None, heading: str | None
+) -> None:
+    """A standalone page of the default theme is written without Jinja2: character for character
+    what ``page.html.j2`` gives, for every branch of the template and hostile values."""
+    from citerender.rendering.themes import page_markup
+
+    theme = load_theme("default")
+    values = {
+        "body": "<p>x</p>",
+        "title": "T <b>\"&'",
+        "css": "p{}",
+        "lang": 'e"n',
+        "css_href": css_href,
+        "home_href": home_href,
+        "home_label": "All <answers>",
+        "heading": heading,
+    }
+    assert page_markup(**values) == theme._render("page.html.j2", **values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_the_code_colours_are_what_pygments_gives(dark: bool) -> None:
+    """Pages read the highlighting CSS from the themes folder (no Pygments import for a page's CSS):
+    the files hold what the installed Pygments writes (CITERENDER_UPDATE_GOLDEN=1 rewrites them)."""
+    from citerender.rendering.full_preset import generated_highlight_css
+    from citerender.rendering.themes import code_css, themes_root
+
+    made = generated_highlight_css(dark=dark)
+    if UPDATE:
+        (themes_root() / ("_code-dark.css" if dark else "_code.css")).write_text(made, encoding="utf-8")
+        code_css.cache_clear()
+    assert code_css(dark=dark) == made

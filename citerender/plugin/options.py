@@ -7,13 +7,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..options import RenderOptions
 from ..sources.model import Registry, require_registry
-from ..sources.repo import Repository
 from ..syntax.format import CitationFormat
 from ..syntax.patterns import patterns
+from ..syntax.types import Mark
 from .state import Reference
+
+if TYPE_CHECKING:
+    from ..sources.repo import Repository
 
 __all__ = ["BibliographyRenderer", "PluginOptions"]
 
@@ -53,8 +57,16 @@ class PluginOptions:
         return self.options.list_all
 
     @cached_property
+    def parsed_marks(self) -> dict[str, Mark]:
+        """Well-formed markers already parsed by this parser, by their text (see ``rules``)."""
+        return {}
+
+    @cached_property
     def repository(self) -> Repository:
-        """Where Codex file citations are read and linked (``repo``, ``repo_url``)."""
+        """Where Codex file citations are read and linked (``repo``, ``repo_url``); loaded when an
+        answer cites a file."""
+        from ..sources.repo import Repository
+
         return Repository(self.options.repo, self.options.repo_url, self.options.repo_include_hidden)
 
     @cached_property

@@ -107,6 +107,11 @@ def text_or_citation(
     return rule
 
 
+#: the most well-formed markers a parser keeps parsed (a marker's parse depends on its text only;
+#: the offsets a kept one holds are its first occurrence's, and only ``pos`` is read)
+MAX_PARSED_MARKS = 8192
+
+
 def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
     """Inline rule: read the marker starting at ``state.pos`` as one atomic token."""
     src = state.src
@@ -118,8 +123,8 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     pos = state.pos
     mk = None
     well_formed = opts.canonical.match(src, pos, state.posMax)
-    parsed: dict[str, Mark] = st.cache("rules.parsed", dict, per_parse=True)
-    if well_formed is not None:  # a repeated well-formed marker is parsed once per parse
+    parsed = opts.parsed_marks
+    if well_formed is not None:  # a well-formed marker seen before (in any answer) is parsed once
         mk = parsed.get(well_formed.group(0))
     if mk is None:
         scanners: dict[int, Scanner] = st.cache("rules.scanner", dict, per_parse=True)
@@ -130,6 +135,8 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
         if mk is None:
             return False
         if well_formed is not None:
+            if len(parsed) >= MAX_PARSED_MARKS:  # a bound: a service sees new ids all day
+                parsed.clear()
             parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
     if mk.kind is not MarkKind.DROPPED and in_destination(src, pos):

@@ -25,7 +25,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from .mathml import math_html
 
-__all__ = ["add_features", "highlight", "highlight_css", "roman"]
+__all__ = ["add_features", "generated_highlight_css", "highlight", "roman"]
 
 _MAY_LINK = re.compile(r"//|@|www\.", re.IGNORECASE)
 
@@ -241,11 +241,11 @@ def _formatter() -> Any:
     return HtmlFormatter(nowrap=True, classprefix="crh-")
 
 
-@lru_cache(maxsize=2)
-def highlight_css(*, dark: bool = True) -> str:
+def generated_highlight_css(*, dark: bool = True) -> str:
     """Highlighting colours scoped to citerender's code blocks: Pygments' ``xcode`` (every token
     at least 4.5:1 on the light code background) and, for themes with a dark scheme, ``lightbulb``
-    (likewise on the dark one)."""
+    (likewise on the dark one). Written to ``themes/_code.css`` and ``_code-dark.css``, which pages
+    read (:func:`citerender.rendering.themes.code_css`): a page's CSS costs no Pygments import."""
     from pygments.formatters import HtmlFormatter
 
     scope = ".citerender-page pre"

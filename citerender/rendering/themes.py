@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import html
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
+
+from markupsafe import escape
 
 from ..errors import CiterenderError
 from ..plugin.bibliography import NOTE_STYLES, bibliography_entries, mark_after_long, render_bibliography
@@ -84,25 +85,32 @@ class Theme:
     def css(self) -> str:
         """The shared mechanics (``_core.css``: cards shown on hover/focus, print rules) and the
         most specific ``style.css`` in the chain."""
-        from .full_preset import highlight_css
-
         core = (themes_root() / "_core.css").read_text(encoding="utf-8")
         for d in self.dirs:
             f = d / "style.css"
             if f.is_file():
                 own = f.read_text(encoding="utf-8")
                 dark = "prefers-color-scheme: dark" in own  # dark code colours only where the page goes dark
-                return core + "\n" + highlight_css(dark=dark) + "\n" + own
-        return core + "\n" + highlight_css(dark=False) + "\n"
+                return core + "\n" + code_css(dark=dark) + "\n" + own
+        return core + "\n" + code_css(dark=False) + "\n"
+
+    def _own(self, template: str) -> bool:
+        """Does the theme chain override the default theme's ``template``?"""
+        default = themes_root() / "default"
+        for d in self.dirs:
+            if (d / template).is_file():
+                return d != default
+        return False
 
     @cached_property
     def own_bibliography(self) -> bool:
         """Does the theme chain override the default theme's bibliography template?"""
-        default = themes_root() / "default"
-        for d in self.dirs:
-            if (d / "bibliography.html.j2").is_file():
-                return d != default
-        return False
+        return self._own("bibliography.html.j2")
+
+    @cached_property
+    def own_page(self) -> bool:
+        """Does the theme chain override the default theme's page template?"""
+        return self._own("page.html.j2")
 
     def render_bibliography(
         self, references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
@@ -135,6 +143,8 @@ class Theme:
         readers only when its first heading already shows that text)."""
         safe_css = css.replace("</", "<\\/")
         heading = None if _H1.search(body) else ("sr" if _first_heading_is(body, title) else "shown")
+        if not self.own_page:  # the default template's markup, without loading Jinja2 for it
+            return page_markup(body, title, safe_css, lang, css_href, home_href, home_label, heading)
         return self._render(
             "page.html.j2",
             body=body,
@@ -224,6 +234,8 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
         base = "default"
         meta = p / "theme.toml"
         if meta.is_file():
+            import tomllib  # a theme.toml is rare: read when there is one
+
             try:
                 base = str(tomllib.loads(meta.read_text(encoding="utf-8")).get("base", "default"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
@@ -245,3 +257,46 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
     if root / "default" not in dirs:
         dirs.append(root / "default")
     return Theme(name, tuple(dirs))
+
+
+@lru_cache(maxsize=2)
+def code_css(*, dark: bool = True) -> str:
+    """The highlighting colours of code blocks (light, and dark for themes that go dark), as
+    :func:`citerender.rendering.full_preset.generated_highlight_css` wrote them (a test holds
+    the files to what the installed Pygments gives; ``CITERENDER_UPDATE_GOLDEN=1`` rewrites them)."""
+    return (themes_root() / ("_code-dark.css" if dark else "_code.css")).read_text(encoding="utf-8")
+
+
+def page_markup(
+    body: str,
+    title: str,
+    css: str,
+    lang: str,
+    css_href: str | None,
+    home_href: str | None,
+    home_label: str,
+    heading: str | None,
+) -> str:
+    """``themes/default/page.html.j2`` written in Python, character for character (a test renders
+    both): a standalone page from the command line then costs no Jinja2 import and compile, a
+    third of a short answer's whole run."""
+    e = escape
+    style_src = "'self' 'unsafe-inline'" if css_href else "'unsafe-inline'"
+    out = [
+        f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src {style_src}; '
+        "img-src data:; base-uri 'none'; form-action 'none'\">\n"
+        '<meta name="referrer" content="no-referrer">\n<meta name="generator" content="citerender">\n'
+        f"<title>{e(title)}</title>\n"
+    ]
+    out.append(f'<link rel="stylesheet" href="{e(css_href)}">\n' if css_href else f"<style>{css}</style>\n")
+    out.append("</head>\n<body>\n")
+    if home_href:
+        out.append(f'<nav class="citerender-nav"><a href="{e(home_href)}">{e(home_label)}</a></nav>\n')
+    out.append('<main class="citerender-page">\n')
+    if heading:
+        sr = " citerender-sr" if heading == "sr" else ""
+        out.append(f'<h1 class="citerender-page-title{sr}">{e(title)}</h1>\n')
+    out.append(f"{body}\n</main>\n</body>\n</html>")
+    return "".join(out)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import cached_property
 from pathlib import PurePath
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from ..errors import CiterenderError
@@ -34,6 +35,8 @@ MAX_TITLE_CHARS = 2_000
 MAX_URL_CHARS = 8_192
 
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
+_MISSING = object()
+T = TypeVar("T")
 _LINE_BREAK = re.compile("[\r\n\f\v\x85\u2028\u2029]")
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -91,10 +94,11 @@ class Source:
         """What a reader sees for the source: its title, else its domain, URL or id."""
         return self.title or self.domain or self.url or self.id
 
-    @property
+    @cached_property
     def domain(self) -> str | None:
         """Host of the URL without ``www.``, for display: marker residue and bidirectional
-        controls removed (a right-to-left override would show the host reversed)."""
+        controls removed (a right-to-left override would show the host reversed). Worked out
+        once per source (every citation's card and entry shows it)."""
         shown = self.meta.get("domain")  # a provider's own name for a redirect link's site (Gemini)
         if isinstance(shown, str) and shown.strip():
             return _BIDI.sub("", remove_residue(shown.strip().lower()))[:253] or None
@@ -127,6 +131,7 @@ class Registry(Mapping[str, Source]):
                 raise CiterenderError(f"duplicate source id {s.id!r}", path=path, hint="give every source a unique id")
             self._by_id[s.id] = s
         self._shown: dict[str, Source] = {}
+        self._derived: dict[str, Any] = {}
         if len(self._by_id) > MAX_SOURCES:
             raise CiterenderError(f"{len(self._by_id)} sources exceed the limit of {MAX_SOURCES}", path=path)
         self.path = path
@@ -140,6 +145,16 @@ class Registry(Mapping[str, Source]):
             raise CiterenderError(f"more than {MAX_SOURCES} sources", path=self.path)
         self._by_id[source.id] = source
         self._shown.pop(source.id, None)
+        self._derived.clear()
+
+    def derived(self, key: str, make: Callable[[], T]) -> T:
+        """What ``make`` works out from these sources (an index of their lines, their entries'
+        markup), made once and kept until a source is put: every answer citing this registry
+        shares it (a web service renders many answers against one set of sources)."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._derived[key] = make()
+        return found  # type: ignore[no-any-return]
 
     def get(self, key: str, default: Source | None = None) -> Source | None:  # type: ignore[override]
         return self._by_id.get(key, default)

@@ -78,6 +78,7 @@ class StreamRenderer:
         env[SLUGS_KEY] = set()  # heading ids unique across blocks
         self._state: CitationState = env[ENV_KEY]
         self._diagnostics: list[Diagnostic] = []
+        self._blocks_only = output == "html"
         self._sink: HtmlSink | MarkdownSink = (
             HtmlSink(p, env, self._state)
             if output == "html"
@@ -91,6 +92,8 @@ class StreamRenderer:
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
         if not text:
             return ""
+        if self._blocks_only:  # HTML is written a whole block at a time, and no marker spans a
+            return self._sink.write(text)  # line break: nothing needs holding back before that
         if not self._pending and plainly_safe(text, self.fmt):
             return self._sink.write(text, plain=True)
         self._pending += text

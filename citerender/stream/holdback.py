@@ -51,13 +51,21 @@ def _special(fmt: CitationFormat) -> re.Pattern[str]:
     return re.compile("[" + re.escape(fmt.marker_chars + "\\&%:[\u3010\u3011\r") + "]")
 
 
+_LAST: tuple[CitationFormat | None, re.Pattern[str]] = (None, re.compile("$^"))
+
+
 def plainly_safe(text: str, fmt: CitationFormat) -> bool:
     """Is all of ``text`` (a chunk arriving with nothing held) safe to show, without reading it as
     :func:`safe_end` does? True only when it holds none of the characters marks, escapes,
     brackets, entities and residue are written with, no ``cite``/``entity``, and does not end with
     the start of a copy-paste word. A stream asks this for every chunk, most of which are prose."""
+    global _LAST
+    last_fmt, special = _LAST
+    if fmt is not last_fmt:  # the stream's format, every chunk: no hashing of it each time
+        special = _special(fmt)
+        _LAST = (fmt, special)
     return (
-        _special(fmt).search(text) is None
+        special.search(text) is None
         and "cite" not in text
         and "entity" not in text
         and _OPENING_TAIL.search(text, max(0, len(text) - 16)) is None

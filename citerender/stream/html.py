@@ -22,7 +22,8 @@ class HtmlSink:
         self._blocks = BlockSplitter()
 
     def write(self, text: str, *, plain: bool = False) -> str:
-        return "".join(self._render(b) for b in self._blocks.feed(text))
+        blocks = self._blocks.feed(text)  # most chunks complete no block
+        return "".join([self._render(b) for b in blocks]) if blocks else ""
 
     def close(self) -> str:
         return "".join(self._render(b) for b in self._blocks.close())

@@ -45,6 +45,8 @@ class MarkdownSink:
         self._line: list[str] = []  # a line that may open a fence, held whole until it ends
         self._context = ""  # the last input characters written: they decide word boundaries
         self._tail = ""  # the end of what was written (enough to see where a word continues)
+        self._tail_parts: list[str] = []  # written after it, joined when read (most never are)
+        self._tail_size = 0
         self._open_cut = False  # a removal at the very end of what was written
         self._plain_text = False  # what is being written holds no mark (the front said so)
         self._line_blank_in = True  # nothing but blanks on the input's current line yet
@@ -53,6 +55,8 @@ class MarkdownSink:
         """``plain``: the front found no character a mark, an escape or residue is written with
         in ``text`` (what was held from before is read as usual)."""
         self._plain_text = plain
+        if plain and self._mid_line_now(text):
+            return self._mid_line(text)
         out: list[str] = []
         pos = 0
         while pos < len(text):
@@ -61,6 +65,32 @@ class MarkdownSink:
             pos += len(piece)
             self._piece(piece, out)
         return "".join(out)
+
+    def _mid_line_now(self, text: str) -> bool:
+        """Is ``text`` plain text inside a line already begun, with no fence, code span or cut open?"""
+        return (
+            bool(self._head)
+            and not self._line
+            and self._fences.open is None
+            and not self._open_cut
+            and "\n" not in text
+            and "`" not in text
+            and not text.endswith("\\")
+            and not self._spans.holding
+        )
+
+    def _mid_line(self, text: str) -> str:
+        """Plain text inside a line already begun (no fence to read, no code span, no cut open):
+        what :meth:`_piece` would do with it, without its steps — most chunks of a stream."""
+        room = _HEAD - len(self._head)
+        if room > 0:
+            self._head += text[:room]
+        self._rest_blank = self._rest_blank and not text[max(room, 0) :].strip()
+        self._context = (self._context + text)[-_CONTEXT:]
+        self._remember(text)
+        if text.strip(" \t"):
+            self._line_blank_in = False
+        return text
 
     def close(self) -> str:
         out: list[str] = []
@@ -212,7 +242,7 @@ class MarkdownSink:
         """
         points = sorted(set(cuts))
         if not points and not self._open_cut:
-            self._tail = (self._tail + text)[-SEPARATOR_CONTEXT:]
+            self._remember(text)
             return text
         if self._open_cut and text:
             if not points or points[0] != 0:
@@ -226,11 +256,26 @@ class MarkdownSink:
                 continue
             out.append(text[pos:c])
             if needs_separator(
-                (self._tail + text[max(0, c - SEPARATOR_CONTEXT) : c])[-SEPARATOR_CONTEXT:], text[c : c + 1]
+                (self._written_tail() + text[max(0, c - SEPARATOR_CONTEXT) : c])[-SEPARATOR_CONTEXT:], text[c : c + 1]
             ):
                 out.append(ZWSP)
             pos = c
         out.append(text[pos:])
         result = "".join(out)
-        self._tail = (self._tail + result)[-SEPARATOR_CONTEXT:]
+        self._tail = (self._written_tail() + result)[-SEPARATOR_CONTEXT:]
         return result
+
+    def _remember(self, text: str) -> None:
+        """Note ``text`` as written (joined into the tail only when the tail is read)."""
+        self._tail_parts.append(text)
+        self._tail_size += len(text)
+        if self._tail_size > 4 * SEPARATOR_CONTEXT:
+            self._written_tail()
+
+    def _written_tail(self) -> str:
+        """The last characters written (:data:`SEPARATOR_CONTEXT` of them)."""
+        if self._tail_parts:
+            self._tail = (self._tail + "".join(self._tail_parts))[-SEPARATOR_CONTEXT:]
+            self._tail_parts.clear()
+            self._tail_size = 0
+        return self._tail

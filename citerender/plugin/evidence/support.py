@@ -86,7 +86,10 @@ class _Index:
     """Every line of every source with text, by content word: built once, on first need."""
 
     lines: dict[str, list[set[str]]] = field(default_factory=dict)
-    postings: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    #: word → [(source id, [(source id, line index) …]) …], sources in registry order: a search
+    #: leaves out the cited sources a whole list at a time
+    postings: dict[str, list[tuple[str, list[tuple[str, int]]]]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # lines holding each word
 
     @classmethod
     def of(cls, registry: Registry) -> _Index:
@@ -98,23 +101,40 @@ class _Index:
             idx.lines[src.id] = stems
             for n, words in enumerate(stems):
                 for w in words:
-                    idx.postings.setdefault(w, []).append((src.id, n))
+                    per = idx.postings.setdefault(w, [])
+                    if not per or per[-1][0] != src.id:
+                        per.append((src.id, []))
+                    per[-1][1].append((src.id, n))
+                    idx.counts[w] = idx.counts.get(w, 0) + 1
         return idx
 
     def best(self, claim: set[str], skip: set[str]) -> tuple[float, str, int, int] | None:
         """The best passage of one to three lines outside ``skip``: (share, source, first, last)."""
         hits: Counter[tuple[str, int]] = Counter()
         for w in claim:
-            posting = self.postings.get(w, [])
-            if len(posting) > 200:  # a word on every page says nothing of where the claim is
+            if self.counts.get(w, 0) > 200:  # a word on every page says nothing of where the claim is
                 continue
-            hits.update(p for p in posting if p[0] not in skip)
+            for sid, keys in self.postings.get(w, ()):
+                if sid not in skip:
+                    hits.update(keys)
         best: tuple[float, str, int, int] | None = None
+        tried: set[tuple[str, int, int]] = set()  # neighbouring hits share windows: each is read once
+        shared: dict[tuple[str, int], set[str]] = {}  # the claim's words on each line looked at
+        size = len(claim)
         for (sid, n), _ in hits.most_common(20):
             rows = self.lines[sid]
             for a in range(max(0, n - 2), n + 1):
                 for b in range(n, min(len(rows), a + 3)):
-                    share = _share(claim, set().union(*rows[a : b + 1]))
+                    if (sid, a, b) in tried:
+                        continue
+                    tried.add((sid, a, b))
+                    found: set[str] = set()
+                    for i in range(a, b + 1):
+                        on = shared.get((sid, i))
+                        if on is None:
+                            on = shared[sid, i] = claim & rows[i]
+                        found |= on
+                    share = len(found) / size if size else 1.0
                     # the best share; on a tie, the narrower passage
                     if best is None or share > best[0] + 1e-9 or (share > best[0] - 1e-9 and b - a < best[3] - best[2]):
                         best = (share, sid, a + 1, b + 1)
@@ -161,11 +181,25 @@ class _Passage:
         )
 
 
+#: the most passages kept with a registry (each a few sets of words; ranges of one source's lines
+#: are at most lines² of them, so a bound)
+MAX_KEPT_PASSAGES = 4096
+
+
 class _Checker:
     def __init__(self, st: CitationState, scorer: SupportScorer | None) -> None:
         self.st, self.scorer = st, scorer
         self.index: _Index | None = None
-        self.passages: dict[str, _Passage] = {}
+        # what a cited passage holds is the same in every answer citing it: kept with the sources
+        self.passages: dict[str, _Passage] = (
+            st.registry.derived("evidence.passages", dict) if st.registry is not None else {}
+        )
+
+    def indexed(self, registry: Registry) -> _Index:
+        """The registry's index of line words, built on first need and kept with the registry."""
+        if self.index is None:
+            self.index = registry.derived("evidence.index", lambda: _Index.of(registry))
+        return self.index
 
     def passage(self, claim: Claim) -> _Passage:
         pieces = []
@@ -173,7 +207,9 @@ class _Checker:
             if e.text:
                 found = self.passages.get(e.text)
                 if found is None:
-                    found = self.passages[e.text] = _Passage.of(e.text)
+                    found = _Passage.of(e.text)
+                    if len(self.passages) < MAX_KEPT_PASSAGES:
+                        self.passages[e.text] = found
                 pieces.append(found)
         return _Passage.merged(pieces)
 
@@ -295,9 +331,7 @@ class _Checker:
         for ev in claim.evidence:  # a locator off by a few lines
             if ev.lines is not None and self.better_lines(claim, words, ev.source_id, ev.lines, share, need):
                 return True
-        if self.index is None:
-            self.index = _Index.of(registry)
-        found = self.index.best(words, {e.source_id for e in claim.evidence})
+        found = self.indexed(registry).best(words, {e.source_id for e in claim.evidence})
         if found is not None and found[0] >= need and found[0] >= share + MARGIN and found[0] * len(words) >= MIN_WORDS:
             _, sid, a, b = found
             where_ = f"L{a}" if a == b else f"L{a}-L{b}"
@@ -314,10 +348,10 @@ class _Checker:
     ) -> bool:
         registry = self.st.registry
         src = registry.get(sid) if registry is not None else None
-        if src is None or src.lines is None:
+        if registry is None or src is None or src.lines is None:
             return False
         width = min(cited[1] - cited[0] + 1, 5)
-        stems = [content_stems(t) for t in src.lines[max(0, cited[0] - 1 - NEARBY) : cited[1] + NEARBY]]
+        stems = self.indexed(registry).lines[sid][max(0, cited[0] - 1 - NEARBY) : cited[1] + NEARBY]
         offset = max(0, cited[0] - 1 - NEARBY)
         best: tuple[float, int, int] | None = None
         for a in range(len(stems) - width + 1):
