@@ -23,7 +23,24 @@ the final response first (:func:`collect_events`).
 
 from __future__ import annotations
 
-from .common import Adapted
-from .responses import PROVIDERS, adapt, collect_events, detect_provider, load_response, resembles
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .common import Adapted
+    from .responses import PROVIDERS, adapt, collect_events, detect_provider, load_response, resembles
 
 __all__ = ["PROVIDERS", "Adapted", "adapt", "collect_events", "detect_provider", "load_response", "resembles"]
+
+
+def __getattr__(name: str) -> Any:
+    """The adapters load on first use: reading an answer (``citerender render answer.md``) goes
+    through :mod:`.inputs` and needs none of them."""
+    if name == "Adapted":
+        from .common import Adapted
+
+        return Adapted
+    if name in __all__:
+        from . import responses
+
+        return getattr(responses, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from ..errors import CiterenderError
 from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
-from .responses import read_json
 
 __all__ = ["Input", "InputKind", "is_export", "read_input"]
 _HEAD = 65536  # enough of a JSON export to see its first conversation's "mapping"
@@ -53,8 +52,10 @@ def read_input(path: str, provider: str | None = None) -> Input:
     text = decode_text(data, name, what)
     if not is_json:
         return Input("answer", path, text=text)
-    value, lines = read_json(text, name)
+    from .responses import read_json
     from .transcripts import is_transcript
+
+    value, lines = read_json(text, name)
 
     transcript = provider is None and not lines and is_transcript(value)  # JSON Lines are one response's events
     return Input("transcript" if transcript else "response", path, text=text, data=value)
