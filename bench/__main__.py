@@ -459,43 +459,28 @@ def bench_dataset(rep: Report, tmp: Path, quick: bool) -> None:
 _SHORT = "Employees may work remotely up to three days per week.\ue200cite\ue202turn0file0\ue202L1\ue201"
 
 
+#: the benchmark's sections, in the order they run (``--only`` picks some)
+SECTIONS = (
+    "extract",
+    "render",
+    "chat",
+    "pandoc",
+    "stream",
+    "scale",
+    "import",
+    "build",
+    "evidence",
+    "export",
+    "dataset",
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="skip the 10 MB scale point; a 20 MB export, not 100 MB")
-    ap.add_argument(
-        "--only",
-        choices=[
-            "extract",
-            "render",
-            "chat",
-            "pandoc",
-            "stream",
-            "scale",
-            "import",
-            "build",
-            "evidence",
-            "export",
-            "dataset",
-        ],
-        action="append",
-    )
+    ap.add_argument("--only", choices=SECTIONS, action="append")
     a = ap.parse_args(argv)
-    only = set(
-        a.only
-        or [
-            "extract",
-            "render",
-            "chat",
-            "pandoc",
-            "stream",
-            "scale",
-            "import",
-            "build",
-            "evidence",
-            "export",
-            "dataset",
-        ]
-    )
+    only = set(a.only or SECTIONS)
     rep = Report()
     started = time.perf_counter()
     print(f"citerender benchmarks — Python {sys.version.split()[0]}, {os.cpu_count()} cores", flush=True)

@@ -261,10 +261,12 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
 
 @lru_cache(maxsize=2)
 def code_css(*, dark: bool = True) -> str:
-    """The highlighting colours of code blocks (light, and dark for themes that go dark), as
+    """The highlighting colours of code blocks (``_code.css``; and ``_code-dark.css``'s dark-scheme
+    block for themes that go dark), as
     :func:`citerender.rendering.full_preset.generated_highlight_css` wrote them (a test holds
     the files to what the installed Pygments gives; ``CITERENDER_UPDATE_GOLDEN=1`` rewrites them)."""
-    return (themes_root() / ("_code-dark.css" if dark else "_code.css")).read_text(encoding="utf-8")
+    light = (themes_root() / "_code.css").read_text(encoding="utf-8")
+    return light + "\n" + (themes_root() / "_code-dark.css").read_text(encoding="utf-8") if dark else light
 
 
 def page_markup(
