@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from markdown_it.token import Token
 
 from ..options import RenderOptions
+from ..plugin.sentences import TERMINAL
 from ..plugin.state import CitationState
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
@@ -22,7 +23,7 @@ from ..sources.model import Registry
 __all__ = ["QualityReport", "measure_quality", "quality_report"]
 
 _PH = "\x00"  # stands for a citation while sentences are split
-_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]]*(?:\s*\x00)*(?=\s|$)|(?:\x00)+(?=\s*$)")
+_SENTENCE_END = re.compile(TERMINAL + r"(?:\s*\x00)*(?=\s|$)|(?:\x00)+(?=\s*$)")
 _FACT = re.compile(
     r"\d|\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
     r"percent|per cent|million|billion|thousand|hundred|dozen|twice|half|majority|minority)\b",

@@ -17,10 +17,14 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .sentences import TERMINAL
+
 __all__ = ["add_claim_spans", "claim_start"]
 
-# the end of a sentence: terminal punctuation, closing quotes or brackets, then white space
-_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]]*\s+")
+# the end of a sentence and the white space after it (where the next claim starts)
+_SENTENCE_END = re.compile(TERMINAL + r"\s+")
+# a sentence that ends a piece of text
+_ENDS = re.compile(TERMINAL + r"\Z")
 _STOPS = frozenset({"citation", "hardbreak", "image"})
 
 
@@ -114,7 +118,7 @@ def _ends_sentence(children: Sequence[Token], close: int) -> bool:
         and after is not None
         and after.type == "text"
         and after.content[:1].isspace()
-        and _SENTENCE_END.search(inner.content.rstrip() + " ", max(0, len(inner.content.rstrip()) - 4)) is not None
+        and _ENDS.search(inner.content.rstrip()) is not None
     )
 
 

@@ -154,10 +154,7 @@ def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any,
     label = self.rules["citation_label"](tokens, idx, options, env)
     unverified = any(not u.reference.known for u in meta["uses"])
     cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "")
-    sup = f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>'
-    if meta.get("title"):
-        return f'<span class="citerender-navlist">{_navlist_title(meta)}{sup}</span>'
-    return sup
+    return _titled(meta, f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>')
 
 
 #: the most lines a card quotes; the rest is counted ("… and 480 more lines")
@@ -263,17 +260,7 @@ def _card_cite(
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
     uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
-    cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)  # hover cards repeat them
-    items = ""
-    for u in uses:
-        key = (u.reference.number, u.source.id, u.lines, u.lines_valid)
-        item = cache.get(key)
-        if item is None:
-            item = cache[key] = _card_item(u)
-        items += item
-    if note is not None:
-        items = _card_warning(note) + items
-    unverified = " citerender-unverified" if any(not u.reference.known for u in uses) else ""
+    items, unverified = _card_items(uses, env, note)
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(uses) - 1}</span>' if len(uses) > 1 else ""
         face = f"<bdi>{escape(_pill_name(uses[0].reference))}</bdi>{more}"
@@ -291,9 +278,28 @@ def _card_cite(
         f'popovertargetaction="show" aria-describedby="{card_id}">{face}</button>{printed}'
         f'<span class="citerender-card" id="{card_id}" popover="hint">{items}</span></span>'
     )
-    if meta.get("title"):
-        return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>'
-    return html
+    return _titled(meta, html)
+
+
+def _card_items(uses: list[RefUse], env: Any, note: str | None) -> tuple[str, str]:
+    """A card's (or sidenote's) items, each made once per document (places repeat them), the
+    warning first when ``note`` flags the claim; and the unverified class when one is unknown."""
+    cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)
+    items = ""
+    for u in uses:
+        key = (u.reference.number, u.source.id, u.lines, u.lines_valid)
+        item = cache.get(key)
+        if item is None:
+            item = cache[key] = _card_item(u)
+        items += item
+    if note is not None:
+        items = _card_warning(note) + items
+    return items, (" citerender-unverified" if any(not u.reference.known for u in uses) else "")
+
+
+def _titled(meta: CitationMeta, html: str) -> str:
+    """A navigation list's citation after its title; any other as it is."""
+    return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>' if meta.get("title") else html
 
 
 def _sidenote_cite(
@@ -309,19 +315,14 @@ def _sidenote_cite(
     anchor = meta["anchor"]
     toggle = f"{anchor}-note"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    items = "".join(_card_item(u) for _, u in sorted(_uses_by_number(meta["uses"]).items()))
-    if note is not None:
-        items = _card_warning(note) + items
-    unverified = " citerender-unverified" if any(not u.reference.known for u in meta["uses"]) else ""
+    items, unverified = _card_items([u for _, u in sorted(_uses_by_number(meta["uses"]).items())], env, note)
     html = (
         f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
         f'<label class="citerender-sn-num" for="{toggle}">{label}</label>'
         f'<input type="checkbox" class="citerender-sn-toggle" id="{toggle}">'
         f'<span class="citerender-sidenote" role="note">{items}</span></span>'
     )
-    if meta.get("title"):
-        return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>'
-    return html
+    return _titled(meta, html)
 
 
 def _empty(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:

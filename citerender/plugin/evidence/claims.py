@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from ..locate import where
+from ..sentences import TERMINAL
 from ..state import CitationState
 
 __all__ = ["Claim", "Evidence", "claims_of"]
@@ -19,7 +20,7 @@ __all__ = ["Claim", "Evidence", "claims_of"]
 _PH = "\x00"  # stands for a citation group while sentences are split
 # the end of a sentence: terminal punctuation (and closing quotes or brackets) before a space,
 # a citation or the end
-_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]]*(?=\s|\x00|$)")
+_SENTENCE_END = re.compile(TERMINAL + r"(?=\s|\x00|$)")
 # what separates clauses a citation may close on its own
 _LEAD = re.compile(r"^[\s,;:\u2014\u2013-]*(?:and|but|or|while|whereas)?\b\s*", re.I)
 
