@@ -148,9 +148,10 @@ class Registry(Mapping[str, Source]):
         self._derived.clear()
 
     def derived(self, key: str, make: Callable[[], T]) -> T:
-        """What ``make`` works out from these sources (an index of their lines, their entries'
-        markup), made once and kept until a source is put: every answer citing this registry
-        shares it (a web service renders many answers against one set of sources)."""
+        """What ``make`` works out from these sources (the support checks' index of their lines,
+        the words of the passages cited), made once and kept until a source is put: every answer
+        citing this registry shares it (a web service checks many answers against one set of
+        sources)."""
         found = self._derived.get(key, _MISSING)
         if found is _MISSING:
             found = self._derived[key] = make()
