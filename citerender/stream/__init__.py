@@ -84,6 +84,7 @@ class StreamRenderer:
             if output == "html"
             else MarkdownSink(opts.fmt, self._numbers, placeholder, self._diagnostics, opts.keep_code_residue)
         )
+        self._prose = self._sink.prose if isinstance(self._sink, MarkdownSink) else None
 
     def feed(self, chunk: str | bytes) -> str:
         """Add a chunk; return what can be shown now (possibly empty)."""
@@ -94,6 +95,10 @@ class StreamRenderer:
             return ""
         if self._blocks_only:  # HTML is written a whole block at a time, and no marker spans a
             return self._sink.write(text)  # line break: nothing needs holding back before that
+        if not self._pending and self._prose is not None:  # prose mid-line: at once
+            out = self._prose(text)
+            if out is not None:
+                return out
         if not self._pending and plainly_safe(text, self.fmt):
             return self._sink.write(text, plain=True)
         self._pending += text

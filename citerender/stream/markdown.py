@@ -17,11 +17,17 @@ from ..syntax.residue import RESIDUE, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
 from .code import CodeSpans, Fences, may_open_fence
+from .holdback import plain_tests
 
 __all__ = ["MarkdownSink"]
 
 _CONTEXT = 16  # input characters before a mark that decide its word boundaries
 _HEAD = 256  # of a line, enough to read a fence
+
+
+#: the letters a copy-paste word or residue can have begun with at a chunk's end (``c``ontentReference,
+#: ``f``ilecite, ``e``ntity and every longer prefix): other chunks skip that search
+_WORD_START_TAILS = frozenset("contentReference" + "filecite" + "entity")
 
 
 class MarkdownSink:
@@ -38,6 +44,7 @@ class MarkdownSink:
     ) -> None:
         self.fmt, self.numbers, self.placeholder, self.diagnostics = fmt, numbers, placeholder, diagnostics
         self.keep_code_residue = keep_code_residue
+        self._plain_tests = plain_tests(fmt)
         self._fences = Fences()
         self._spans = CodeSpans()
         self._head = ""  # the current line's head (at most _HEAD characters)
@@ -55,8 +62,6 @@ class MarkdownSink:
         """``plain``: the front found no character a mark, an escape or residue is written with
         in ``text`` (what was held from before is read as usual)."""
         self._plain_text = plain
-        if plain and self._mid_line_now(text):
-            return self._mid_line(text)
         out: list[str] = []
         pos = 0
         while pos < len(text):
@@ -66,18 +71,26 @@ class MarkdownSink:
             self._piece(piece, out)
         return "".join(out)
 
-    def _mid_line_now(self, text: str) -> bool:
-        """Is ``text`` plain text inside a line already begun, with no fence, code span or cut open?"""
-        return (
-            bool(self._head)
-            and not self._line
-            and self._fences.open is None
-            and not self._open_cut
-            and "\n" not in text
-            and "`" not in text
-            and not text.endswith("\\")
-            and not self._spans.holding
-        )
+    def prose(self, text: str) -> str | None:
+        """``text`` written at once when it is plain prose inside a line already begun (no fence,
+        code span or cut open; no character a mark, escape or residue is written with, as
+        :func:`~citerender.stream.holdback.plainly_safe` says): most chunks of a stream, in one
+        call. None when it is not such text (the stream then reads it the long way)."""
+        if not self._head or self._line or self._fences.open is not None or self._open_cut or self._spans.holding:
+            return None
+        special, tail = self._plain_tests
+        if (
+            "\n" in text
+            or "`" in text
+            or text[-1:] == "\\"
+            or special.search(text) is not None
+            or "cite" in text
+            or "entity" in text
+            or (text[-1:] in _WORD_START_TAILS and tail.search(text, max(0, len(text) - 16)) is not None)
+        ):
+            return None
+        self._plain_text = True
+        return self._mid_line(text)
 
     def _mid_line(self, text: str) -> str:
         """Plain text inside a line already begun (no fence to read, no code span, no cut open):
@@ -87,7 +100,10 @@ class MarkdownSink:
             self._head += text[:room]
         self._rest_blank = self._rest_blank and not text[max(room, 0) :].strip()
         self._context = (self._context + text)[-_CONTEXT:]
-        self._remember(text)
+        self._tail_parts.append(text)  # _remember, inline: this runs for most chunks
+        self._tail_size += len(text)
+        if self._tail_size > 4 * SEPARATOR_CONTEXT:
+            self._written_tail()
         if text.strip(" \t"):
             self._line_blank_in = False
         return text
