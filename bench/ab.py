@@ -6,18 +6,16 @@ busy machine weighs on both sides alike)::
     python bench/ab.py                                   # this checkout's citerender
     PYTHONPATH=/path/to/other/checkout python bench/ab.py  # another one's (first on the path)
 
-The corpora are this file's neighbour ``inputs.py``, loaded by path, so both sides render the same
-answers whichever ``citerender`` is imported.
+The corpora and the side-by-side timing are this file's neighbours ``inputs.py`` and ``measure.py``,
+loaded by path, so both sides render the same answers whichever ``citerender`` is imported.
 """
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import json
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,17 +27,14 @@ from citerender import RenderOptions, render
 from citerender.sources.model import registry_from_data
 
 
-def _inputs() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_inputs", Path(__file__).with_name("inputs.py"))
+def _neighbour(name: str) -> Any:
+    """This file's neighbour ``name``.py, loaded by path (whichever ``citerender`` is imported)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_inputs"] = module  # its dataclasses look their module up
+    sys.modules[f"bench_{name}"] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
-
-
-def _ratio(times: dict[str, list[float]], a: str, b: str) -> float:
-    return round(statistics.median(x / y for x, y in zip(times[a], times[b], strict=True)), 3)
 
 
 def _floor() -> Callable[[str], str]:
@@ -54,7 +49,7 @@ def main() -> None:
     plain = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
     floor = _floor()
     out: dict[str, object] = {"citerender": citerender.__file__}
-    inputs = _inputs()
+    inputs, measure = _neighbour("inputs"), _neighbour("measure")
     for name, c, inner, rounds in (
         ("chat", inputs.chat(), 200, 9),
         ("spec", inputs.spec(), 1, 7),
@@ -67,20 +62,11 @@ def main() -> None:
             "full": lambda c=c, reg=reg: render(c.marked, reg),
             "floor": lambda c=c: floor(c.stripped),
         }
-        for f in fns.values():
-            f()
-        times: dict[str, list[float]] = {k: [] for k in fns}
-        for _ in range(rounds):
-            for k, f in fns.items():
-                gc.collect()
-                t = time.process_time()
-                for _ in range(inner):
-                    f()
-                times[k].append((time.process_time() - t) / inner)
+        _, times = measure.side_by_side(fns, repeat=rounds, inner=inner)
         out[name] = {
-            "ours/plain": _ratio(times, "ours", "plain"),
-            "full/floor": _ratio(times, "full", "floor"),
-            "full/plain": _ratio(times, "full", "plain"),
+            "ours/plain": round(measure.ratio(times, "ours", "plain"), 3),
+            "full/floor": round(measure.ratio(times, "full", "floor"), 3),
+            "full/plain": round(measure.ratio(times, "full", "plain"), 3),
             "ours ms": round(statistics.median(times["ours"]) * 1000, 2),
         }
     print(json.dumps(out, indent=1))

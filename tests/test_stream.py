@@ -286,13 +286,9 @@ def test_copy_residue_leaves_streamed_code_at_any_chunk_size(size: int) -> None:
 
 @given(st.text(alphabet=st.sampled_from(list("contentReferencfilecitey xXz.,:[0"))))
 def test_the_prose_path_skips_the_tail_search_only_where_it_cannot_match(text: str) -> None:
-    """The Markdown stream writes a prose chunk at once without searching its end for the start of
-    a copy-paste word when its last character begins none: that must never skip a chunk the search
-    would hold back."""
-    from citerender.stream.holdback import plain_tests
-    from citerender.stream.markdown import _WORD_START_TAILS
-    from citerender.syntax.format import CitationFormat
+    """``plainly_safe`` skips searching a chunk's end for the start of a copy-paste word when its
+    last character begins none: that must never pass a chunk the search would hold back."""
+    from citerender.stream.holdback import _OPENING_TAIL, WORD_START_TAILS
 
-    _, tail = plain_tests(CitationFormat())
-    if tail.search(text, max(0, len(text) - 16)) is not None:
-        assert text[-1:] in _WORD_START_TAILS
+    if _OPENING_TAIL.search(text, max(0, len(text) - 16)) is not None:
+        assert text[-1:] in WORD_START_TAILS

@@ -95,12 +95,9 @@ class StreamRenderer:
             return ""
         if self._blocks_only:  # HTML is written a whole block at a time, and no marker spans a
             return self._sink.write(text)  # line break: nothing needs holding back before that
-        if not self._pending and self._prose is not None:  # prose mid-line: at once
-            out = self._prose(text)
-            if out is not None:
-                return out
         if not self._pending and plainly_safe(text, self.fmt):
-            return self._sink.write(text, plain=True)
+            out = self._prose(text) if self._prose is not None else None  # prose mid-line: at once
+            return out if out is not None else self._sink.write(text, plain=True)
         self._pending += text
         safe = quick_end(self._pending, self.fmt)
         if safe is None:

@@ -17,7 +17,7 @@ from ..syntax.patterns import open_copy_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import MAX_MARKER_BODY
 
-__all__ = ["plain_tests", "plainly_safe", "quick_end", "safe_end"]
+__all__ = ["WORD_START_TAILS", "plainly_safe", "quick_end", "safe_end"]
 
 _ESCAPE_PREFIX = re.compile(
     r"(?:\\{1,2}(?:u(?:\{(?:[eE](?:2(?:0[0-6]?)?)?)?|[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
@@ -52,13 +52,9 @@ def _special(fmt: CitationFormat) -> re.Pattern[str]:
 
 
 _LAST: tuple[CitationFormat | None, re.Pattern[str]] = (None, re.compile("$^"))
-
-
-def plain_tests(fmt: CitationFormat) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """What :func:`plainly_safe` searches for, for a caller that runs its test inline: the special
-    characters, and the end of a chunk that may start a copy-paste word or residue (searched in
-    the last 16 characters)."""
-    return _special(fmt), _OPENING_TAIL
+#: the letters a copy-paste word or residue can have begun with at a chunk's end (``c``ontentReference,
+#: ``f``ilecite, ``e``ntity and every longer prefix): a chunk ending otherwise skips that search
+WORD_START_TAILS = frozenset("contentReference" + "filecite" + "entity")
 
 
 def plainly_safe(text: str, fmt: CitationFormat) -> bool:
@@ -75,7 +71,7 @@ def plainly_safe(text: str, fmt: CitationFormat) -> bool:
         special.search(text) is None
         and "cite" not in text
         and "entity" not in text
-        and _OPENING_TAIL.search(text, max(0, len(text) - 16)) is None
+        and (text[-1:] not in WORD_START_TAILS or _OPENING_TAIL.search(text, max(0, len(text) - 16)) is None)
     )
 
 

@@ -17,17 +17,11 @@ from ..syntax.residue import RESIDUE, has_residue
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
 from .code import CodeSpans, Fences, may_open_fence
-from .holdback import plain_tests
 
 __all__ = ["MarkdownSink"]
 
 _CONTEXT = 16  # input characters before a mark that decide its word boundaries
 _HEAD = 256  # of a line, enough to read a fence
-
-
-#: the letters a copy-paste word or residue can have begun with at a chunk's end (``c``ontentReference,
-#: ``f``ilecite, ``e``ntity and every longer prefix): other chunks skip that search
-_WORD_START_TAILS = frozenset("contentReference" + "filecite" + "entity")
 
 
 class MarkdownSink:
@@ -44,7 +38,6 @@ class MarkdownSink:
     ) -> None:
         self.fmt, self.numbers, self.placeholder, self.diagnostics = fmt, numbers, placeholder, diagnostics
         self.keep_code_residue = keep_code_residue
-        self._plain_tests = plain_tests(fmt)
         self._fences = Fences()
         self._spans = CodeSpans()
         self._head = ""  # the current line's head (at most _HEAD characters)
@@ -72,22 +65,12 @@ class MarkdownSink:
         return "".join(out)
 
     def prose(self, text: str) -> str | None:
-        """``text`` written at once when it is plain prose inside a line already begun (no fence,
-        code span or cut open; no character a mark, escape or residue is written with, as
-        :func:`~citerender.stream.holdback.plainly_safe` says): most chunks of a stream, in one
-        call. None when it is not such text (the stream then reads it the long way)."""
+        """``text`` (which :func:`~citerender.stream.holdback.plainly_safe` passed) written at once
+        when it is prose inside a line already begun, with no fence, code span or cut open: most
+        chunks of a stream, in one call. None otherwise (the stream then writes it the long way)."""
         if not self._head or self._line or self._fences.open is not None or self._open_cut or self._spans.holding:
             return None
-        special, tail = self._plain_tests
-        if (
-            "\n" in text
-            or "`" in text
-            or text[-1:] == "\\"
-            or special.search(text) is not None
-            or "cite" in text
-            or "entity" in text
-            or (text[-1:] in _WORD_START_TAILS and tail.search(text, max(0, len(text) - 16)) is not None)
-        ):
+        if "\n" in text or "`" in text or text[-1:] == "\\":
             return None
         self._plain_text = True
         return self._mid_line(text)
