@@ -1,8 +1,7 @@
-"""The code table: every kind of problem citerender reports, with its severity and the fix to
-suggest. Marker characters are the guide's placeholders (``{CITATION_START}``): a diagnostic never
-carries a marker in any form; ``citerender codes`` shows them as escapes. The single list of what
-we report; the README's table is generated from it (``citerender codes``) and a test keeps the
-two equal."""
+"""The code table: every kind of problem citerender reports, its severity and the fix to suggest.
+Marker characters are the guide's placeholders (``{CITATION_START}``): a diagnostic never carries a
+marker in any form; ``citerender codes`` shows them as escapes. The single list of what we report;
+the README's table is generated from it (``citerender codes``) and a test keeps the two equal."""
 
 from __future__ import annotations
 
@@ -344,6 +343,20 @@ CODE_TABLE = [
         Severity.WARNING,
         "a citation in an exported answer names an id that neither the export's references nor its metadata resolve: shown as its text",
         "no fix needed in the answer; the export does not record what the id stood for",
+    ),
+    Code(
+        "CR510",
+        "citation-without-place",
+        Severity.WARNING,
+        "a provider cites a source without saying which words it supports (no span, or an empty one at the text's start): listed in Sources, not placed",
+        "no fix needed in the answer; the provider gave no place for the citation",
+    ),
+    Code(
+        "CR511",
+        "url-not-retrieved",
+        Severity.WARNING,
+        "a page the model was asked to read could not be retrieved (Gemini's URL context): it supports nothing in the answer",
+        "check the URL; the answer was written without that page",
     ),
     Code(
         "CR506",

@@ -43,6 +43,7 @@ Provider = Literal[
     "anthropic",
     "openai-assistants",
     "gemini",
+    "gemini-interactions",
     "cohere",
     "perplexity",
     "mistral",
@@ -85,6 +86,9 @@ class RenderOptions:
     :param fmt: marker characters, citation families and id shape (``families`` lives here).
     :param bibliography: append the bibliography after the answer.
     :param list_all: list every registry source in the bibliography, cited or not.
+    :param consulted: list the sources the answer never cites (a provider's search results,
+        pages read, the rest of the registry) after the bibliography, under "Consulted, not
+        cited": each source once, in one of the two lists.
     :param html: let raw HTML from the answer through (off: it is escaped).
     :param images: ``text`` shows Markdown images from the answer as ``[image: alt]``; ``keep``
         renders them (readers' browsers then fetch them).
@@ -112,6 +116,7 @@ class RenderOptions:
     fmt: CitationFormat = DEFAULT_FORMAT
     bibliography: bool = True
     list_all: bool = False
+    consulted: bool = False
     html: bool = False
     images: ImagePolicy = "text"
     standalone: bool = False

@@ -50,6 +50,7 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         repo_include_hidden=getattr(a, "repo_include_hidden", None),
         keep_code_residue=getattr(a, "keep_code_residue", None),
         list_all=getattr(a, "all_sources", None) or None,
+        consulted=getattr(a, "consulted", None),
         html=getattr(a, "allow_html", None) or None,
         mark_unsupported=getattr(a, "mark_unsupported", None) or None,
         evidence=getattr(a, "check_support", None) or None,

@@ -61,6 +61,12 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
         help="let file citations quote hidden paths of the checkout (.env, .git/config): refused by default",
     )
     q.add_argument(
+        "--consulted",
+        action="store_true",
+        default=None,
+        help="list the sources consulted but never cited (search results, pages read) after the bibliography",
+    )
+    q.add_argument(
         "--keep-code-residue",
         action="store_true",
         default=None,

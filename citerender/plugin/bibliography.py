@@ -17,6 +17,7 @@ from .state import Reference
 
 __all__ = [
     "AFTER_LONG",
+    "CONSULTED_HEADING",
     "EN_DASH",
     "SEPARATOR",
     "Backlink",
@@ -25,6 +26,7 @@ __all__ = [
     "lines_html",
     "mark_after_long",
     "render_bibliography",
+    "render_consulted",
 ]
 
 
@@ -252,3 +254,37 @@ def render_bibliography(
         html += "".join(out)
     html += "</ol>\n</section>"  # in place: a copy here would double the largest string
     return html
+
+
+#: the heading of the second list (``RenderOptions.consulted``)
+CONSULTED_HEADING = "Consulted, not cited"
+
+
+def render_consulted(references: Sequence[Reference], heading: str = CONSULTED_HEADING) -> str:
+    """The sources consulted but never cited, after the bibliography: an unnumbered list (their
+    numbers belong to no citation), each title linked, with its site and date; empty without any."""
+    if not references:
+        return ""
+    h = escape(heading)
+    out = [
+        f'<section class="citerender-consulted" aria-label="{h}">\n'
+        f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ul class="citerender-consulted-list">\n'
+    ]
+    for e in _entries(references, quotes=False):
+        title = f"<bdi>{escape(e.title)}</bdi>"
+        out.append(f'<li id="{escape(e.anchor)}" class="citerender-ref">')
+        out.append(
+            f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
+            if e.url
+            else f'<span class="citerender-ref-title">{title}</span>'
+        )
+        if e.domain:
+            out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
+        if e.url_text and e.has_title:
+            out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
+        if e.updated:
+            u = escape(e.updated)
+            out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
+        out.append("</li>\n")
+    out.append("</ul>\n</section>")
+    return "".join(out)

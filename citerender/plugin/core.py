@@ -97,11 +97,13 @@ class DocumentPass:
         if not st.whole_document:
             return
         check_grouped_at_end(self.blocks, st)
-        report_uncited(st, list_all=opts.list_all)
-        if opts.bibliography and st.references:
+        report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
+        if opts.bibliography and (st.references or st.consulted):
             tok = Token("citerender_bibliography", "", 0)
             tok.block = True
-            tok.meta = BibliographyMeta(references=st.references, long=len(self.src) > LONG_ANSWER)  # type: ignore[assignment]
+            tok.meta = BibliographyMeta(  # type: ignore[assignment]
+                references=st.references, consulted=st.consulted, long=len(self.src) > LONG_ANSWER
+            )
             tokens.append(tok)
 
 

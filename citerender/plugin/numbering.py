@@ -65,16 +65,34 @@ def repo_lookup(st: CitationState, path: str, opts: PluginOptions, offset: int) 
     return found.source, found.found
 
 
-def report_uncited(st: CitationState, *, list_all: bool = False) -> None:
-    """CR308 for every registry source the answer never cites (listed anyway with ``list_all``)."""
+def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool = False) -> None:
+    """Every registry source the answer never cites: one a provider cited without a place in the
+    text (``listed: cited``) is listed in the bibliography and reported (CR510); any other is
+    reported (CR308) and listed in the bibliography with ``list_all``, or under "Consulted, not
+    cited" with ``consulted`` (once: a page whose URL is cited is not listed again)."""
     if st.registry is None:
         return
     cited = {s.id for r in st.references for s in [r.source, *r.merged]}
+    urls: set[str] = set()
     for sid in st.registry:
-        if sid not in cited:
+        if sid in cited:
+            continue
+        source = st.registry.shown(sid) or st.registry[sid]
+        if source.meta.get("listed") == "cited":
+            st.report("CR510", f"source {sid!r} is cited without a place in the text: listed in Sources", None)
+            reference_for(st, source, known=True)
+        elif consulted:
+            if source.url and (source.url in st.by_url or source.url in urls):
+                continue  # the same page, already in one of the lists
+            st.report("CR308", f"source {sid!r} is never cited: listed as consulted", None)
+            if source.url:
+                urls.add(source.url)
+            number = len(st.references) + len(st.consulted) + 1
+            st.consulted.append(Reference(number, source, prefix=st.id_prefix))
+        else:
             st.report("CR308", f"source {sid!r} is never cited", None)
             if list_all:
-                reference_for(st, st.registry.shown(sid) or st.registry[sid], known=True)
+                reference_for(st, source, known=True)
 
 
 def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:

@@ -73,6 +73,8 @@ class CitationState:
     registry: Registry | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
+    #: with ``RenderOptions.consulted``: the registry's sources never cited, for the second list
+    consulted: list[Reference] = field(default_factory=list)
     by_id: dict[str, Reference] = field(default_factory=dict)
     by_url: dict[str, Reference] = field(default_factory=dict)
     places: int = 0
@@ -174,6 +176,7 @@ class BibliographyMeta(TypedDict, total=False):
     """``meta`` of the ``citerender_bibliography`` token."""
 
     references: list[Reference]
+    consulted: list[Reference]  # sources consulted, not cited (``RenderOptions.consulted``)
     long: bool  # the answer fills pages: in print, the bibliography may start on a page of its own
 
 

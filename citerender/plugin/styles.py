@@ -17,7 +17,16 @@ from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
 from ..syntax.types import LineRange
-from .bibliography import CARD_STYLES, EN_DASH, NOTE_STYLES, SEPARATOR, lines_html, mark_after_long, render_bibliography
+from .bibliography import (
+    CARD_STYLES,
+    EN_DASH,
+    NOTE_STYLES,
+    SEPARATOR,
+    lines_html,
+    mark_after_long,
+    render_bibliography,
+    render_consulted,
+)
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 
@@ -372,10 +381,14 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     writes_class = "after_long" in inspect.signature(renderer).parameters
 
     def bibliography(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        long = bool(tokens[idx].meta.get("long"))  # themes may start it on a new page in print
+        meta = tokens[idx].meta
+        long = bool(meta.get("long"))  # themes may start it on a new page in print
+        consulted = render_consulted(meta.get("consulted") or ())
+        if not meta["references"]:
+            return consulted
         if writes_class:
-            return renderer(tokens[idx].meta["references"], style, after_long=long)  # type: ignore[call-arg]
-        html = renderer(tokens[idx].meta["references"], style)
-        return mark_after_long(html) if long else html
+            return renderer(meta["references"], style, after_long=long) + consulted  # type: ignore[call-arg]
+        html = renderer(meta["references"], style)
+        return (mark_after_long(html) if long else html) + consulted
 
     md.add_render_rule("citerender_bibliography", bibliography)

@@ -8,7 +8,8 @@ folds into a message.
 
 Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
 without markers, one ``source-url``/``source-document`` part per reference in our numbering (the
-number and cited lines in ``providerMetadata.citerender``), and a ``data-citerender-citations``
+number and cited lines in ``providerMetadata.citerender``; with the consulted option, the
+sources never cited after them, marked ``consulted``), and a ``data-citerender-citations``
 part listing every citation group with its offset in that text (code points and UTF-16) and
 its numbers."""
 
@@ -86,8 +87,13 @@ def to_ui_message(p: Parsed, message_id: str = "citerender") -> dict[str, Any]:
 
     data = to_json_data(p)
     parts: list[dict[str, Any]] = [{"type": "text", "text": data["text"], "state": "done"}]
-    for ref in data["bibliography"]:
-        meta = {"citerender": {"number": ref["number"], "lines": ref["lines"], "verified": ref["verified"]}}
+    listed = [(ref, False) for ref in data["bibliography"]] + [(ref, True) for ref in data["consulted"]]
+    for ref, consulted in listed:
+        meta: dict[str, Any] = {
+            "citerender": {"number": ref["number"], "lines": ref["lines"], "verified": ref["verified"]}
+        }
+        if consulted:  # listed after the cited ones, cited nowhere (the consulted option)
+            meta["citerender"]["consulted"] = True
         if ref["url"]:
             part = {
                 "type": "source-url",

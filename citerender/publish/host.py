@@ -14,6 +14,7 @@ from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, Severity, in_file
 from ..options import RenderOptions
+from ..plugin.bibliography import render_consulted
 from ..rendering.exports.markdown import to_stripped
 from ..rendering.exports.parsed import parse_answer, rewrite
 from ..rendering.pipeline import pipeline
@@ -160,8 +161,9 @@ def transform_for_host(
         return ph
 
     text = rewrite(parsed, placeholder)
-    if parsed.references:
-        out.bibliography = th.render_bibliography(parsed.references, opts.style, heading)
+    if parsed.references or parsed.state.consulted:
+        cited = th.render_bibliography(parsed.references, opts.style, heading) if parsed.references else ""
+        out.bibliography = cited + render_consulted(parsed.state.consulted)
         text = text.rstrip("\n") + f"\n\n{out.bib_placeholder}\n"
     out.markdown = text
     return out

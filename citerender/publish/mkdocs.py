@@ -47,6 +47,8 @@ class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     #: warnings: ``mkdocs build --strict`` fails on an unsupported claim); YAML reads a bare ``off``
     #: as false (and ``on`` as true: ``report``)
     check_support = c.Choice((*SUPPORT_LEVELS, False, True), default="off")
+    #: list the sources a page's sources file gives but the page never cites, after its bibliography
+    consulted = c.Type(bool, default=False)
 
 
 class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped-call]
@@ -71,6 +73,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             repo_url=self.config.repo_url,
             id_prefix=None if self.config.id_prefix == "auto" else self.config.id_prefix,
             evidence=self._check_support() != "off" or None,
+            consulted=self.config.consulted or None,
         )
         self.strict = bool(config.get("strict"))
         if CSS_PATH not in config["extra_css"]:

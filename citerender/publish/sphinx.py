@@ -9,7 +9,8 @@ turns them into raw HTML nodes (citations, bibliography; in headings they are dr
 Settings (``conf.py``): ``citerender_style`` (``hovercard``), ``citerender_theme``
 (``minimal``), ``citerender_unknown`` (``drop``), ``citerender_heading`` (``Sources``),
 ``citerender_id_prefix`` (``auto``: the document's name, so ``singlehtml`` keeps ids unique),
-``citerender_repo`` and ``citerender_repo_url`` (Codex file citations). Error diagnostics are
+``citerender_repo`` and ``citerender_repo_url`` (Codex file citations), ``citerender_consulted``
+(``False``: list the sources never cited after the bibliography). Error diagnostics are
 Sphinx warnings with the document and line (``-W`` fails on them); the ``_sources`` copies are
 written without markers.
 """
@@ -52,6 +53,7 @@ def _options(app: Any) -> RenderOptions:
             repo_url=app.config.citerender_repo_url,
             id_prefix=None if prefix == "auto" else prefix,
             evidence=app.config.citerender_check_support != "off" or None,
+            consulted=bool(app.config.citerender_consulted) or None,
         )
     return opts
 
@@ -157,6 +159,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("citerender_repo", None, "html")
     app.add_config_value("citerender_repo_url", None, "html")
     app.add_config_value("citerender_check_support", "off", "html", types=frozenset({str}))
+    app.add_config_value("citerender_consulted", False, "html")
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-merge-info", on_merge)

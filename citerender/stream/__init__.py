@@ -29,6 +29,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
+from ..plugin.bibliography import render_consulted
 from ..plugin.numbering import lookup, reference_for, report_uncited
 from ..plugin.state import ENV_KEY, CitationState, Reference
 from ..rendering.heading_ids import SLUGS_KEY
@@ -115,7 +116,7 @@ class StreamRenderer:
         committed = self._pending + self._decoder.decode(b"", final=True)
         self._pending = ""
         out = (self._sink.write(committed) if committed else "") + self._sink.close()
-        report_uncited(self._state)
+        report_uncited(self._state, consulted=self.options.consulted)
         return out
 
     @property
@@ -124,12 +125,14 @@ class StreamRenderer:
         return list(self._state.references)
 
     def bibliography_html(self) -> str:
-        """The bibliography so far, rendered with the theme (empty before the first citation)."""
+        """The bibliography so far, rendered with the theme (empty before the first citation), and
+        after ``close`` the consulted sources with the consulted option."""
         from ..rendering.themes import load_theme
 
-        refs = self._state.references
+        refs, consulted = self._state.references, self._state.consulted
         opts = self.options
-        return clean_html(load_theme(opts.theme).render_bibliography(refs, opts.style))[0] if refs else ""
+        cited = load_theme(opts.theme).render_bibliography(refs, opts.style) if refs else ""
+        return clean_html(cited + render_consulted(consulted))[0] if refs or consulted else ""
 
     @property
     def diagnostics(self) -> list[Diagnostic]:

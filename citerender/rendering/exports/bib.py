@@ -42,6 +42,11 @@ def _keys(references: list[Reference]) -> list[str]:
     return out
 
 
+def _all(p: Parsed) -> list[Reference]:
+    """The cited references, then the consulted ones (each source once)."""
+    return [*p.references, *p.state.consulted]
+
+
 def _bibtex_value(text: str) -> str:
     return _BIBTEX_SPECIAL.sub(lambda m: _BIBTEX_ESCAPES.get(m.group(), "\\" + m.group()), _one_line(text))
 
@@ -52,9 +57,11 @@ def _bibtex_url(url: str) -> str:
 
 
 def to_bibtex(p: Parsed) -> str:
-    """``@online`` entries (``@misc`` for a source without a URL) for every cited source."""
+    """``@online`` entries (``@misc`` for a source without a URL) for every cited source, then
+    every consulted one (``keywords = {consulted}``)."""
     entries = []
-    for key, ref in zip(_keys(p.references), p.references, strict=True):
+    refs = _all(p)
+    for key, ref in zip(_keys(refs), refs, strict=True):
         s = ref.source
         url = safe_url(s.url)
         fields = [("title", "{" + _bibtex_value(source_label(s)) + "}")]
@@ -75,15 +82,19 @@ def to_bibtex(p: Parsed) -> str:
                     + "}",
                 )
             )
+        if ref in p.state.consulted:
+            fields.append(("keywords", "{consulted}"))
         body = ",\n".join(f"  {name} = {value}" for name, value in fields)
         entries.append(f"@{'online' if url else 'misc'}{{{key},\n{body}\n}}\n")
     return finish(p, "", "\n".join(entries))
 
 
 def to_ris(p: Parsed) -> str:
-    """``TY  - ELEC`` records (``GEN`` for a source without a URL) for every cited source."""
+    """``TY  - ELEC`` records (``GEN`` for a source without a URL) for every cited source, then
+    every consulted one (``KW  - consulted``)."""
     records = []
-    for key, ref in zip(_keys(p.references), p.references, strict=True):
+    refs = _all(p)
+    for key, ref in zip(_keys(refs), refs, strict=True):
         s = ref.source
         url = safe_url(s.url)
         tags = [("TY", "ELEC" if url else "GEN"), ("ID", key), ("TI", _one_line(source_label(s)))]
@@ -101,5 +112,7 @@ def to_ris(p: Parsed) -> str:
             tags.append(("N1", _one_line(note)))
         if not ref.known:
             tags.append(("N1", "unverified source"))
+        if ref in p.state.consulted:
+            tags.append(("KW", "consulted"))
         records.append("".join(f"{tag}  - {value}\n" for tag, value in tags) + "ER  - \n")
     return finish(p, "", "\n".join(records))

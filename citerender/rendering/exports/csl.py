@@ -22,9 +22,10 @@ def _date_parts(value: str | None) -> dict[str, Any] | None:
 
 
 def to_csl_json(p: Parsed) -> str:
-    """The bibliography as CSL-JSON (for reference managers and ``pandoc --citeproc``)."""
+    """The bibliography as CSL-JSON (for reference managers and ``pandoc --citeproc``), the
+    consulted sources after it (``keyword: consulted``)."""
     items = []
-    for ref in p.references:
+    for ref in [*p.references, *p.state.consulted]:
         s = ref.source
         item: dict[str, Any] = {"id": s.id, "type": "webpage" if s.url else "document", "title": source_label(s)}
         url = safe_url(s.url)
@@ -37,5 +38,7 @@ def to_csl_json(p: Parsed) -> str:
             item["issued"] = issued
         if ref.places and any(pl.lines for pl in ref.places):
             item["note"] = lines_label(ref)
+        if ref in p.state.consulted:
+            item["keyword"] = "consulted"
         items.append(item)
     return finish(p, "", json.dumps(items, ensure_ascii=False, indent=2) + "\n")

@@ -94,6 +94,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
         "text": clean,
         "citations": citations,
         "bibliography": _bibliography_json(p.references),
+        "consulted": _bibliography_json(p.state.consulted),
         "diagnostics": [d.to_dict() for d in p.diagnostics],
     }
     if p.evidence:

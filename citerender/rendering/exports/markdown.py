@@ -10,6 +10,7 @@ from urllib.parse import quote
 from markdown_it.token import Token
 
 from ...errors import CiterenderError
+from ...plugin.bibliography import CONSULTED_HEADING
 from ...plugin.state import RefUse
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
@@ -194,8 +195,9 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         return ",".join(f"[^{series}{_note_label(k)}]" for k in keys)
 
     body = rewrite(p, marks, tight=True).rstrip("\n")
+    listed = _listed(p)
     if not notes:
-        return guard_markdown(finish(p, body + "\n"), allow_html=p.allow_html)
+        return guard_markdown(finish(p, body + "\n", listed and "\n" + listed), allow_html=p.allow_html)
     defs = []
     for key in sorted(notes):
         use = notes[key]
@@ -212,4 +214,26 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         if not ref.known:
             parts.append("unverified source")
         defs.append(f"[^{series}{_note_label(key)}]: " + ", ".join(parts))
-    return guard_markdown(finish(p, body + "\n\n", "\n".join(defs) + "\n"), allow_html=p.allow_html)
+    notes_md = "\n".join(defs) + "\n" + (listed and "\n" + listed)
+    return guard_markdown(finish(p, body + "\n\n", notes_md), allow_html=p.allow_html)
+
+
+#: what the Markdown export says before the sources no note stands for
+UNPLACED_HEADING = "Also in the sources, with no place in the text:"
+
+
+def _listed(p: Parsed) -> str:
+    """The sources no note stands for, as lists after the notes: those in the bibliography without
+    a citing place (cited by a provider without a span, or listed with ``list_all``), then the
+    consulted ones (``consulted``); empty when there are none."""
+    out = []
+    for heading, refs in (
+        (UNPLACED_HEADING, [r for r in p.references if not r.places]),
+        (CONSULTED_HEADING + ":", p.state.consulted),
+    ):
+        if refs:
+            items = [
+                ", ".join(x for x in (_md_label(source_label(r.source)), _md_url(r.source.url)) if x) for r in refs
+            ]
+            out.append(heading + "\n\n" + "".join(f"- {item}\n" for item in items))
+    return "\n".join(out)

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from markdown_it.token import Token
 
+from ...plugin.bibliography import CONSULTED_HEADING
+from ...plugin.state import Reference
 from ...sources.urls import safe_url
 from ...syntax.residue import remove_residue
 from ..full_preset import roman
@@ -132,8 +134,10 @@ class _TextWriter:
 def to_text(p: Parsed) -> str:
     """Plain text with ``[1]`` numbers and a References list."""
     body = _TextWriter().run(p.tokens)
+    consulted = [_consulted_line(r) for r in p.state.consulted]
+    tail = "\n".join([CONSULTED_HEADING, *consulted]) + "\n" if consulted else ""
     if not p.references:
-        return finish(p, body)
+        return finish(p, body + ("\n" if tail else ""), tail)
     refs = ["References"]
     for ref in p.references:
         s = ref.source
@@ -149,4 +153,10 @@ def to_text(p: Parsed) -> str:
         if not ref.known:
             bits.append("Unverified source")
         refs.append(f"[{ref.number}] " + ". ".join(b.rstrip(".") for b in bits) + ".")
-    return finish(p, body + "\n", "\n".join(refs) + "\n")
+    return finish(p, body + "\n", "\n".join(refs) + "\n" + (tail and "\n" + tail))
+
+
+def _consulted_line(ref: Reference) -> str:
+    s = ref.source
+    url = safe_url(s.url)
+    return "- " + ". ".join(b.rstrip(".") for b in (source_label(s), url if url and s.title else None) if b) + "."
