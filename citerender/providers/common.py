@@ -83,6 +83,11 @@ class Builder:
                     self.sources[sid][k] = v
         return sid
 
+    def unplaced(self, sid: str) -> None:
+        """``sid`` is cited without a place in the text: listed in the bibliography, reported
+        there (CR510), unless a citation elsewhere places it."""
+        self.sources[sid]["listed"] = "cited"
+
     def add_line(self, sid: str, line: str) -> str:
         """Add a cited passage to a source as a numbered line; return its locator."""
         lines = self.sources[sid].setdefault("lines", [])
@@ -116,6 +121,12 @@ def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:
 LINK_SPAN = re.compile(r"\s*\(?\[([^\]]*)\]\(([^)\s]+)\)\)?\s*\Z")
 
 
+def _numbered_link(text: str, url: str) -> tuple[int, int] | None:
+    """Where ``text`` links ``url`` under a number (``[[1]](url)``, ``[1](url)``), space before it included."""
+    m = re.search(r"[ \t]*\[\[?\d{1,3}\]?\]\(" + re.escape(url) + r"\)", text) if "](" in text else None
+    return m.span() if m else None
+
+
 def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -141,11 +152,19 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
             b.note(("CR505", "a url_citation without a URL was left out"))
             continue
         limit = len(text)
-        start, end = _int(cit.get("start_index")) or 0, _int(cit.get("end_index")) or 0
+        sid = url_source(cit, b)
+        start, end = _int(cit.get("start_index")), _int(cit.get("end_index"))
+        if (start is None and end is None) or start == end == 0:
+            link = _numbered_link(text, str(cit.get("url")))
+            if link is not None:  # xAI writes [[1]](url) for the same source: the marker takes its place
+                edits.append((*link, b.marker(sid)))
+            else:  # no span (xAI), or an empty one at the start (OpenRouter): no place to put it
+                b.unplaced(sid)
+            continue
+        start, end = start or 0, end or 0
         if 0 <= start <= end and end == limit + 1:
             b.note(("CR504", f"url_citation ends one past the text ({end} > {limit}): read as the text's end"))
             end = limit  # an inclusive end: the last character
-        sid = url_source(cit, b)
         span = text[start:end] if 0 <= start <= end <= len(text) else ""
         if span and LINK_SPAN.match(span):
             lead = len(span) - len(span.lstrip())

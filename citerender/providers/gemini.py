@@ -6,7 +6,9 @@ endIndex, text}`` with ``groundingChunkIndices`` and ``confidenceScores``).
 Segment offsets are **UTF-8 bytes** into the part's text, ``startIndex`` (and ``partIndex``)
 omitted when 0; each segment is checked against its ``text``. Web chunk URIs are redirect links
 (``vertexaisearch.cloud.google.com/grounding-api-redirect/…``): the link is kept, and the chunk's
-title, which names the site, is shown as the source's domain. A streamed answer is a list of
+title, which names the site, is shown as the source's domain. Every chunk and every page
+``urlContextMetadata`` says was retrieved is a source (the consulted option lists those nothing
+cites); a page URL context failed to retrieve is reported (CR511). A streamed answer is a list of
 responses whose text parts add up, the grounding metadata coming with the last ones."""
 
 from __future__ import annotations
@@ -76,13 +78,40 @@ def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
             continue
         at = b.place(readers[part], start, end, text)
         edits.setdefault(part, []).append((at, at, marker))
+    _consulted(cand, b)
     return ["".join(insert_edits(t, edits.get(k, [])) for k, t in enumerate(parts))]
+
+
+def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
+    """Every grounding chunk (the pages searched, cited or not) and every page URL context read,
+    as sources the consulted option lists when nothing cites them; a page it could not read is
+    reported (CR511). URL context's metadata comes camelCase or snake_case (SDK dumps)."""
+    meta = cand.get("groundingMetadata") or {}
+    for i, chunk in enumerate(meta.get("groundingChunks") or []):
+        if isinstance(chunk, Mapping):
+            _source(chunk, i, b)
+    url_meta = cand.get("urlContextMetadata") or cand.get("url_context_metadata") or {}
+    entries = (
+        (url_meta.get("urlMetadata") or url_meta.get("url_metadata") or []) if isinstance(url_meta, Mapping) else []
+    )
+    for m in entries:
+        if not isinstance(m, Mapping):
+            continue
+        url = m.get("retrievedUrl") or m.get("retrieved_url")
+        status = str(m.get("urlRetrievalStatus") or m.get("url_retrieval_status") or "")
+        if not isinstance(url, str):
+            continue
+        if status.upper().endswith("SUCCESS"):
+            b.source(f"url:{url}", "search", url=url)
+        else:
+            b.note(("CR511", f"URL context could not read {url[:200]} ({status[:60] or 'no status'})"))
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold streamed responses into one: texts added part by part, the last grounding metadata kept."""
     texts: list[str] = []
     meta: Any = None
+    url_meta: Any = None
     for chunk in chunks:
         for cand in (chunk.get("candidates") or [])[:1]:
             for k, part in enumerate((cand.get("content") or {}).get("parts") or []):
@@ -92,7 +121,11 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     texts[k] += str(part["text"])
             if cand.get("groundingMetadata"):
                 meta = cand["groundingMetadata"]
+            if cand.get("urlContextMetadata"):
+                url_meta = cand["urlContextMetadata"]
     cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": t} for t in texts]}}
     if meta is not None:
         cand_out["groundingMetadata"] = meta
+    if url_meta is not None:
+        cand_out["urlContextMetadata"] = url_meta
     return {"candidates": [cand_out]}

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, unknown_annotation, url_citations
+from .common import Builder, insert_edits, unknown_annotation, url_citations, url_source
 from .offsets import SpanReader
 
 _SANDBOX_LINK = re.compile(r"\[([^\]]*)\]\(sandbox:[^)]*\)")
@@ -39,7 +39,23 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
                     at = min(max(int(a.get("index", len(text))), 0), len(text))
                     edits.append((at, at, b.marker(file_source(a, b))))
             parts.append(insert_edits(text, edits))
+    _consulted(resp, b)
     return parts
+
+
+def _consulted(resp: Mapping[str, Any], b: Builder) -> None:
+    """What the response says was searched but need not cite: a web search call's
+    ``action.sources`` (OpenAI) and the response's ``citations`` URLs (xAI), as sources the
+    consulted option lists when nothing cites them."""
+    urls: list[Any] = list(resp.get("citations") or []) if isinstance(resp.get("citations"), list) else []
+    for item in resp.get("output") or []:
+        if isinstance(item, Mapping) and item.get("type") == "web_search_call":
+            action = item.get("action")
+            urls.extend((action.get("sources") or []) if isinstance(action, Mapping) else [])
+    for u in urls:
+        found = {"url": u} if isinstance(u, str) else u if isinstance(u, Mapping) else {}
+        if isinstance(found.get("url"), str) and found["url"].lower().startswith(("http://", "https://")):
+            url_source(found, b)
 
 
 def _output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader) -> tuple[int, int, str]:

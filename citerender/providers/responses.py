@@ -15,7 +15,7 @@ from ..sources.clean import clean_data
 from ..sources.files import MAX_INPUT_BYTES, read_text_file
 from ..sources.model import Registry
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
-from . import aisdk, anthropic, bedrock, cohere, gemini, langchain, mistral, openai, perplexity
+from . import aisdk, anthropic, bedrock, cohere, gemini, interactions, langchain, mistral, openai, perplexity
 from .common import Adapted, Builder
 
 __all__ = [
@@ -64,6 +64,8 @@ def _keyed_events(items: list[Mapping[str, Any]]) -> str | None:
 
 def _shape(data: Mapping[str, Any]) -> str | None:
     """The provider whose response ``data`` is, from the keys only that provider uses."""
+    if data.get("object") == "interaction" or isinstance(data.get("steps"), list):
+        return "gemini-interactions"
     if data.get("object") == "response" or isinstance(data.get("output"), list):
         return "openai-responses"
     if isinstance(data.get("output"), Mapping):
@@ -94,6 +96,8 @@ def detect_provider(data: Any) -> str:
     if isinstance(data, list):
         items = [e for e in data if isinstance(e, Mapping)]
         found = _event_provider({str(e.get("type", "")) for e in items}) or _keyed_events(items)
+        if found is None and any(str(e.get("event_type", "")).startswith(("step.", "interaction.")) for e in items):
+            found = "gemini-interactions"
         if found is None and any(isinstance(_get(e, "choices", 0, "delta", "content"), list) for e in items):
             found = "mistral"  # chat chunks whose deltas carry reference chunks
         if found is None and items:  # streamed chunks shaped as responses (Gemini, Perplexity, LangChain)
@@ -116,6 +120,7 @@ _KEYS = {
     "openai-chat": {"choices", "message", "annotations"},
     "anthropic": {"content", "citations", "cited_text", "stop_reason"},
     "gemini": {"candidates", "groundingMetadata", "groundingSupports", "groundingChunks"},
+    "gemini-interactions": {"steps", "model_output", "event_type", "annotations", "url_citation"},
     "cohere": {"message", "citations", "finish_reason", "sources"},
     "perplexity": {"citations", "search_results", "choices"},
     "mistral": {"choices", "reference_ids", "outputs"},
@@ -160,6 +165,7 @@ _COLLECT: dict[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]] = {
     "openai-responses": openai.collect_events,
     "anthropic": anthropic.collect_events,
     "gemini": gemini.collect_chunks,
+    "gemini-interactions": interactions.collect_events,
     "cohere": cohere.collect_events,
     "perplexity": perplexity.collect_chunks,
     "bedrock-converse": bedrock.collect_events,
@@ -188,6 +194,7 @@ def _adapter(
         "openai-assistants": openai.assistants,
         "anthropic": lambda data, b: anthropic.messages(data, b, documents),
         "gemini": gemini.generate_content,
+        "gemini-interactions": interactions.interaction,
         "cohere": cohere.chat,
         "perplexity": perplexity.chat,
         "mistral": mistral.chat,

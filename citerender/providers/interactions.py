@@ -1,0 +1,144 @@
+"""Google Gemini's Interactions API (``POST /v1beta/interactions``; API reference of 2026-05, and
+the recordings in ``tests/fixtures/providers/recorded``): an ``interaction`` whose ``steps[]``
+(``outputs[]`` in the first beta) hold the model's ``model_output`` steps, their ``content[]``
+text items carrying ``annotations``:
+
+* ``url_citation`` — ``url`` (a grounding redirect link), ``title`` (the site), ``start_index``,
+  ``end_index``;
+* ``file_citation`` — ``document_uri``, ``file_name``, ``page_number``, ``media_id``,
+  ``custom_metadata`` (File Search stores);
+* ``place_citation`` — ``name``, ``place_id``, ``url``, ``review_snippets`` (Google Maps).
+
+Offsets are **UTF-8 bytes** into the text item, checked as every provider's are (:mod:`.offsets`).
+A ``google_search_result`` step's results with a URL and a ``url_context_result`` step's
+retrieved pages are sources the answer consulted (listed with the consulted option when nothing
+cites them); a page URL context could not retrieve is reported (CR511). Any other annotation
+type is reported (CR507), its text kept. A stream (``event_type`` ``step.start``,
+``step.delta`` with ``text`` and ``text_annotation_delta``, ``interaction.completed``) folds into
+the interaction first."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .common import Builder, insert_edits, unknown_annotation
+from .offsets import SpanReader
+
+__all__ = ["collect_events", "interaction"]
+
+#: the annotation types read here (the rest: CR507)
+_READ = ("url_citation", "file_citation", "place_citation")
+
+
+def _steps(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    steps = data.get("steps") if isinstance(data.get("steps"), list) else data.get("outputs")
+    return [s for s in steps or [] if isinstance(s, Mapping)]
+
+
+def _texts(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A step's text items: a ``model_output`` step's ``content``, or the step itself when it is a
+    text output (the first beta's ``outputs`` listed them bare)."""
+    if step.get("type") == "text":
+        return [step]
+    if step.get("type") != "model_output":
+        return []
+    return [c for c in step.get("content") or [] if isinstance(c, Mapping) and c.get("type") == "text"]
+
+
+def _source(a: Mapping[str, Any], b: Builder) -> str | None:
+    kind = a.get("type")
+    if kind == "url_citation" and isinstance(a.get("url"), str):
+        title = a.get("title")
+        meta = {"domain": title.strip()} if isinstance(title, str) and "." in title and " " not in title else {}
+        return b.source(f"url:{a['url']}", "search", title=title, url=a["url"], meta=meta)
+    if kind == "file_citation":
+        uri, name = a.get("document_uri"), a.get("file_name")
+        key = f"file:{uri or name or a.get('media_id') or a.get('source')}"
+        meta = {k: a[k] for k in ("page_number", "media_id", "custom_metadata") if a.get(k) is not None}
+        if isinstance(a.get("page_number"), int):
+            meta["page"] = a["page_number"]  # the card's "page N" and the #page=N link
+        url = uri if isinstance(uri, str) and uri.lower().startswith(("http://", "https://")) else None
+        return b.source(key, "file", title=name or uri, url=url, meta=meta)
+    if kind == "place_citation":
+        reviews = [r.get("text") or r.get("review") for r in a.get("review_snippets") or [] if isinstance(r, Mapping)]
+        snippet = " ".join(r for r in reviews if isinstance(r, str)) or None
+        key = f"place:{a.get('place_id') or a.get('url') or a.get('name')}"
+        return b.source(key, "search", title=a.get("name"), url=a.get("url"), text=snippet, meta={"kind": "place"})
+    return None
+
+
+def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
+    parts: list[str] = []
+    for step in _steps(data):
+        for item in _texts(step):
+            text = str(item.get("text") or "")
+            reader = SpanReader(text, "utf8")
+            edits: list[tuple[int, int, str]] = []
+            for a in item.get("annotations") or []:
+                if not isinstance(a, Mapping):
+                    continue
+                sid = _source(a, b) if a.get("type") in _READ else None
+                marker = b.marker(sid) if sid else unknown_annotation(str(a.get("type")), a, b)
+                if marker is None:
+                    continue
+                start, end = a.get("start_index"), a.get("end_index")
+                if start is None and end is None:
+                    if sid:
+                        b.unplaced(sid)
+                    continue
+                at = b.place(reader, start, end)
+                edits.append((at, at, marker))
+            parts.append(insert_edits(text, edits))
+    for step in _steps(data):
+        _consulted(step, b)
+    return ["".join(parts)] if parts else []
+
+
+def _consulted(step: Mapping[str, Any], b: Builder) -> None:
+    """The pages a search or URL-context step returned, as sources; a page not retrieved, CR511."""
+    kind = step.get("type")
+    if kind not in ("google_search_result", "url_context_result"):
+        return
+    results = step.get("result")
+    for r in results if isinstance(results, list) else [results]:
+        if not isinstance(r, Mapping) or not isinstance(r.get("url"), str):
+            continue  # the search widget's HTML (search_suggestions) is Google's display, not a source
+        status = str(r.get("status") or "success").lower()
+        if kind == "url_context_result" and status != "success":
+            b.note(("CR511", f"URL context could not read {r['url'][:200]} ({status[:40]})"))
+            continue
+        b.source(f"url:{r['url']}", "search", title=r.get("title"), url=r["url"])
+
+
+def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold a stream of interaction events into the interaction: each step from its
+    ``step.start``, its text deltas joined, its annotation deltas gathered."""
+    steps: dict[int, dict[str, Any]] = {}
+    out: dict[str, Any] = {"object": "interaction"}
+    for e in events:
+        kind = e.get("event_type")
+        raw = e.get("index")
+        index = raw if isinstance(raw, int) else -1
+        if kind in ("interaction.created", "interaction.completed") and isinstance(e.get("interaction"), Mapping):
+            out.update({k: v for k, v in e["interaction"].items() if k != "steps"})
+        elif kind == "step.start" and isinstance(e.get("step"), Mapping):
+            steps[index] = dict(e["step"])
+        elif kind == "step.delta" and isinstance(e.get("delta"), Mapping):
+            _apply(steps.setdefault(index, {"type": "model_output"}), e["delta"])
+    out["steps"] = [steps[k] for k in sorted(steps)]
+    return out
+
+
+def _apply(step: dict[str, Any], delta: Mapping[str, Any]) -> None:
+    kind = delta.get("type")
+    if kind in ("text", "text_annotation_delta", "text_annotation"):
+        content = step.setdefault("content", [])
+        if not content or content[-1].get("type") != "text":
+            content.append({"type": "text", "text": "", "annotations": []})
+        item = content[-1]
+        item["text"] += str(delta.get("text") or "")
+        item.setdefault("annotations", []).extend(a for a in delta.get("annotations") or [] if isinstance(a, Mapping))
+    elif kind in ("google_search_result", "url_context_result"):
+        step["type"] = kind
+        step["result"] = delta.get("result")

@@ -1,0 +1,222 @@
+"""Real provider recordings (``fixtures/providers/recorded``, origins in its README): each is
+detected without ``--from``, every citation sits after the words its offsets name, every URL the
+data gives is linked (or the reason it is not is reported), and nothing is dropped without a
+diagnostic. Plus the rules the recordings call for, on the smallest inputs that show them: a
+citation without a span is listed, not stuck before the first word; the consulted list."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from conftest import FIXTURES
+
+from citerender import render
+from citerender.providers import adapt, detect_provider, load_response
+from citerender.providers.offsets import after_last_word, to_codepoints
+from citerender.providers.responses import parse_json
+from citerender.rendering.exports.markdown import to_markdown
+from citerender.rendering.exports.parsed import parse_answer
+from citerender.syntax.format import DEFAULT_FORMAT
+
+RECORDED = FIXTURES / "providers" / "recorded"
+#: recording -> the format it is detected as
+SHAPES = {
+    "gemini-interactions-google-search.json": "gemini-interactions",
+    "gemini-interactions-google-search.chunks.txt": "gemini-interactions",
+    "gemini-url-context.json": "gemini",
+    "gemini-url-context-mixed.json": "gemini",
+    "xai-web-search.json": "openai-responses",
+    "xai-web-search.chunks.txt": "openai-responses",
+    "xai-x-search.json": "openai-responses",
+}
+MARK = DEFAULT_FORMAT.start
+
+
+def _data(name: str) -> Any:
+    return parse_json((RECORDED / name).read_text(encoding="utf-8"), name)
+
+
+def _marker_places(text: str) -> tuple[str, list[int]]:
+    """The text without markers, and where each marker stood in it."""
+    out, places, i = [], [], 0
+    length = 0
+    while i < len(text):
+        if text[i] == MARK:
+            end = text.index(DEFAULT_FORMAT.stop, i)
+            places.append(length)
+            i = end + 1
+            continue
+        out.append(text[i])
+        length += 1
+        i += 1
+    return "".join(out), places
+
+
+def _links(html: str) -> set[str]:
+    return {a["href"] for a in BeautifulSoup(html, "html.parser").find_all("a", href=True)}
+
+
+def test_every_recording_has_its_origin_written_down() -> None:
+    readme = (RECORDED / "README.md").read_text(encoding="utf-8")
+    recordings = {p.name for p in RECORDED.iterdir() if p.name != "README.md"}
+    assert recordings == set(SHAPES)
+    for name in recordings:
+        assert f"`{name}`" in readme, name
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_each_recording_is_detected_without_from(name: str) -> None:
+    assert detect_provider(_data(name)) == SHAPES[name]
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_every_url_the_recording_gives_is_linked_or_reported(name: str) -> None:
+    adapted = load_response(RECORDED / name)
+    html = render(adapted.text, adapted.registry, consulted=True).html
+    linked = _links(html)
+    raw = (RECORDED / name).read_text(encoding="utf-8")
+    urls = {sid: adapted.registry[sid].url for sid in adapted.registry}
+    assert urls and all(u in linked for u in urls.values() if u), sorted(set(urls.values()) - linked)
+    unread = [m for code, m in adapted.notes if code == "CR511"]
+    for m in unread:  # a page URL context could not read is named, not linked
+        assert m.split(" could not read ")[1].split(" (")[0][:60] in raw
+    if "mixed" in name:
+        assert len(unread) == 2 and "https://ai.google.dev" in linked
+
+
+def _interaction_annotations(data: Any) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for step in data.get("steps") or []:
+        for item in step.get("content") or []:
+            out.extend((item["text"], a) for a in item.get("annotations") or [])
+    return out
+
+
+def test_interactions_citations_sit_after_the_words_their_byte_offsets_name() -> None:
+    data = _data("gemini-interactions-google-search.json")
+    annotations = _interaction_annotations(data)
+    assert len(annotations) == 18
+    text, places = _marker_places(adapt(data).text)
+    assert text == annotations[0][0]  # nothing but markers added
+    for original, a in annotations:
+        end = to_codepoints(original, a["end_index"], "utf8")
+        assert after_last_word(original, end) in places, original[end - 40 : end]
+    assert len(places) == len(annotations)  # each annotation its own citation: none dropped
+
+
+def test_an_interactions_stream_folds_into_its_steps_and_places_every_annotation() -> None:
+    events = _data("gemini-interactions-google-search.chunks.txt")
+    deltas = [e["delta"] for e in events if e.get("event_type") == "step.delta"]
+    texts = "".join(d.get("text", "") for d in deltas if d.get("type") == "text")
+    annotations = [a for d in deltas if d.get("type") == "text_annotation_delta" for a in d["annotations"]]
+    assert len(annotations) == 14
+    text, places = _marker_places(adapt(events).text)
+    assert text == texts
+    for a in annotations:
+        assert after_last_word(texts, to_codepoints(texts, a["end_index"], "utf8")) in places
+
+
+@pytest.mark.parametrize(
+    "unit_text", ["Le café ouvre à 8 h. 東京の支店は9時に開きます。 Renewals 🚀 happen every year."]
+)
+def test_interactions_offsets_are_utf8_bytes_with_accents_cjk_and_an_emoji(unit_text: str) -> None:
+    sentences = ["Le café ouvre à 8 h.", "東京の支店は9時に開きます。", "Renewals 🚀 happen every year."]
+    anns = []
+    for k, s in enumerate(sentences):
+        a = unit_text.index(s)
+        start, end = len(unit_text[:a].encode()), len(unit_text[: a + len(s)].encode())
+        anns.append({"type": "url_citation", "url": f"https://s{k}.example/", "title": f"s{k}.example",
+                     "start_index": start, "end_index": end})  # fmt: skip
+    data = {"object": "interaction", "steps": [{"type": "model_output", "content": [
+        {"type": "text", "text": unit_text, "annotations": anns}]}]}  # fmt: skip
+    adapted = adapt(data)
+    assert not adapted.notes
+    text, places = _marker_places(adapted.text)
+    assert text == unit_text and places == [unit_text.index(s) + len(s) for s in sentences]
+
+
+def test_interactions_file_and_place_citations_are_sources_and_unknown_types_are_reported() -> None:
+    text = "Renewals happen every year. The office is on Main Street."
+    data = {"object": "interaction", "steps": [{"type": "model_output", "content": [{"type": "text", "text": text,
+        "annotations": [
+            {"type": "file_citation", "document_uri": "fileSearchStores/s/documents/d", "file_name": "policy.pdf",
+             "page_number": 4, "start_index": 0, "end_index": 27},
+            {"type": "place_citation", "name": "Acme HQ", "place_id": "ChIJ", "url": "https://maps.google.com/?cid=1",
+             "review_snippets": [{"text": "Easy to find."}], "start_index": 28, "end_index": len(text)},
+            {"type": "hologram_citation", "source": "https://future.example/x", "start_index": 0, "end_index": 8},
+        ]}]}]}  # fmt: skip
+    adapted = adapt(data)
+    html = render(adapted.text, adapted.registry, style="hovercard").html
+    assert "policy.pdf" in html and "Acme HQ" in html and "Easy to find." in html
+    assert "https://maps.google.com/?cid=1" in _links(html) and "https://future.example/x" in _links(html)
+    assert [c for c, _ in adapted.notes] == ["CR507"] and "hologram_citation" in adapted.notes[0][1]
+    assert adapted.text.replace(MARK, "").count("Renewals") == 1
+
+
+def test_xai_citations_without_a_span_are_listed_not_stuck_before_the_first_word() -> None:
+    adapted = load_response(RECORDED / "xai-web-search.json")
+    assert not adapted.text.startswith(MARK) and MARK not in adapted.text  # no place given: none invented
+    result = render(adapted.text, adapted.registry)
+    soup = BeautifulSoup(result.html, "html.parser")
+    listed = [a["href"] for a in soup.select(".citerender-references .citerender-ref-title")]
+    assert len(listed) == 5 and "https://x.ai/company" in listed
+    assert [d.code for d in result.diagnostics].count("CR510") == 5
+    md = to_markdown(parse_answer(adapted.text, adapted.registry))
+    assert "with no place in the text" in md and md.count("\n- ") == 5  # the export lists them too
+
+
+def test_a_numbered_link_to_the_cited_url_becomes_the_citation() -> None:
+    # xAI writes [[1]](url) in the text for a url_citation without a span: cited once, there
+    text = "xAI was founded in 2023 [[1]](https://x.ai/company). More follows."
+    data = {"object": "response", "output": [{"type": "message", "content": [{"type": "output_text", "text": text,
+        "annotations": [{"type": "url_citation", "url": "https://x.ai/company"}]}]}]}  # fmt: skip
+    adapted = adapt(data)
+    stripped, places = _marker_places(adapted.text)
+    assert stripped == "xAI was founded in 2023. More follows." and places == [len("xAI was founded in 2023")]
+    assert adapted.registry["turn0search0"].meta.get("listed") is None
+
+
+def test_an_empty_span_at_the_start_is_listed_but_a_point_inside_the_text_is_placed() -> None:
+    # OpenRouter returns url_citation annotations with start_index = end_index = 0
+    text = "Paris is the capital of France. It has 2.1 million people."
+    anns = [
+        {"type": "url_citation", "url_citation": {"url": "https://a.example/", "title": "A", "start_index": 0, "end_index": 0}},
+        {"type": "url_citation", "url_citation": {"url": "https://b.example/", "title": "B", "start_index": 31, "end_index": 31}},
+    ]  # fmt: skip
+    adapted = adapt({"object": "chat.completion", "choices": [{"message": {"content": text, "annotations": anns}}]})
+    stripped, places = _marker_places(adapted.text)
+    assert stripped == text and places == [len("Paris is the capital of France.")]
+    assert adapted.registry["turn0search0"].meta.get("listed") == "cited"
+
+
+def test_the_consulted_list_holds_every_source_nothing_cites_once_after_the_bibliography() -> None:
+    adapted = load_response(RECORDED / "gemini-url-context-mixed.json")
+    plain = render(adapted.text, adapted.registry)
+    assert "citerender-consulted" not in plain.html  # off by default
+    data = _data("xai-web-search.json")
+    data["citations"] = ["https://x.ai/company", "https://consulted.example/page"]  # xAI's response.citations
+    consulted = adapt(data)
+    html = render(consulted.text, consulted.registry, consulted=True).html
+    soup = BeautifulSoup(html, "html.parser")
+    section = soup.select_one("section.citerender-consulted")
+    assert section is not None and section.find_previous("section", class_="citerender-bibliography")
+    in_consulted = [a["href"] for a in section.select("a")]
+    in_sources = [a["href"] for a in soup.select(".citerender-references a.citerender-ref-title")]
+    assert in_consulted == ["https://consulted.example/page"]  # x.ai/company is cited (listed): not twice
+    assert "https://x.ai/company" in in_sources
+    md = to_markdown(parse_answer(consulted.text, consulted.registry, consulted=True))
+    assert "Consulted, not cited:\n\n- consulted.example, <https://consulted.example/page>" in md
+
+
+def test_openai_web_search_sources_are_consulted() -> None:
+    data = json.loads((FIXTURES / "providers" / "openai-responses.json").read_text(encoding="utf-8"))
+    data["output"].insert(0, {"type": "web_search_call", "status": "completed", "action": {
+        "type": "search", "query": "q", "sources": [{"type": "url", "url": "https://looked.example/at"}]}})  # fmt: skip
+    adapted = adapt(data)
+    html = render(adapted.text, adapted.registry, consulted=True).html
+    assert "https://looked.example/at" in _links(html)
+    soup = BeautifulSoup(html, "html.parser")
+    assert [a["href"] for a in soup.select("section.citerender-consulted a")] == ["https://looked.example/at"]
