@@ -213,6 +213,24 @@ def mark_after_long(html: str) -> str:
     return html.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
 
 
+def _head(e: Entry) -> list[str]:
+    """An entry's title (linked when it has a safe URL), site, shown URL and date: what both lists show."""
+    title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
+    out = [
+        f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
+        if e.url
+        else f'<span class="citerender-ref-title">{title}</span>'
+    ]
+    if e.domain:
+        out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
+    if e.url_text and e.has_title:
+        out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
+    if e.updated:
+        u = escape(e.updated)
+        out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
+    return out
+
+
 def render_bibliography(
     references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
 ) -> str:
@@ -226,20 +244,7 @@ def render_bibliography(
     )
     for e in _entries(references, quotes=style in NOTE_STYLES):  # one entry's pieces at a time
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
-        out = [f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n']
-        title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
-        out.append(
-            f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
-            if e.url
-            else f'<span class="citerender-ref-title">{title}</span>'
-        )
-        if e.domain:
-            out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
-        if e.url_text and e.has_title:
-            out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
-        if e.updated:
-            u = escape(e.updated)
-            out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
+        out = [f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n', *_head(e)]
         if not e.known:
             out.append(f' <span class="citerender-ref-note">{escape(e.note)}</span>')
         if e.merged:
@@ -271,20 +276,6 @@ def render_consulted(references: Sequence[Reference], heading: str = CONSULTED_H
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ul class="citerender-consulted-list">\n'
     ]
     for e in _entries(references, quotes=False):
-        title = f"<bdi>{escape(e.title)}</bdi>"
-        out.append(f'<li id="{escape(e.anchor)}" class="citerender-ref">')
-        out.append(
-            f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
-            if e.url
-            else f'<span class="citerender-ref-title">{title}</span>'
-        )
-        if e.domain:
-            out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
-        if e.url_text and e.has_title:
-            out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
-        if e.updated:
-            u = escape(e.updated)
-            out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
-        out.append("</li>\n")
+        out.extend((f'<li id="{escape(e.anchor)}" class="citerender-ref">', *_head(e), "</li>\n"))
     out.append("</ul>\n</section>")
     return "".join(out)
