@@ -77,11 +77,13 @@ def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool
     for sid in st.registry:
         if sid in cited:
             continue
-        source = st.registry.shown(sid) or st.registry[sid]
-        if source.meta.get("listed") == "cited":
+        raw = st.registry[sid]  # as displayed (shown) only when listed: most never-cited sources are not
+        if raw.meta.get("listed") == "cited":
             st.report("CR510", f"source {sid!r} is cited without a place in the text: listed in Sources", None)
-            reference_for(st, source, known=True)
-        elif consulted:
+            reference_for(st, st.registry.shown(sid) or raw, known=True)
+            continue
+        source = st.registry.shown(sid) or raw if consulted or list_all else raw
+        if consulted:
             if source.url and (source.url in st.by_url or source.url in urls):
                 continue  # the same page, already in one of the lists
             st.report("CR308", f"source {sid!r} is never cited: listed as consulted", None)

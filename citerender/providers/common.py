@@ -11,7 +11,7 @@ from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
 from .offsets import SpanReader
 
-__all__ = ["LINK_SPAN", "Adapted", "Builder", "Note", "insert_edits", "url_citations", "url_source"]
+__all__ = ["LINK_SPAN", "Adapted", "Builder", "Note", "insert_edits", "no_span", "url_citations", "url_source"]
 
 
 #: (code, message): a span snapped or clamped (CR503, CR504) or a citation without its source (CR505)
@@ -127,6 +127,12 @@ def _numbered_link(text: str, url: str) -> tuple[int, int] | None:
     return m.span() if m else None
 
 
+def no_span(start: int | None, end: int | None) -> bool:
+    """A citation that names no words: no offsets at all (xAI), or an empty span at the text's
+    start (OpenRouter) — listed in Sources without a place (``Builder.unplaced``), never put there."""
+    return (start is None and end is None) or start == end == 0
+
+
 def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -154,7 +160,7 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
         limit = len(text)
         sid = url_source(cit, b)
         start, end = _int(cit.get("start_index")), _int(cit.get("end_index"))
-        if (start is None and end is None) or start == end == 0:
+        if no_span(start, end):
             link = _numbered_link(text, str(cit.get("url")))
             if link is not None:  # xAI writes [[1]](url) for the same source: the marker takes its place
                 edits.append((*link, b.marker(sid)))

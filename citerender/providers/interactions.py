@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, unknown_annotation
+from .common import Builder, insert_edits, no_span, unknown_annotation
 from .offsets import SpanReader
 
 __all__ = ["collect_events", "interaction"]
@@ -83,7 +83,7 @@ def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
                 if marker is None:
                     continue
                 start, end = a.get("start_index"), a.get("end_index")
-                if start is None and end is None:
+                if no_span(start, end):
                     if sid:
                         b.unplaced(sid)
                     continue
