@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, get_args, runtime_checkable
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
 __all__ = [
+    "DIALECTS",
     "ENGINE_REMOVED",
     "IMAGE_POLICIES",
     "MARKDOWN_PRESETS",
@@ -44,15 +45,24 @@ Provider = Literal[
     "openai-assistants",
     "gemini",
     "gemini-interactions",
+    "vertex-ai-search",
     "cohere",
     "perplexity",
     "mistral",
     "bedrock-converse",
     "bedrock-kb",
+    "bedrock-agent",
     "langchain",
     "ai-sdk",
+    "llamaindex",
+    "haystack",
 ]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
+#: how a RAG framework's text numbers its citations (``dialect=`` / ``--from``; read only when named,
+#: see :mod:`citerender.plugin.dialects`): Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]``,
+#: RAGFlow ``[ID:0]`` (0-based), xAI / Onyx ``[[1]](url)``, ``[1]`` against an ordered source list
+Dialect = Literal["azure", "deepseek", "ragflow", "numbered-links", "numbered"]
+DIALECTS: tuple[str, ...] = get_args(Dialect)
 #: what an old ``engine=`` / ``--engine`` says: there is one pipeline now (CHANGELOG, 0.2.0)
 ENGINE_REMOVED = (
     "the engine option was removed in citerender 0.2: every answer is rendered by markdown-it-py and "
@@ -89,6 +99,10 @@ class RenderOptions:
     :param consulted: list the sources the answer never cites (a provider's search results,
         pages read, the rest of the registry) after the bibliography, under "Consulted, not
         cited": each source once, in one of the two lists.
+    :param dialect: the citations are written in a RAG framework's numbered form (``azure``,
+        ``deepseek``, ``ragflow``, ``numbered-links``, ``numbered``): each number names a source of
+        the registry, in its order (or the source whose id or URL it names). Off: such text is
+        ordinary Markdown, never guessed at.
     :param html: let raw HTML from the answer through (off: it is escaped).
     :param images: ``text`` shows Markdown images from the answer as ``[image: alt]``; ``keep``
         renders them (readers' browsers then fetch them).
@@ -117,6 +131,7 @@ class RenderOptions:
     bibliography: bool = True
     list_all: bool = False
     consulted: bool = False
+    dialect: Dialect | None = None
     html: bool = False
     images: ImagePolicy = "text"
     standalone: bool = False
@@ -141,6 +156,8 @@ class RenderOptions:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+        if self.dialect is not None and self.dialect not in DIALECTS:
+            raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {self.dialect!r}")
         if not isinstance(self.fmt, CitationFormat):
             raise TypeError(f"fmt must be a CitationFormat, not {type(self.fmt).__name__}")
         if self.id_prefix and not _ID_PREFIX.fullmatch(self.id_prefix):

@@ -24,6 +24,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
+    from ..options import DIALECTS
+
+    if getattr(args, "from_", None) in DIALECTS:  # a text dialect: the input is still told from its name
+        args.dialect, args.from_ = args.from_, None
     try:
         return int(args.func(args))
     except CiterenderError as e:

@@ -51,6 +51,7 @@ def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
         keep_code_residue=getattr(a, "keep_code_residue", None),
         list_all=getattr(a, "all_sources", None) or None,
         consulted=getattr(a, "consulted", None),
+        dialect=getattr(a, "dialect", None),
         html=getattr(a, "allow_html", None) or None,
         mark_unsupported=getattr(a, "mark_unsupported", None) or None,
         evidence=getattr(a, "check_support", None) or None,

@@ -25,13 +25,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
-    from ..options import PROVIDERS
+    from ..options import DIALECTS, PROVIDERS
 
+    exports = ("chatgpt-export", "claude-export")
     q.add_argument(
         "--from",
         dest="from_",
-        choices=("chatgpt-export", "claude-export") if export_only else (*PROVIDERS, "chatgpt-export", "claude-export"),
-        help="the input is a saved provider response, or a ChatGPT data export (inferred from the file)",
+        choices=(*exports, *DIALECTS) if export_only else (*PROVIDERS, *exports, *DIALECTS),
+        help="the input is a saved provider response or a chat export (inferred from the file); or the answer's"
+        " citations are a RAG framework's numbers: azure [doc1], deepseek [citation:1], ragflow [ID:0],"
+        " numbered-links [[1]](url), numbered [1] (each names a source in the sources' order; never inferred)",
     )
 
 
@@ -146,9 +149,14 @@ def _add_prompt(sub: Any) -> None:
 
 
 def _add_strip(sub: Any) -> None:
+    from ..options import DIALECTS
+
     s = sub.add_parser("strip", help="print the answer without any marker")
     s.add_argument("answer")
     s.add_argument("-o", "--output")
+    s.add_argument(
+        "--from", dest="from_", choices=DIALECTS, help="also remove a RAG framework's numbers ([doc1], [ID:0], …)"
+    )
     s.set_defaults(func=cmd_strip)
 
 

@@ -17,6 +17,7 @@ from ..sources.model import Registry
 from .bibliography import NOTE_STYLES
 from .claim_spans import add_claim_spans
 from .core import citation_core
+from .dialects import dialect_rule
 from .direction import add_direction_rule
 from .flanking import add_flanking_rule
 from .options import BibliographyRenderer, PluginOptions
@@ -62,6 +63,7 @@ def citation_plugin(
         md.inline.ruler.at("text", text_or_citation(text, opts))
     md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
+    md.inline.ruler.before("link", "citation_dialect", dialect_rule(opts))  # [doc1], [ID:0], … when named
     add_flanking_rule(md, opts.fmt.marker_chars)  # ``**Bold.**`` right before a marker closes
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for

@@ -18,6 +18,7 @@ from markdown_it.token import Token
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
 from .code import scrub_code, scrub_code_span, scrub_math
+from .dialects import active_dialect, dialect_hint, may_hold
 from .locate import Locator, locator, place, report_mark, where
 from .numbering import drop_empty_groups, report_uncited, resolve
 from .options import PluginOptions
@@ -70,7 +71,10 @@ class DocumentPass:
         self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
         # nothing of ours anywhere (no marker character, form or residue, no id written out): every
         # block is looked at for its text only, with one search of the answer instead of one a block
-        self.quiet = not opts.needs_attention(src) and not verbatim_ids(src, st.registry)
+        self.dialect = active_dialect(opts, st)  # [doc1], [ID:0], … read as citations
+        self.quiet = (
+            not opts.needs_attention(src) and not verbatim_ids(src, st.registry) and not may_hold(self.dialect, src)
+        )
 
     def visit(self, tok: Token) -> None:
         st, loc, opts = self.st, self.loc, self.opts
@@ -85,7 +89,10 @@ class DocumentPass:
         elif tok.type in _MATH_BLOCKS:
             scrub_math(tok, st, opts.fmt, partial(loc.offset, tok, tok.content, None, ""))
         elif tok.type == "inline" and tok.children is not None:
-            if not opts.needs_attention(tok.content) and not verbatim_ids(tok.content, st.registry):
+            content = tok.content
+            if not (
+                opts.needs_attention(content) or verbatim_ids(content, st.registry) or may_hold(self.dialect, content)
+            ):
                 self.blocks.append((NO_CITES, bool(tok.content.strip()), False))  # nothing of ours in here
                 return
             has_text, cited = InlinePass(tok, st, loc, opts, self.copy_paste).run()
@@ -97,6 +104,10 @@ class DocumentPass:
         if not st.whole_document:
             return
         check_grouped_at_end(self.blocks, st)
+        if self.dialect is None and not st.references and st.registry:
+            hint = dialect_hint(self.src)
+            if hint is not None:
+                st.report("CR308", f"no source is cited, but {hint} as citations", None)
         report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
         if opts.bibliography and (st.references or st.consulted):
             tok = Token("citerender_bibliography", "", 0)

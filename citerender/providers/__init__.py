@@ -10,9 +10,15 @@ apply. Built from the providers' published formats:
 * Anthropic Messages: ``citations`` on text blocks (``char_location``, ``page_location``,
   ``content_block_location``, ``web_search_result_location``, each with ``cited_text``);
 * OpenAI Assistants: ``【4:0†source】`` text backed by ``file_citation`` annotations;
-* Google Gemini / Vertex AI grounding, Cohere v2, Perplexity, Mistral, Amazon Bedrock (Converse and
-  Knowledge Bases), LangChain v1 content blocks and the Vercel AI SDK's ``UIMessage`` — one module
-  each, their documentation's version in its docstring.
+* Google Gemini / Vertex AI grounding and the Interactions API, Vertex AI Search answers, Cohere v2,
+  Perplexity, Mistral, Amazon Bedrock (Converse, Knowledge Bases and Agents), Azure On Your Data,
+  LangChain v1 content blocks, the Vercel AI SDK's ``UIMessage``, LiteLLM's provider fields,
+  LlamaIndex responses and Haystack answers — one module each, their documentation's version in
+  its docstring.
+
+Where the text numbers its citations itself (``[doc1]``, ``[1]``), the adapter leaves it as written
+and says what each number names (``Registry.dialect`` and ``numbered``): the plugin reads the numbers
+where it reads inline Markdown (:mod:`citerender.plugin.dialects`), so code keeps them.
 
 Every provider's text positions go through :mod:`.offsets` (one unit, checked against the cited
 text, placed after the last word); what had to be repaired is reported in ``Adapted.notes``.

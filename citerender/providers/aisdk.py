@@ -1,9 +1,11 @@
 """Vercel AI SDK ``UIMessage`` (AI SDK 5, documentation of 2025-09), in and out.
 
 In: ``parts`` of type ``text``, ``source-url`` (``sourceId``, ``url``, ``title``) and
-``source-document`` (``sourceId``, ``mediaType``, ``title``, ``filename``). Sources carry no
-position: the SDK shows them after the text, so each text part is cited by the source parts that
-follow it (one group at its end). A UI message stream (``text-delta``, ``source-url`` … chunks)
+``source-document`` (``sourceId``, ``mediaType``, ``title``, ``filename``). A source with a span
+(``startIndex``/``endIndex``, and ``citedText``, which newer versions carry in ``providerMetadata``,
+as the LangChain adapter does) is placed after the words it names in the text part it follows;
+any other source has no position — the SDK shows them after the text — so a text part is cited
+by the spanless source parts that follow it (one group at its end). A UI message stream (``text-delta``, ``source-url`` … chunks)
 folds into a message.
 
 Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
@@ -18,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .common import Builder
+from .common import Builder, insert_edits
+from .offsets import SpanReader
 
 if TYPE_CHECKING:
     from ..rendering.exports.parsed import Parsed
@@ -29,6 +32,7 @@ __all__ = ["collect_stream", "to_ui_message", "ui_message"]
 def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
     out: list[str] = []
     pending: list[str] = []
+    placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
 
     def flush() -> None:
         if pending and out:
@@ -48,17 +52,37 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
         elif kind in ("source-url", "source-document"):
             key = f"url:{part.get('url')}" if part.get("url") else f"doc:{part.get('sourceId')}"
             title = part.get("title") or part.get("filename")
-            pending.append(
-                b.source(
-                    key,
-                    "search" if kind == "source-url" else "file",
-                    title=title,
-                    url=part.get("url"),
-                    meta={"sourceId": part.get("sourceId")},
-                )
+            sid = b.source(
+                key,
+                "search" if kind == "source-url" else "file",
+                title=title,
+                url=part.get("url"),
+                meta={"sourceId": part.get("sourceId")},
             )
+            span = _span(part)
+            if span is None or not out:
+                pending.append(sid)
+                continue
+            start, end, cited = span  # into the text part it follows (UTF-16: the SDK is JavaScript)
+            locator = b.add_line(sid, cited) if cited and cited.strip() else None
+            at = b.place(SpanReader(out[-1], "utf16"), start, end, cited)
+            placed.setdefault(len(out) - 1, []).append((at, at, b.marker(sid, locator)))
+    for index, edits in placed.items():  # before the group at the part's end, which moves nothing
+        out[index] = insert_edits(out[index], edits)
     flush()
     return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
+
+
+def _span(part: Mapping[str, Any]) -> tuple[int, int, str | None] | None:
+    """A source part's span in the text before it: ``startIndex``/``endIndex`` on the part or in
+    its ``providerMetadata`` (the LangChain adapter's, with ``citedText``), or None."""
+    holders = [part, *(v for v in (part.get("providerMetadata") or {}).values() if isinstance(v, Mapping))]
+    for h in holders:
+        start, end = h.get("startIndex"), h.get("endIndex")
+        if isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool):
+            cited = h.get("citedText")
+            return start, end, cited if isinstance(cited, str) else None
+    return None
 
 
 def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

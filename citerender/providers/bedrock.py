@@ -70,30 +70,30 @@ def knowledge_base(resp: Mapping[str, Any], b: Builder) -> list[str]:
     for cit in resp.get("citations") or []:
         part = ((cit.get("generatedResponsePart") or {}).get("textResponsePart")) or {}
         span = part.get("span") or {}
-        ids = []
-        for ref in cit.get("retrievedReferences") or []:
-            loc = ref.get("location") or {}
-            uri = next((v.get("uri") or v.get("url") for v in loc.values() if isinstance(v, Mapping)), None)
-            content = (ref.get("content") or {}).get("text")
-            title = (ref.get("metadata") or {}).get("title") or (
-                uri.rsplit("/", 1)[-1] if isinstance(uri, str) else None
-            )
-            sid = b.source(
-                f"kb:{uri or content}",
-                "file",
-                title=title,
-                url=uri if isinstance(uri, str) and uri.startswith("http") else None,
-                meta={"location": uri},
-            )
-            ids.append(
-                b.marker(sid, b.add_line(sid, content) if isinstance(content, str) and content.strip() else None)
-            )
+        ids = [b.marker(*kb_source(ref, b)) for ref in cit.get("retrievedReferences") or [] if isinstance(ref, Mapping)]
         if not ids:
             continue
         end = span.get("end")  # inclusive in AWS's examples: read one further (trailing space is ignored)
         at = b.place(reader, span.get("start"), end + 1 if isinstance(end, int) else end, part.get("text"))
         edits.append((at, at, "".join(dict.fromkeys(ids))))
     return [insert_edits(text, edits)]
+
+
+def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tuple[str, str | None]:
+    """The source of a Knowledge Bases ``retrievedReference`` and the line quoting its passage."""
+    loc = ref.get("location") or {}
+    uri = next((v.get("uri") or v.get("url") for v in loc.values() if isinstance(v, Mapping)), None)
+    content = (ref.get("content") or {}).get("text")
+    title = (ref.get("metadata") or {}).get("title") or (uri.rsplit("/", 1)[-1] if isinstance(uri, str) else None)
+    sid = b.source(
+        f"kb:{uri or content}",
+        "file",
+        title=title,
+        url=uri if isinstance(uri, str) and uri.startswith("http") else None,
+        meta={"location": uri},
+    )
+    quoted = quote and isinstance(content, str) and bool(content.strip())
+    return sid, b.add_line(sid, str(content)) if quoted else None
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

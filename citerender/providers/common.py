@@ -38,6 +38,8 @@ class Builder:
         self.by_key: dict[str, str] = {}
         self.counts: dict[str, int] = {}
         self.notes: list[Note] = []
+        self.dialect: str | None = None  # the text numbers its citations ([doc1]): what each names
+        self.numbered: list[tuple[str, str | None] | None] = []
 
     def supplied(self, sid: str) -> str | None:
         """The id of a source the caller supplied under ``sid`` (copied into the registry), or None."""
@@ -88,6 +90,12 @@ class Builder:
         there (CR510), unless a citation elsewhere places it."""
         self.sources[sid]["listed"] = "cited"
 
+    def number(self, n: int, sid: str, locator: str | None = None) -> None:
+        """The text's number ``n`` (1-based) names ``sid`` (at ``locator``): for a dialect."""
+        if 1 <= n <= 10_000:
+            self.numbered.extend([None] * (n - len(self.numbered)))
+            self.numbered[n - 1] = (sid, locator)
+
     def add_line(self, sid: str, line: str) -> str:
         """Add a cited passage to a source as a numbered line; return its locator."""
         lines = self.sources[sid].setdefault("lines", [])
@@ -100,7 +108,10 @@ class Builder:
         return self.fmt.marker(sid, locator=locator)
 
     def registry(self) -> Registry:
-        return registry_from_data(list(self.sources.values()))
+        registry = registry_from_data(list(self.sources.values()))
+        if self.dialect is not None:
+            registry.dialect, registry.numbered = self.dialect, tuple(self.numbered)
+        return registry
 
 
 def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:

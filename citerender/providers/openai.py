@@ -7,7 +7,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .azure import context_of, on_your_data
 from .common import Builder, insert_edits, unknown_annotation, url_citations, url_source
+from .litellm import provider_fields
 from .offsets import SpanReader
 
 _SANDBOX_LINK = re.compile(r"\[([^\]]*)\]\(sandbox:[^)]*\)")
@@ -112,10 +114,15 @@ def file_source(a: Mapping[str, Any], b: Builder) -> str:
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     parts = []
     for choice in (resp.get("choices") or [])[:1]:
+        text, ctx = context_of(choice)
+        if ctx is not None:  # Azure On Your Data: the text's [doc1] numbers its context's citations
+            on_your_data(ctx, b)
         msg = choice.get("message") or {}
-        text = str(msg.get("content") or "")
         anns = msg.get("annotations") or []
-        parts.append(insert_edits(text, url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",))))
+        through = provider_fields(text, msg, b)  # LiteLLM: what the chat shape lacks
+        parts.append(
+            insert_edits(text, url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",)) + through)
+        )
     return parts
 
 
@@ -168,10 +175,15 @@ def collect_chat_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold streamed ``chat.completion.chunk`` objects: contents joined, annotations kept."""
     text: list[str] = []
     annotations: list[Any] = []
+    context: dict[str, Any] = {}
     for c in chunks:
         for choice in (c.get("choices") or [])[:1]:
             delta = choice.get("delta") or {}
             text.append(str(delta.get("content") or ""))
             annotations.extend(delta.get("annotations") or [])
-    message = {"role": "assistant", "content": "".join(text), "annotations": annotations}
+            if isinstance(delta.get("context"), Mapping):  # Azure On Your Data sends its citations once
+                context.update(delta["context"])
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(text), "annotations": annotations}
+    if context:
+        message["context"] = context
     return {"object": "chat.completion", "choices": [{"index": 0, "message": message}]}

@@ -1,22 +1,18 @@
 """Perplexity (Sonar chat completions, documentation of 2025-10): the OpenAI chat shape with
 ``citations`` (URLs) and ``search_results[{title, url, date, last_updated, snippet}]``; the text
-cites with ``[1]``-style numbers, 1-based, in order of those lists. Each ``[n]`` becomes a marker
-(adjacent numbers one group); a number with no result behind it is left as written and reported.
-Streaming chunks carry ``choices[0].delta.content`` and the lists."""
+cites with ``[1]``-style numbers, 1-based, in order of those lists: the ``numbered`` dialect
+(:mod:`citerender.plugin.dialects`) reads them as the plugin parses the answer, so a ``[1]`` in code
+stays code, adjacent numbers are one group and a number with no result behind it is an unknown
+source (CR101). Streaming chunks carry ``choices[0].delta.content`` and the lists."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .common import Builder
 
 __all__ = ["chat", "collect_chunks"]
-
-# [1] or [1][2] or [1, 2]; not a Markdown link's text ([1](url)) nor a footnote ([^1])
-_REFS = re.compile(r"(?:\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\())+")
-_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 
 
 def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -41,21 +37,9 @@ def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     choice = (resp.get("choices") or [{}])[0]
-    text = str((choice.get("message") or {}).get("content") or "")
-    ids = _sources(resp, b)
-    code = [m.span() for m in _CODE.finditer(text)]
-
-    def replace(m: re.Match[str]) -> str:
-        if any(a <= m.start() < z for a, z in code):
-            return m.group(0)
-        numbers = [int(n) for n in re.findall(r"\d+", m.group(0))]
-        known = [ids[n - 1] for n in numbers if 1 <= n <= len(ids)]
-        if len(known) < len(numbers):
-            b.note(("CR505", f"{m.group(0)} cites a result the response does not list ({len(ids)} results)"))
-            return m.group(0)
-        return b.fmt.marker(*dict.fromkeys(known))
-
-    return [_REFS.sub(replace, text)]
+    b.dialect = "numbered"  # the text's [1] numbers: read by the plugin, where inline Markdown is
+    b.numbered = [(sid, None) for sid in _sources(resp, b)]
+    return [str((choice.get("message") or {}).get("content") or "")]
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

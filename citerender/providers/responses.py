@@ -15,7 +15,22 @@ from ..sources.clean import clean_data
 from ..sources.files import MAX_INPUT_BYTES, read_text_file
 from ..sources.model import Registry
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
-from . import aisdk, anthropic, bedrock, cohere, gemini, interactions, langchain, mistral, openai, perplexity
+from . import (
+    aisdk,
+    anthropic,
+    bedrock,
+    bedrock_agents,
+    cohere,
+    gemini,
+    haystack,
+    interactions,
+    langchain,
+    llamaindex,
+    mistral,
+    openai,
+    perplexity,
+    vertex_search,
+)
 from .common import Adapted, Builder
 
 __all__ = [
@@ -57,6 +72,8 @@ def _keyed_events(items: list[Mapping[str, Any]]) -> str | None:
     kinds = {k for e in items for k in e}
     if kinds & {"contentBlockDelta", "messageStart", "messageStop"}:
         return "bedrock-converse"
+    if "chunk" in kinds and kinds <= {"chunk", "trace", "returnControl", "files"}:
+        return "bedrock-agent"  # InvokeAgent
     if "citation" in kinds or (kinds and kinds <= {"output", "citation", "sessionId"}):
         return "bedrock-kb"  # RetrieveAndGenerateStream
     return None
@@ -68,6 +85,15 @@ def _shape(data: Mapping[str, Any]) -> str | None:
         return "gemini-interactions"
     if data.get("object") == "response" or isinstance(data.get("output"), list):
         return "openai-responses"
+    if "answerText" in data or (isinstance(data.get("answer"), Mapping) and "answerText" in data["answer"]):
+        return "vertex-ai-search"
+    completion = data.get("completion")
+    if isinstance(completion, list) and any(isinstance(e, Mapping) and "chunk" in e for e in completion):
+        return "bedrock-agent"  # boto3's InvokeAgent response, its event stream saved as a list
+    if isinstance(data.get("source_nodes"), list) and "response" in data:
+        return "llamaindex"
+    if str(data.get("type", "")).startswith("haystack.") or {"data", "query", "documents"} <= data.keys():
+        return "haystack"
     if isinstance(data.get("output"), Mapping):
         return "bedrock-converse" if "message" in data["output"] else "bedrock-kb"
     if isinstance(data.get("candidates"), list):
@@ -126,8 +152,12 @@ _KEYS = {
     "mistral": {"choices", "reference_ids", "outputs"},
     "bedrock-converse": {"output", "citationsContent", "stopReason"},
     "bedrock-kb": {"output", "citations", "retrievedReferences"},
+    "bedrock-agent": {"chunk", "attribution", "citations", "trace", "completion"},
     "langchain": {"content_blocks", "lc", "kwargs", "annotations"},
     "ai-sdk": {"parts", "role", "sourceId"},
+    "llamaindex": {"response", "source_nodes", "node", "metadata"},
+    "vertex-ai-search": {"answer", "answerText", "citations", "references", "referenceId", "chunkInfo"},
+    "haystack": {"data", "query", "documents", "init_parameters"},
 }
 
 
@@ -170,6 +200,7 @@ _COLLECT: dict[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]] = {
     "perplexity": perplexity.collect_chunks,
     "bedrock-converse": bedrock.collect_events,
     "bedrock-kb": bedrock.collect_kb_events,
+    "bedrock-agent": bedrock_agents.collect_agent_events,
     "mistral": mistral.collect_chunks,
     "openai-chat": openai.collect_chat_chunks,
     "langchain": langchain.collect_chunks,
@@ -200,8 +231,12 @@ def _adapter(
         "mistral": mistral.chat,
         "bedrock-converse": bedrock.converse,
         "bedrock-kb": bedrock.knowledge_base,
+        "bedrock-agent": bedrock_agents.agent,
         "langchain": langchain.message,
         "ai-sdk": aisdk.ui_message,
+        "llamaindex": llamaindex.response,
+        "vertex-ai-search": vertex_search.answer,
+        "haystack": haystack.answer,
     }[provider]
 
 

@@ -21,7 +21,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 
-from ..options import STYLES, UNKNOWN_POLICIES, RenderOptions
+from ..options import DIALECTS, STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
 from .answers import SIDE_SUFFIXES, registry_for, split_front_matter
 from .files import write_atomic
@@ -49,6 +49,8 @@ class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     check_support = c.Choice((*SUPPORT_LEVELS, False, True), default="off")
     #: list the sources a page's sources file gives but the page never cites, after its bibliography
     consulted = c.Type(bool, default=False)
+    #: the pages' citations are a RAG framework's numbers (``azure`` [doc1], ``ragflow`` [ID:0], …)
+    dialect = c.Optional(c.Choice(DIALECTS))
 
 
 class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped-call]
@@ -74,6 +76,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             id_prefix=None if self.config.id_prefix == "auto" else self.config.id_prefix,
             evidence=self._check_support() != "off" or None,
             consulted=self.config.consulted or None,
+            dialect=self.config.dialect,
         )
         self.strict = bool(config.get("strict"))
         if CSS_PATH not in config["extra_css"]:

@@ -10,7 +10,8 @@ Settings (``conf.py``): ``citerender_style`` (``hovercard``), ``citerender_theme
 (``minimal``), ``citerender_unknown`` (``drop``), ``citerender_heading`` (``Sources``),
 ``citerender_id_prefix`` (``auto``: the document's name, so ``singlehtml`` keeps ids unique),
 ``citerender_repo`` and ``citerender_repo_url`` (Codex file citations), ``citerender_consulted``
-(``False``: list the sources never cited after the bibliography). Error diagnostics are
+(``False``: list the sources never cited after the bibliography), ``citerender_dialect``
+(``None``: the citations are a RAG framework's numbers, ``azure`` ``[doc1]`` …). Error diagnostics are
 Sphinx warnings with the document and line (``-W`` fails on them); the ``_sources`` copies are
 written without markers.
 """
@@ -54,6 +55,7 @@ def _options(app: Any) -> RenderOptions:
             id_prefix=None if prefix == "auto" else prefix,
             evidence=app.config.citerender_check_support != "off" or None,
             consulted=bool(app.config.citerender_consulted) or None,
+            dialect=app.config.citerender_dialect or None,
         )
     return opts
 
@@ -160,6 +162,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("citerender_repo_url", None, "html")
     app.add_config_value("citerender_check_support", "off", "html", types=frozenset({str}))
     app.add_config_value("citerender_consulted", False, "html")
+    app.add_config_value("citerender_dialect", None, "html")
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-merge-info", on_merge)

@@ -122,7 +122,14 @@ class Source:
 
 
 class Registry(Mapping[str, Source]):
-    """The ordered id → :class:`Source` mapping for one answer."""
+    """The ordered id → :class:`Source` mapping for one answer.
+
+    ``dialect`` and ``numbered`` come from a provider whose text numbers its citations
+    (``[doc1]``, ``[ID:0]``): the form it writes, and the (source id, line locator) each number
+    names, in order — several numbers may name one source (chunks of one document)."""
+
+    dialect: str | None = None
+    numbered: tuple[tuple[str, str | None] | None, ...] = ()  # None: a number naming nothing
 
     def __init__(self, sources: Iterable[Source] = (), *, path: str | None = None) -> None:
         self._by_id: dict[str, Source] = {}

@@ -66,6 +66,11 @@ class StreamRenderer:
         if output not in ("markdown", "html"):
             raise ValueError("output must be 'markdown' or 'html'")
         opts = RenderOptions.build(options, **kwargs)
+        if opts.dialect is not None and output != "html":
+            raise ValueError(
+                f"dialect {opts.dialect!r} is read by the HTML stream (output='html'), which renders with the"
+                " plugin; the Markdown stream rewrites markers only"
+            )
         self.options = opts
         self.registry = registry
         self.output = output

@@ -1,0 +1,171 @@
+"""The numbered citation forms of RAG frameworks, read only when named (``dialect=``, ``--from``,
+or a provider adapter's registry): Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]`` (``【citation:1】`` too),
+RAGFlow ``[ID:0]`` (0-based; its older ``##0$$`` too), xAI / Onyx ``[[1]](url)`` and ``[1](url)``,
+and ``[1]``, ``[1, 3]``, ``[2-4]`` against an ordered source list. On ordinary Markdown these
+are text and links, so they are never guessed at.
+
+An inline rule before ``link``: it runs only where inline rules run, so code spans and blocks keep
+such text as written. Each number names the registry's source in that place of its order (or the
+one whose id is the label, ``doc1``); a link cites the source with its URL, and is left a link when
+no source has it. A provider adapter may
+say what each number names (:attr:`Registry.numbered`: chunks of one document share a source, so
+one document cited under two numbers gets one number). A number that names nothing is the unknown
+id it spells (``doc7``: CR101, dropped or kept as ``unknown`` says) — never another source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from markdown_it.rules_inline import StateInline
+
+from ..errors import CiterenderError
+from ..sources.model import Registry
+from ..syntax.types import Citation, Mark, MarkKind, parse_locator
+from .options import PluginOptions
+from .rules import MAX_MARKERS
+from .state import CitationState, citation_state
+
+__all__ = ["active_dialect", "dialect_hint", "dialect_rule", "may_hold"]
+
+_NUMBERS = r"\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4}){0,31}"
+#: each dialect's form; group 1 its numbers, group 2 (links) the URL
+_FORMS = {
+    "azure": re.compile(r"\[doc(\d{1,4})\]", re.IGNORECASE),
+    "deepseek": re.compile(rf"[\[\u3010]\u200b?citation:\s*({_NUMBERS})\s*\u200b?[\]\u3011]"),
+    "ragflow": re.compile(r"\[ID:\s*(\d{1,4})\]|##(\d{1,4})\$\$"),
+    "numbered-links": re.compile(r"\[\[?(\d{1,4})\]?\]\(\s*<?([^()\s<>]+)>?\s*\)"),
+    "numbered": re.compile(rf"\[({_NUMBERS})\](?!\()"),
+}
+#: plain substrings, one of which each form holds: a block with none is not looked at
+PROBES = {
+    "azure": ("[doc", "[Doc", "[DOC"),
+    "deepseek": ("citation:",),
+    "ragflow": ("[ID:", "$$"),
+    "numbered-links": ("](",),
+    "numbered": ("[",),
+}
+_LABEL = {"azure": "doc{}", "deepseek": "citation:{}", "ragflow": "ID:{}", "numbered-links": "{}", "numbered": "{}"}
+_FIRST = {"azure": "[", "deepseek": "[\u3010", "ragflow": "[#", "numbered-links": "[", "numbered": "["}
+MAX_RANGE = 32  # ``[1-40]`` is no citation of forty sources
+
+
+def active_dialect(opts: PluginOptions, st: CitationState) -> str | None:
+    """The dialect this document is read in: the option, else its registry's provider's."""
+    if opts.options.dialect is not None:
+        return opts.options.dialect
+    return st.registry.dialect if st.registry is not None else None
+
+
+def may_hold(dialect: str | None, text: str) -> bool:
+    """Could ``text`` hold a citation in ``dialect``? (Plain substring searches.)"""
+    return dialect is not None and any(p in text for p in PROBES[dialect])
+
+
+def dialect_hint(text: str) -> str | None:
+    """What to tell the reader of a report when an answer that cites nothing writes one of these
+    forms (it is not read as one unless asked: ``[1]`` is often just text)."""
+    for dialect, form in _FORMS.items():
+        m = form.search(text) if any(p in text for p in PROBES[dialect]) else None
+        if m is not None:
+            return f"the answer writes {m.group(0)[:40]!r}: --from {dialect} (dialect={dialect!r}) reads such numbers"
+    return None
+
+
+def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
+    """Inline rule (before ``link``): a dialect citation becomes ``citation`` tokens."""
+
+    def rule(state: StateInline, silent: bool) -> bool:
+        pos = state.pos
+        # tried at every stop of the text: the cheap test first. Silent (markdown-it measuring a
+        # link's text, ``[see [1]](url)``): not taken, or the bracket would end the link
+        if silent or state.src[pos] not in "[#\u3010":
+            return False
+        st = state.env.get("citerender") or citation_state(state.env, opts.registry)
+        dialect = active_dialect(opts, st)
+        if dialect is None or state.src[pos] not in _FIRST[dialect]:
+            return False
+        m = _FORMS[dialect].match(state.src, pos, state.posMax)
+        if m is None:
+            return False
+        numbers = _numbers(m.group(1) or m.group(2) if dialect == "ragflow" else m.group(1))
+        url = m.group(2) if dialect == "numbered-links" else None
+        if not numbers:
+            return False
+        defined = state.env.get("references") or {}
+        targets = _targets(st.registry, dialect, numbers, url, defined)
+        if targets is None:  # a link or reference the sources do not name: markdown-it's to read
+            return False
+        st.marks += len(targets)
+        if st.marks > MAX_MARKERS:
+            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
+        raw = m.group(0)
+        for ids, locator in targets:
+            lines = parse_locator(locator)[0] if locator else None
+            cit = Citation(raw, opts.fmt.families[0], ids, locator, pos, m.end(), lines, dialect)
+            mk = Mark(MarkKind.CITATION, pos, m.end(), raw, citation=cit)
+            state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
+        state.pos = m.end()
+        return True
+
+    return rule
+
+
+def _numbers(written: str) -> list[int]:
+    """``1, 3`` -> [1, 3]; ``2-4`` -> [2, 3, 4] (a range of at most :data:`MAX_RANGE`)."""
+    out: list[int] = []
+    for part in re.split(r"\s*,\s*", written.strip()):
+        lo, _, hi = part.replace("\u2013", "-").partition("-")
+        first, last = int(lo), int(hi.strip() or lo)
+        if last < first or last - first >= MAX_RANGE:
+            return []
+        out.extend(n for n in range(first, last + 1) if n not in out)
+    return out
+
+
+def _targets(
+    registry: Registry | None, dialect: str, numbers: list[int], url: str | None, defined: Mapping[str, object]
+) -> list[tuple[tuple[str, ...], str | None]] | None:
+    """The (source ids, locator) of each citation the numbers make: numbers naming sources
+    without a locator are one citation. ``None`` (left to markdown-it) when a link names no
+    source, or a bare number none but the answer defines it as a link reference (``[1]: url``)."""
+    plain: list[str] = []
+    located: list[tuple[tuple[str, ...], str | None]] = []
+    for n in numbers:
+        found = _target(registry, dialect, n, url)
+        if found is None:
+            if url is not None or (dialect == "numbered" and str(n) in defined):
+                return None
+            found = (_LABEL[dialect].format(n), None)  # an unknown id: reported, never another source
+        sid, locator = found
+        if locator is None:
+            if sid not in plain:
+                plain.append(sid)
+        elif ((sid,), locator) not in located:
+            located.append(((sid,), locator))
+    return ([(tuple(plain), None)] if plain else []) + located
+
+
+def _target(registry: Registry | None, dialect: str, n: int, url: str | None) -> tuple[str, str | None] | None:
+    if registry is None:
+        return None
+    if url is not None:  # a link cites the source with its URL; another link stays a link
+        by_url: dict[str, str] = registry.derived("dialects.urls", lambda: _first_ids_by_url(registry))
+        return (by_url[url], None) if url in by_url else None
+    index = n if dialect == "ragflow" else n - 1
+    if registry.numbered:
+        return registry.numbered[index] if 0 <= index < len(registry.numbered) else None
+    label = _LABEL[dialect].format(n)
+    if label in registry:
+        return label, None
+    order: tuple[str, ...] = registry.derived("dialects.order", lambda: tuple(registry))
+    return (order[index], None) if 0 <= index < len(order) else None
+
+
+def _first_ids_by_url(registry: Registry) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for source in registry.values():
+        if source.url:
+            out.setdefault(source.url, source.id)
+    return out

@@ -1,0 +1,69 @@
+"""Azure OpenAI "On Your Data": the answer writes ``[doc1]``, and ``message.context.citations``
+lists what each number names (``content, title, url, filepath, chunk_id``), in order.
+
+The text is left as written: the ``azure`` dialect (:mod:`citerender.plugin.dialects`) reads the
+numbers where inline Markdown is read, so a ``[doc1]`` inside code stays code. Chunks of one
+document (same URL or file path) are one source, each chunk a numbered line of it, so a document
+cited as ``[doc1]`` and ``[doc3]`` has one number and its card quotes the chunk cited. The older
+API (before 2024-02-15) put the citations in a ``tool`` message's JSON content; the documents
+retrieved but not cited (``all_retrieved_documents``) are sources consulted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["context_of", "on_your_data"]
+
+
+def context_of(choice: Mapping[str, Any]) -> tuple[str, Mapping[str, Any] | None]:
+    """The assistant text of a chat choice and its On Your Data context (None without one)."""
+    msg = choice.get("message")
+    if isinstance(msg, Mapping):
+        ctx = msg.get("context")
+        if isinstance(ctx, Mapping) and not isinstance(ctx.get("citations"), list):
+            ctx = _tool_context(ctx.get("messages"))  # 2023-08: the tool message is in the context
+        return str(msg.get("content") or ""), ctx if isinstance(ctx, Mapping) else None
+    messages = [m for m in choice.get("messages") or [] if isinstance(m, Mapping)]  # 2023-06: beside it
+    text = next((str(m.get("content") or "") for m in reversed(messages) if m.get("role") == "assistant"), "")
+    return text, _tool_context(messages)
+
+
+def _tool_context(messages: Any) -> Mapping[str, Any] | None:
+    """The citations a ``tool`` message of the 2023 extensions API carries as JSON text."""
+    for m in messages if isinstance(messages, list) else []:
+        if isinstance(m, Mapping) and m.get("role") == "tool" and isinstance(m.get("content"), str):
+            try:
+                found = json.loads(m["content"])
+            except ValueError:
+                continue  # not JSON ("extension specific payload here"): no citations
+            if isinstance(found, Mapping) and isinstance(found.get("citations"), list):
+                return found
+    return None
+
+
+def on_your_data(ctx: Mapping[str, Any], b: Builder) -> None:
+    """Number the context's citations for the ``azure`` dialect; its other documents are consulted."""
+    b.dialect = "azure"
+    for c in ctx.get("citations") or []:
+        b.numbered.append(_document(c, b) if isinstance(c, Mapping) else ("doc?", None))
+    for d in ctx.get("all_retrieved_documents") or []:
+        if isinstance(d, Mapping):
+            _document(d, b, quote=False)
+
+
+def _document(c: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tuple[str, str | None]:
+    url, path = _str(c.get("url")), _str(c.get("filepath"))
+    title = _str(c.get("title")) or path
+    key = f"url:{url}" if url else f"file:{path}" if path else f"title:{title}"
+    sid = b.source(key, "file", title=title, url=url if url and url.startswith(("http://", "https://")) else None)
+    content = _str(c.get("content"))
+    return sid, b.add_line(sid, content) if content and quote else None
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None

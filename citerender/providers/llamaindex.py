@@ -1,0 +1,47 @@
+"""LlamaIndex: a query engine's ``Response`` saved as ``{"response": text, "source_nodes":
+[NodeWithScore.model_dump(), …]}``. The ``CitationQueryEngine`` numbers its chunks ``Source 1:``,
+``Source 2:`` … and the answer cites them ``[1]``: the ``numbered`` dialect reads those numbers
+where inline Markdown is read. A node's number is its ``Source N:`` label (else its place in the
+list); chunks of one file or page are one source, each chunk a numbered line of it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["document_source", "response"]
+
+_LABEL = re.compile(r"\s*Source (\d{1,4}):\s*\n?")
+
+
+def response(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    b.dialect = "numbered"
+    for i, item in enumerate(resp.get("source_nodes") or []):
+        node = item.get("node", item) if isinstance(item, Mapping) else None
+        if not isinstance(node, Mapping):
+            continue
+        text = str(node.get("text") or "")
+        label = _LABEL.match(text)
+        found = node.get("metadata")
+        meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        sid, locator = document_source(b, meta, text[label.end() :] if label else text, node.get("id_"))
+        b.number(int(label.group(1)) if label else i + 1, sid, locator)
+    return [str(resp.get("response") or "")]
+
+
+def document_source(b: Builder, meta: Mapping[str, Any], passage: str, fallback: Any) -> tuple[str, str | None]:
+    """The source of one retrieved chunk (by file, URL or title in its metadata) and the line
+    quoting the chunk (frameworks' documents: LlamaIndex nodes, Haystack documents)."""
+    url = next((v for k in ("url", "source", "link") if _http(v := meta.get(k))), None)
+    path = next((str(v) for k in ("file_path", "file_name", "filename", "path") if (v := meta.get(k))), None)
+    title = next((str(v) for k in ("title", "file_name", "filename", "name") if (v := meta.get(k))), None)
+    key = f"url:{url}" if url else f"file:{path}" if path else f"title:{title}" if title else f"node:{fallback}"
+    sid = b.source(key, "file", title=title or path or url, url=url, updated=meta.get("last_modified_date"))
+    return sid, b.add_line(sid, passage) if passage.strip() else None
+
+
+def _http(value: Any) -> bool:
+    return isinstance(value, str) and value.lower().startswith(("http://", "https://"))

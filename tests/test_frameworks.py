@@ -1,0 +1,301 @@
+"""Frameworks and gateways people call providers through, and the newer provider shapes (issue 28,
+items 4 and 5): the AI SDK's source parts with spans, LlamaIndex responses, Haystack answers,
+Bedrock Agents streams and Vertex AI Search answers."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+from bs4 import BeautifulSoup
+from conftest import FIXTURES
+
+from citerender import adapt, render
+from citerender.cli import main
+from citerender.providers.offsets import from_codepoints
+
+DOCUMENTED = FIXTURES / "providers" / "documented"
+
+
+def _cards(html: str) -> list[str]:
+    return [c.get_text(" ") for c in BeautifulSoup(html, "html.parser").select(".citerender-card")]
+
+
+def _pieces(html: str) -> list[str]:
+    """The first paragraph's text cut at each citation, as a reader reads it."""
+    soup = BeautifulSoup(html, "html.parser")
+    for cite in soup.select(".citerender-cite"):
+        cite.replace_with("|")
+    paragraph = soup.find("p")
+    assert paragraph is not None
+    return [piece.rstrip(" ") for piece in paragraph.get_text().replace("\u2060", "").split("|")]
+
+
+# -- Vercel AI SDK: source parts that carry a span -----------------------------------------------
+
+
+def _ui_message(text: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"id": "m1", "role": "assistant", "parts": [{"type": "text", "text": text}, *sources]}
+
+
+def test_ai_sdk_source_parts_with_spans_are_placed_inline() -> None:
+    text = "Remote work is allowed two days a week 🏠. Travel needs approval first. Pay is monthly."
+    first, second = "Remote work is allowed two days a week 🏠.", "Travel needs approval first."
+    s2 = text.index(second)
+    sources = [  # the LangChain adapter's shape: the span and the cited text in providerMetadata
+        {
+            "type": "source-url",
+            "sourceId": "https://hr.example/remote",
+            "url": "https://hr.example/remote",
+            "title": "Remote work",
+            "providerMetadata": {"langchain": {"citedText": first, "startIndex": 0, "endIndex": from_codepoints(text, len(first), "utf16")}},
+        },
+        {
+            "type": "source-document",
+            "sourceId": "doc-travel",
+            "mediaType": "text/plain",
+            "title": "Travel policy",
+            "providerMetadata": {"langchain": {"startIndex": from_codepoints(text, s2, "utf16"), "endIndex": from_codepoints(text, s2 + len(second), "utf16")}},
+        },
+        {"type": "source-url", "sourceId": "https://hr.example/pay", "url": "https://hr.example/pay", "title": "Pay"},
+    ]  # fmt: skip
+    adapted = adapt(_ui_message(text, sources), "ai-sdk")
+    assert adapted.notes == []  # UTF-16 spans over an emoji: no repair needed
+    r = render(adapted.text, registry=adapted.registry, style="hovercard")
+    assert _pieces(r.html) == [
+        "Remote work is allowed two days a week 🏠.",
+        " Travel needs approval first.",
+        " Pay is monthly.",
+        "",
+    ]
+    assert first in _cards(r.html)[0]  # the cited text quoted in its card
+
+
+def test_ai_sdk_top_level_span_and_one_outside_the_text() -> None:
+    text = "Short answer."
+    sources = [
+        {"type": "source-url", "sourceId": "a", "url": "https://a.example/", "startIndex": 0, "endIndex": 5},
+        {"type": "source-url", "sourceId": "b", "url": "https://b.example/", "startIndex": 0, "endIndex": 90},
+    ]
+    adapted = adapt(_ui_message(text, sources), "ai-sdk")
+    assert [code for code, _ in adapted.notes] == ["CR504"]  # clamped and said, never dropped
+    r = render(adapted.text, registry=adapted.registry)
+    assert len(BeautifulSoup(r.html, "html.parser").select(".citerender-references li")) == 2
+
+
+# -- LlamaIndex: the CitationQueryEngine's "Source N:" chunks and [N] ----------------------------
+
+
+def test_llamaindex_citation_query_engine_documented_example(tmp_path: Path) -> None:
+    path = DOCUMENTED / "llamaindex-citation-query-engine.json"
+    out = tmp_path / "answer.html"
+    assert main(["render", str(path), "--style", "hovercard", "-o", str(out)]) == 0  # detected: no --from
+    html = out.read_text(encoding="utf-8")
+    pieces = _pieces(html)
+    assert pieces[0].endswith("an early version of Fortran") and pieces[1].endswith("and a word processor")
+    cards = _cards(html)
+    assert "IBM 1401" in cards[0] and "Source 1:" not in cards[0]  # the chunk quoted, its label not
+    assert "TRS-80" in cards[1] and "IBM 1401" not in cards[1]  # each citation quotes its own chunk
+    soup = BeautifulSoup(html, "html.parser")
+    assert len(soup.select(".citerender-bibliography li")) == 1  # two chunks of one essay: one source
+    assert "paul_graham_essay.txt" in soup.select_one(".citerender-bibliography li").get_text()
+
+
+def test_llamaindex_plain_source_nodes_number_by_position_and_keep_code() -> None:
+    resp = {
+        "response": "Use `items[1]` to read it [2].\n\n```py\nx = y[1]\n```\nAlso [1].",
+        "source_nodes": [
+            {"node": {"id_": "a", "text": "Lists are zero-based.", "metadata": {"url": "https://docs.example/lists", "title": "Lists"}}, "score": 0.9},
+            {"node": {"id_": "b", "text": "Indexing reads one item.", "metadata": {"url": "https://docs.example/index", "title": "Indexing"}}, "score": 0.8},
+        ],
+    }  # fmt: skip
+    adapted = adapt(resp)
+    r = render(adapted.text, registry=adapted.registry)
+    soup = BeautifulSoup(r.html, "html.parser")
+    assert [c.get_text() for c in soup.find_all("code")] == ["items[1]", "x = y[1]\n"]
+    assert [a["href"] for a in soup.select(".citerender-references a.citerender-ref-title")] == [
+        "https://docs.example/index",
+        "https://docs.example/lists",
+    ]
+
+
+# -- Haystack: GeneratedAnswer with the AnswerBuilder's referenced documents -----------------------
+
+
+def _haystack_document(i: int, content: str, **meta: Any) -> dict[str, Any]:
+    return {
+        "id": f"doc{i}",
+        "content": content,
+        "blob": None,
+        "score": 0.5,
+        "embedding": None,
+        "sparse_embedding": None,
+        **meta,
+    }
+
+
+def test_haystack_generated_answer_numbers_by_source_index() -> None:
+    documents = [  # AnswerBuilder(reference_pattern=r"\[(\d+)\]") keeps the referenced ones, numbered as in the prompt
+        _haystack_document(2, "Berlin is the capital of Germany.", url="https://wiki.example/berlin", title="Berlin", source_index=2, referenced=True),
+        _haystack_document(3, "Paris is the capital of France. 🇫🇷", url="https://wiki.example/paris", title="Paris", source_index=3, referenced=True),
+        _haystack_document(1, "Rome is in Italy.", url="https://wiki.example/rome", title="Rome", source_index=1, referenced=False),
+    ]  # fmt: skip
+    answer = {
+        "type": "haystack.dataclasses.answer.GeneratedAnswer",
+        "init_parameters": {"data": "Paris is France's capital [3]; Berlin is Germany's [2].", "query": "capitals?", "documents": documents, "meta": {}},
+    }  # fmt: skip
+    adapted = adapt(answer)
+    r = render(adapted.text, registry=adapted.registry, style="hovercard", consulted=True)
+    assert _pieces(r.html) == ["Paris is France's capital", "; Berlin is Germany's", "."]
+    cards = _cards(r.html)
+    assert "Paris is the capital of France. 🇫🇷" in cards[0] and "Berlin is the capital" in cards[1]
+    soup = BeautifulSoup(r.html, "html.parser")
+    assert [a["href"] for a in soup.select(".citerender-consulted a[href^='https://']")] == [
+        "https://wiki.example/rome"
+    ]
+
+
+# -- Bedrock Agents: InvokeAgent chunk events with attribution -----------------------------------
+
+
+def test_bedrock_agent_invoke_stream() -> None:
+    text = "Employees may work remotely two days a week. Über 90 % approve."
+    cited = "Employees may work remotely two days a week."
+    ref = {
+        "content": {"text": "Remote work: two days a week."},
+        "location": {"type": "S3", "s3Location": {"uri": "s3://hr/handbook.pdf"}},
+        "metadata": {"title": "Handbook"},
+    }
+    web = {
+        "content": {"text": "Survey results."},
+        "location": {"type": "WEB", "webLocation": {"url": "https://hr.example/survey"}},
+    }
+    events = [
+        {"trace": {"trace": {"orchestrationTrace": {"observation": {"knowledgeBaseLookupOutput": {"retrievedReferences": [ref, web]}}}}}},
+        {"chunk": {"bytes": base64.b64encode(text.encode()).decode(), "attribution": {"citations": [
+            {"generatedResponsePart": {"textResponsePart": {"text": cited, "span": {"start": 0, "end": len(cited) - 1}}}, "retrievedReferences": [ref]},
+        ]}}},
+    ]  # fmt: skip
+    for data in (events, {"completion": events, "contentType": "application/json", "sessionId": "s1"}):
+        adapted = adapt(data)
+        assert adapted.notes == []
+        r = render(adapted.text, registry=adapted.registry, style="hovercard", consulted=True)
+        assert _pieces(r.html) == [cited, " Über 90 % approve."]
+        assert "Remote work: two days a week." in _cards(r.html)[0]
+        soup = BeautifulSoup(r.html, "html.parser")
+        assert [a["href"] for a in soup.select(".citerender-consulted a[href^='https://']")] == [
+            "https://hr.example/survey"
+        ]
+
+
+def test_bedrock_agent_plain_text_bytes() -> None:
+    events = [{"chunk": {"bytes": "Plain text, decoded by the caller."}}]
+    assert adapt(events).text == "Plain text, decoded by the caller."
+
+
+# -- Vertex AI Search answers (Google Cloud's documented example) ---------------------------------
+
+
+def _vertex() -> dict[str, Any]:
+    return json.loads((DOCUMENTED / "vertex-ai-search-answer.json").read_text(encoding="utf-8"))
+
+
+def _span_ends(answer: dict[str, Any]) -> list[str]:
+    """The text each citation's byte span names, as the provider means it."""
+    raw = answer["answerText"].encode("utf-8")
+    return [raw[int(c.get("startIndex", 0)) : int(c["endIndex"])].decode("utf-8").strip() for c in answer["citations"]]
+
+
+def test_vertex_ai_search_documented_answer(tmp_path: Path) -> None:
+    data = _vertex()
+    out = tmp_path / "answer.html"
+    assert (
+        main(["render", str(DOCUMENTED / "vertex-ai-search-answer.json"), "--style", "hovercard", "-o", str(out)]) == 0
+    )
+    html = out.read_text(encoding="utf-8")
+    pieces = _pieces(html)
+    spans = _span_ends(data["answer"])
+    assert len(pieces) == len(spans) + 1
+    for piece, span in zip(pieces, spans, strict=False):  # each citation right after the words it names
+        assert piece.endswith(span[-30:])
+    links = {
+        a["href"] for a in BeautifulSoup(html, "html.parser").select(".citerender-bibliography a[href^='https://']")
+    }
+    uris = {r["chunkInfo"]["documentMetadata"]["uri"] for r in data["answer"]["references"]}
+    assert links == uris  # every URL linked; four chunks of two pages are two sources
+    cards = _cards(html)
+    assert "SQL (Structured Query Language) is a programming language" in cards[0]  # the chunk cited, quoted
+
+
+def test_vertex_ai_search_byte_offsets_over_emoji_and_cjk() -> None:
+    data = _vertex()
+    answer = data["answer"]
+    prefix = "🚀 数据库: "
+    shift = len(prefix.encode("utf-8"))
+    answer["answerText"] = prefix + answer["answerText"]
+    for c in answer["citations"]:
+        c["startIndex"] = str(int(c.get("startIndex", 0)) + shift if "startIndex" in c else 0)
+        c["endIndex"] = str(int(c["endIndex"]) + shift)
+    adapted = adapt(data)
+    r = render(adapted.text, registry=adapted.registry)
+    pieces = _pieces(r.html)
+    assert (
+        pieces[0]
+        == prefix
+        + "SQL stands for Structured Query Language and is a programming language used to manage, query, and retrieve data in a relational database."
+    )
+    assert pieces[1].endswith("manipulate data in relational database tables.")
+
+
+def test_vertex_ai_search_unknown_reference_is_reported() -> None:
+    data = _vertex()
+    data["answer"]["citations"][0]["sources"].append({"referenceId": "9"})
+    adapted = adapt(data)
+    assert [code for code, _ in adapted.notes] == ["CR505"]
+
+
+# -- LiteLLM: provider_specific_fields -----------------------------------------------------------
+
+
+def test_litellm_anthropic_citations_in_provider_specific_fields() -> None:
+    # LiteLLM's ModelResponse.model_dump() for Claude with citations: one list per text block,
+    # each citation with the block's supported_text (the shape DSPy reads, stanfordnlp/dspy tests)
+    content = "The sky is blue during the day. At night it looks black. Ünïcode stays."
+    response = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "claude-sonnet-4-5",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": content, "tool_calls": None,
+            "provider_specific_fields": {"citations": [
+                [{"type": "char_location", "cited_text": "The sky is blue", "document_index": 0, "document_title": "Weather Guide", "start_char_index": 10, "end_char_index": 25, "supported_text": "The sky is blue during the day."}],
+                [{"type": "web_search_result_location", "cited_text": "Night skies appear black.", "url": "https://sky.example/night", "title": "Night", "supported_text": "At night it looks black."}],
+                [{"type": "TEXT_CONTENT", "start": 0, "end": 3, "text": "The", "sources": [{"type": "document", "id": "d1"}]}],
+            ], "search_results": [{"url": "https://sky.example/day", "title": "Day"}]},
+        }}],
+    }  # fmt: skip
+    adapted = adapt(response)
+    assert [code for code, _ in adapted.notes] == ["CR507"]  # an unknown shape is said, not dropped
+    r = render(adapted.text, registry=adapted.registry, style="hovercard", consulted=True)
+    assert _pieces(r.html) == ["The sky is blue during the day.", " At night it looks black.", " Ünïcode stays."]
+    cards = _cards(r.html)
+    assert "The sky is blue" in cards[0] and "Weather Guide" in cards[0] and "Night skies appear black." in cards[1]
+    soup = BeautifulSoup(r.html, "html.parser")
+    assert [a["href"] for a in soup.select(".citerender-consulted a[href^='https://']")] == ["https://sky.example/day"]
+
+
+def test_litellm_citation_whose_words_are_gone_is_listed_not_dropped() -> None:
+    msg = {"role": "assistant", "content": "Rewritten answer.", "provider_specific_fields": {"citations": [[
+        {"type": "web_search_result_location", "cited_text": "x", "url": "https://a.example/", "title": "A", "supported_text": "Not in the answer."},
+    ]]}}  # fmt: skip
+    adapted = adapt({"object": "chat.completion", "choices": [{"index": 0, "message": msg}]})
+    r = render(adapted.text, registry=adapted.registry)
+    assert "CR510" in {d.code for d in r.diagnostics}
+    assert 'href="https://a.example/"' in r.html
+
+
+def test_every_documented_fixture_names_its_origin() -> None:
+    readme = (DOCUMENTED / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{p.name}`" in readme for p in DOCUMENTED.glob("*.json"))
