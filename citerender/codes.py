@@ -355,7 +355,7 @@ CODE_TABLE = [
         "CR511",
         "url-not-retrieved",
         Severity.WARNING,
-        "a page the model was asked to read could not be retrieved (Gemini's URL context): it supports nothing in the answer",
+        "a page the model was asked to read could not be retrieved (Gemini's URL context, Anthropic's web fetch): it supports nothing in the answer",
         "check the URL; the answer was written without that page",
     ),
     Code(

@@ -293,9 +293,27 @@ def test_litellm_citation_whose_words_are_gone_is_listed_not_dropped() -> None:
     adapted = adapt({"object": "chat.completion", "choices": [{"index": 0, "message": msg}]})
     r = render(adapted.text, registry=adapted.registry)
     assert "CR510" in {d.code for d in r.diagnostics}
-    assert 'href="https://a.example/"' in r.html
+    entry = BeautifulSoup(r.html, "html.parser").select_one(".citerender-references li")
+    assert entry is not None and entry.select_one("a")["href"] == "https://a.example/"
+    assert (
+        entry.select_one(".citerender-ref-note").get_text() == "cited without a place in the text"
+    )  # said, in the entry
 
 
 def test_every_documented_fixture_names_its_origin() -> None:
     readme = (DOCUMENTED / "README.md").read_text(encoding="utf-8")
     assert all(f"`{p.name}`" in readme for p in DOCUMENTED.glob("*.json"))
+
+
+def test_an_entry_no_text_cites_says_so_and_a_titleless_one_names_its_site_once() -> None:
+    from citerender import registry_from_data
+
+    registry = registry_from_data(
+        [{"id": "a", "url": "https://site.example/page"}, {"id": "b", "title": "B", "url": "https://b.example/"}]
+    )
+    r = render("Only b.\ue200cite\ue202b\ue201", registry=registry, list_all=True)
+    soup = BeautifulSoup(r.html, "html.parser")
+    cited, listed = soup.select(".citerender-references li")
+    assert cited.select_one(".citerender-ref-note") is None and cited.select_one(".citerender-backlinks") is not None
+    assert listed.select_one(".citerender-ref-note").get_text() == "not cited in the text"
+    assert listed.get_text(" ", strip=True).count("site.example") == 1

@@ -7,6 +7,7 @@ citation without a span is listed, not stuck before the first word; the consulte
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from conftest import FIXTURES
 
 from citerender import render
 from citerender.providers import adapt, detect_provider, load_response
+from citerender.providers.common import LINK_SPAN
 from citerender.providers.offsets import after_last_word, to_codepoints
 from citerender.providers.responses import parse_json
 from citerender.rendering.exports.markdown import to_markdown
@@ -31,6 +33,17 @@ SHAPES = {
     "xai-web-search.json": "openai-responses",
     "xai-web-search.chunks.txt": "openai-responses",
     "xai-x-search.json": "openai-responses",
+    "anthropic-web-search.json": "anthropic",
+    "anthropic-web-search.chunks.txt": "anthropic",
+    "anthropic-web-fetch.json": "anthropic",
+    "anthropic-web-fetch-error.json": "anthropic",
+    "openai-responses-web-search.json": "openai-responses",
+    "openai-responses-web-search.chunks.txt": "openai-responses",
+    "openai-responses-file-search.json": "openai-responses",
+    "openai-responses-code-interpreter.json": "openai-responses",
+    "azure-responses-web-search-preview.json": "openai-responses",
+    "perplexity-citations.json": "perplexity",
+    "cohere-citations.json": "cohere",
 }
 MARK = DEFAULT_FORMAT.start
 
@@ -79,8 +92,9 @@ def test_every_url_the_recording_gives_is_linked_or_reported(name: str) -> None:
     linked = _links(html)
     raw = (RECORDED / name).read_text(encoding="utf-8")
     urls = {sid: adapted.registry[sid].url for sid in adapted.registry}
-    assert urls and all(u in linked for u in urls.values() if u), sorted(set(urls.values()) - linked)
     unread = [m for code, m in adapted.notes if code == "CR511"]
+    assert urls or unread  # a page read is a source; one that could not be read is said
+    assert all(u in linked for u in urls.values() if u), sorted(set(urls.values()) - linked)
     for m in unread:  # a page URL context could not read is named, not linked
         assert m.split(" could not read ")[1].split(" (")[0][:60] in raw
     if "mixed" in name:
@@ -220,3 +234,109 @@ def test_openai_web_search_sources_are_consulted() -> None:
     assert "https://looked.example/at" in _links(html)
     soup = BeautifulSoup(html, "html.parser")
     assert [a["href"] for a in soup.select("section.citerender-consulted a")] == ["https://looked.example/at"]
+
+
+# -- the recordings of the older shapes (vercel/ai's provider fixtures) ---------------------------
+
+
+def _before(text: str, at: int) -> str:
+    """The words a citation at ``at`` follows (its last 24 characters, spaces trimmed)."""
+    return text[:at].rstrip()[-24:]
+
+
+def _expected_places(data: Any) -> list[str]:
+    """What each citation the data gives should follow: the words before a ``([site](url))`` span it
+    replaces, else the words its span (or its block) ends with."""
+    out: list[str] = []
+    if data.get("object") == "response":
+        for item in data.get("output") or []:
+            for part in item.get("content") or [] if item.get("type") == "message" else []:
+                text = part.get("text", "")
+                for a in part.get("annotations") or []:
+                    if "end_index" not in a:
+                        continue  # file_citation: an index, not a span
+                    start, end = a.get("start_index", 0), a["end_index"]
+                    span = text[start:end]
+                    link = LINK_SPAN.match(span) if span else None
+                    opener = re.search(r"\[([^\]]*)\]\($", text[:start])
+                    if opener and a["type"] == "container_file_citation":  # a sandbox: URL: the link's text stays
+                        out.append(_before(text[: opener.start()] + opener.group(1), 10**9))
+                    elif link:  # a ([site](url)) span: the marker takes its place
+                        out.append(_before(text, start + len(span) - len(span.lstrip())))
+                    else:
+                        out.append(_before(text, after_last_word(text, end)))
+    elif data.get("type") == "message":  # Anthropic: after each cited block's last word
+        for block in data.get("content") or []:
+            if block.get("type") == "text" and block.get("citations"):
+                out.append(_before(block["text"], after_last_word(block["text"], len(block["text"]))))
+    elif isinstance(data.get("message"), dict):  # Cohere v2
+        text = "".join(c.get("text", "") for c in data["message"].get("content") or [])
+        out.extend(_before(text, after_last_word(text, c["end"])) for c in data["message"].get("citations") or [])
+    return out
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["openai-responses-web-search.json", "openai-responses-code-interpreter.json", "azure-responses-web-search-preview.json",
+     "anthropic-web-search.json", "cohere-citations.json"],
+)  # fmt: skip
+def test_each_recorded_citation_sits_after_the_words_it_names(name: str) -> None:
+    data = _data(name)
+    stripped, places = _marker_places(load_response(RECORDED / name).text)
+    expected = _expected_places(data)
+    assert expected, name
+    found = {_before(stripped, p) for p in places}
+    missing = [e for e in expected if e not in found]
+    assert not missing, missing
+    assert len(places) >= len(set(expected))  # nothing dropped: a place for each spot the data names
+
+
+def test_recorded_file_and_container_citations_name_their_files() -> None:
+    html = render(*_adapted("openai-responses-file-search.json"), style="hovercard").html
+    filename = next(
+        a["filename"]
+        for o in _data("openai-responses-file-search.json")["output"] if o["type"] == "message"
+        for c in o["content"] for a in c["annotations"] if a["type"] == "file_citation"
+    )  # fmt: skip
+    assert filename in html
+    code = _data("openai-responses-code-interpreter.json")
+    adapted = load_response(RECORDED / "openai-responses-code-interpreter.json")
+    assert "sandbox:" not in adapted.text  # the dead sandbox link became the file's citation
+    container = next(
+        a for o in code["output"] if o["type"] == "message" for c in o["content"] for a in c["annotations"]
+    )
+    assert container["filename"] in render(adapted.text, adapted.registry).html
+
+
+def test_recorded_perplexity_numbers_are_read_as_citations_of_its_results() -> None:
+    data = _data("perplexity-citations.json")
+    adapted = load_response(RECORDED / "perplexity-citations.json")
+    parsed = parse_answer(adapted.text, adapted.registry)
+    text = data["choices"][0]["message"]["content"]
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", text)}
+    cited = {src.url for ref in parsed.references for src in [ref.source]}
+    assert cited == {data["citations"][n - 1] for n in numbers}
+    runs = re.findall(r"(?:\[\d+\])+", text)  # adjacent numbers are one citation group
+    assert len(parsed.groups) == len(runs)
+
+
+def test_recorded_anthropic_server_tools_consulted_and_a_failed_fetch_reported() -> None:
+    fetched = load_response(RECORDED / "anthropic-web-fetch.json")
+    url = _data("anthropic-web-fetch.json")["content"][2]["content"]["url"]
+    html = render(fetched.text, fetched.registry, consulted=True).html
+    assert url in _links(html)  # the page read, listed as consulted: it is cited nowhere
+    failed = load_response(RECORDED / "anthropic-web-fetch-error.json")
+    assert [code for code, _ in failed.notes] == ["CR511"] and "ai.pdf" in failed.notes[0][1]
+    search = load_response(RECORDED / "anthropic-web-search.json")
+    results = {
+        r["url"]
+        for b in _data("anthropic-web-search.json")["content"]
+        if b["type"] == "web_search_tool_result"
+        for r in b["content"]
+    }
+    assert results <= set(_links(render(search.text, search.registry, consulted=True).html))
+
+
+def _adapted(name: str) -> tuple[str, Any]:
+    a = load_response(RECORDED / name)
+    return a.text, a.registry

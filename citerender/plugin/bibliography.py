@@ -79,6 +79,7 @@ class Entry(NamedTuple):
     backlinks: list[Backlink]
     backlinks_html: Any  # Markup: the back-link list, built once in Python for speed
     note: str = ""  # why an entry is unverified
+    placeless: str = ""  # why a listed entry has no back-link: cited without a place, or not cited
     quotes_html: Any = ""  # Markup: the cited lines, shown in print for the card styles
 
 
@@ -200,8 +201,15 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
                 backlinks=backlinks,
                 backlinks_html=backlinks_html(ref.number, backlinks),
                 quotes_html=quotes_html(ref) if quotes else Markup(""),
+                placeless="" if backlinks else _placeless(ref),
             )
         )
+
+
+def _placeless(ref: Reference) -> str:
+    """What a reader is told of an entry that no text cites: a provider cited it without saying
+    where (``listed: cited``, CR510), or it is listed as one of the sources (``list_all``)."""
+    return "cited without a place in the text" if ref.source.meta.get("listed") == "cited" else "not cited in the text"
 
 
 #: the class a bibliography after a long answer carries (a theme may start it on a new page)
@@ -221,7 +229,7 @@ def _head(e: Entry) -> list[str]:
         if e.url
         else f'<span class="citerender-ref-title">{title}</span>'
     ]
-    if e.domain:
+    if e.domain and e.domain != e.title:  # a source without a title is already named by its site
         out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
     if e.url_text and e.has_title:
         out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
@@ -253,6 +261,8 @@ def render_bibliography(
             )
         if e.backlinks:
             out.append(f" {e.backlinks_html}")
+        elif e.placeless:
+            out.append(f' <span class="citerender-ref-note">{e.placeless}</span>')
         if e.quotes_html:
             out.append(f"{e.quotes_html}")
         out.append("</li>\n")

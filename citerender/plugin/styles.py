@@ -187,7 +187,8 @@ def _card_item(use: RefUse) -> str:
         if href
         else f'<span class="citerender-card-title">{title}</span>'
     )
-    meta_bits = [escape(b) for b in (s.domain, f"updated {s.updated}" if s.updated else None) if b]
+    domain = s.domain if s.domain != _title(ref) else None  # a title-less source is named by its site already
+    meta_bits = [escape(b) for b in (domain, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
     meta = f'<span class="citerender-card-meta">{SEPARATOR.join(meta_bits)}</span>' if meta_bits else ""

@@ -5,6 +5,8 @@ URL kept. Text blocks that tool calls separate are separate paragraphs."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,9 +66,11 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
     text = ""
     edits: list[tuple[int, int, str]] = []
     apart = False  # a tool call (or its result) came between this text block and the last
+    tool_urls: dict[str, str] = {}
     for block in resp.get("content", []) or []:
         if block.get("type") != "text":
             apart = apart or bool(text)
+            _tool_block(block, b, tool_urls)
             continue
         piece = str(block.get("text", ""))
         if apart and piece and not text.endswith("\n\n"):
@@ -84,6 +88,28 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
         edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
     placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
     return [insert_edits(text, placed)]
+
+
+def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str]) -> None:
+    """What the server tools looked at: every search result and fetched page a source (consulted
+    unless cited); a page web fetch could not read is reported (CR511), naming its URL."""
+    kind, content = block.get("type"), block.get("content")
+    if kind == "server_tool_use" and isinstance(block.get("input"), Mapping):
+        url = block["input"].get("url")
+        if isinstance(url, str):
+            tool_urls[str(block.get("id"))] = url
+    elif kind == "web_search_tool_result" and isinstance(content, list):
+        for r in content:
+            if isinstance(r, Mapping) and isinstance(r.get("url"), str):
+                b.source(f"url:{r['url']}", "search", title=r.get("title"), url=r["url"])
+    elif kind == "web_fetch_tool_result" and isinstance(content, Mapping):
+        if content.get("type") == "web_fetch_result" and isinstance(content.get("url"), str):
+            doc = content.get("content")
+            title = doc.get("title") if isinstance(doc, Mapping) else None
+            b.source(f"url:{content['url']}", "search", title=title, url=content["url"])
+        elif "error" in str(content.get("type")):
+            url = tool_urls.get(str(block.get("tool_use_id")), "a page")
+            b.note(("CR511", f"Anthropic's web fetch could not read {url[:200]} ({content.get('error_code')})"))
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -107,5 +133,11 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 block["text"] = block.get("text", "") + str(d.get("text", ""))
             elif d.get("type") == "citations_delta":
                 block.setdefault("citations", []).append(d.get("citation"))
+            elif d.get("type") == "input_json_delta":  # a server tool's input (web fetch's URL)
+                block["partial_json"] = block.get("partial_json", "") + str(d.get("partial_json", ""))
+    for block in blocks.values():
+        if "partial_json" in block:
+            with contextlib.suppress(ValueError):
+                block["input"] = json.loads(block.pop("partial_json") or "{}")
     message["content"] = [blocks[k] for k in sorted(blocks)]
     return message
