@@ -56,6 +56,7 @@ Provider = Literal[
     "ai-sdk",
     "llamaindex",
     "haystack",
+    "pydantic-ai",
 ]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 #: how a RAG framework's text numbers its citations (``dialect=`` / ``--from``; read only when named,

@@ -317,3 +317,44 @@ def test_an_entry_no_text_cites_says_so_and_a_titleless_one_names_its_site_once(
     assert cited.select_one(".citerender-ref-note") is None and cited.select_one(".citerender-backlinks") is not None
     assert listed.select_one(".citerender-ref-note").get_text() == "not cited in the text"
     assert listed.get_text(" ", strip=True).count("site.example") == 1
+
+
+# -- Pydantic AI: message history with the provider's own tools -----------------------------------
+
+
+def _pydantic_history() -> list[dict[str, Any]]:
+    """A history as ``ModelMessagesTypeAdapter.dump_python(messages, mode="json")`` writes it (the
+    part shapes of pydantic-ai's own serialisation tests), OpenAI's web search as a builtin tool."""
+    sources = [{"type": "url", "url": "https://zig.example/news", "title": "Zig news"}, {"type": "url", "url": "https://zig.example/0.14"}]
+    return [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "What is new in Zig?", "timestamp": "2026-01-02T03:04:05Z"}]},
+        {"kind": "response", "model_name": "gpt-5", "provider_name": "openai", "parts": [
+            {"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {"query": "zig release"}, "tool_call_id": "ws_1", "provider_name": "openai"},
+            {"part_kind": "builtin-tool-return", "tool_name": "web_search", "content": {"status": "completed", "sources": sources}, "tool_call_id": "ws_1", "provider_name": "openai", "outcome": "success"},
+            {"part_kind": "text", "content": "Zig 0.14 shipped incremental compilation."},
+        ]},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Thanks — and the date?"}]},
+        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "calendar", "args": {}, "tool_call_id": "c1"}]},
+        {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "calendar", "content": "March 2025", "tool_call_id": "c1"}]},
+        {"kind": "response", "parts": [{"part_kind": "text", "content": "It came out in March 2025."}]},
+    ]  # fmt: skip
+
+
+def test_pydantic_ai_response_builtin_tool_pages_are_consulted() -> None:
+    response = _pydantic_history()[1]
+    adapted = adapt(response)  # detected: kind "response" with parts
+    assert adapted.text == "Zig 0.14 shipped incremental compilation."
+    r = render(adapted.text, registry=adapted.registry, consulted=True)
+    soup = BeautifulSoup(r.html, "html.parser")
+    assert [a["href"] for a in soup.select(".citerender-consulted a[href]")] == ["https://zig.example/news", "https://zig.example/0.14"]
+
+
+def test_pydantic_ai_history_is_a_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(_pydantic_history()), encoding="utf-8")
+    out = tmp_path / "history.html"
+    assert main(["render", str(path), "-o", str(out)]) == 0
+    text = BeautifulSoup(out.read_text(encoding="utf-8"), "html.parser").get_text(" ")
+    for words in ("What is new in Zig?", "Zig 0.14 shipped", "Thanks — and the date?", "It came out in March 2025."):
+        assert words in text
+    assert "calendar" not in text  # the agent's own tool steps are no turns of the conversation

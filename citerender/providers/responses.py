@@ -29,6 +29,7 @@ from . import (
     mistral,
     openai,
     perplexity,
+    pydantic_ai,
     vertex_search,
 )
 from .common import Adapted, Builder
@@ -85,6 +86,8 @@ def _shape(data: Mapping[str, Any]) -> str | None:
         return "gemini-interactions"
     if data.get("object") == "response" or isinstance(data.get("output"), list):
         return "openai-responses"
+    if data.get("kind") == "response" and isinstance(data.get("parts"), list):
+        return "pydantic-ai"
     if "answerText" in data or (isinstance(data.get("answer"), Mapping) and "answerText" in data["answer"]):
         return "vertex-ai-search"
     completion = data.get("completion")
@@ -158,6 +161,7 @@ _KEYS = {
     "llamaindex": {"response", "source_nodes", "node", "metadata"},
     "vertex-ai-search": {"answer", "answerText", "citations", "references", "referenceId", "chunkInfo"},
     "haystack": {"data", "query", "documents", "init_parameters"},
+    "pydantic-ai": {"kind", "parts", "part_kind", "tool_name", "provider_name"},
 }
 
 
@@ -237,6 +241,7 @@ def _adapter(
         "llamaindex": llamaindex.response,
         "vertex-ai-search": vertex_search.answer,
         "haystack": haystack.answer,
+        "pydantic-ai": pydantic_ai.response,
     }[provider]
 
 

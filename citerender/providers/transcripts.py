@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..sources.files import MAX_INPUT_BYTES, read_text_file
+from .pydantic_ai import is_message, user_prompt
 from .responses import adapt, detect_provider, parse_json
 from .threads import Conversation, Turn
 
@@ -21,6 +22,8 @@ __all__ = ["is_transcript", "read_transcript", "transcript", "transcript_titled"
 
 
 def _user_text(item: Mapping[str, Any]) -> str | None:
+    if is_message(item):  # Pydantic AI's history
+        return user_prompt(item)
     if item.get("role") != "user":
         return None
     content = item.get("content")
@@ -30,6 +33,16 @@ def _user_text(item: Mapping[str, Any]) -> str | None:
         texts = [b.get("text") for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
         return "\n\n".join(t for t in texts if t)
     return None
+
+
+def _agent_step(item: Mapping[str, Any]) -> bool:
+    """A step of an agent's loop that is no turn of the conversation: a Pydantic AI request of tool
+    results only, or a response of tool calls only (its text, if any, is the answer)."""
+    if not is_message(item):
+        return False
+    if item.get("kind") == "request":
+        return user_prompt(item) is None
+    return not any(isinstance(p, Mapping) and p.get("part_kind") == "text" for p in item["parts"])
 
 
 def _turns(data: Any) -> list[Any] | None:
@@ -47,6 +60,8 @@ def is_transcript(data: Any) -> bool:
         return False  # a stream of events: one response
     responses = 0
     for t in turns:
+        if _agent_step(t):
+            continue
         if _user_text(t) is None:
             try:
                 detect_provider(t)
@@ -65,6 +80,8 @@ def transcript(data: Any, provider: str | None = None, *, title: str = "Transcri
         title = data["title"]
     out: list[Turn] = []
     for n, item in enumerate(turns, start=1):
+        if isinstance(item, Mapping) and _agent_step(item):
+            continue
         user = _user_text(item) if isinstance(item, Mapping) else None
         if user is not None:
             out.append(Turn("user", user))

@@ -1,0 +1,59 @@
+"""Pydantic AI: a ``ModelResponse`` as its message history serialises it
+(``ModelMessagesTypeAdapter.dump_python(messages, mode="json")``: ``kind: "response"``, ``parts``
+with ``part_kind``). Its ``text`` parts are the answer (separate paragraphs, as tool calls divide
+them); the results of the provider's own tools (``builtin-tool-return``: web search and fetch, as
+OpenAI, Anthropic or Google sent them) are sources consulted — Pydantic AI keeps no citation
+positions, so none is invented. A whole history is a transcript (:mod:`.transcripts`): its
+requests' ``user-prompt`` parts are the user's turns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["is_message", "response", "user_prompt"]
+
+
+def is_message(data: Mapping[str, Any]) -> bool:
+    return data.get("kind") in ("request", "response") and isinstance(data.get("parts"), list)
+
+
+def user_prompt(message: Mapping[str, Any]) -> str | None:
+    """The user's words in a request (None for a request of tool results only, or a response)."""
+    if message.get("kind") != "request":
+        return None
+    texts: list[str] = []
+    for part in message.get("parts") or []:
+        if isinstance(part, Mapping) and part.get("part_kind") == "user-prompt":
+            content = part.get("content")
+            items = content if isinstance(content, list) else [content]
+            texts.extend(c for c in items if isinstance(c, str) and c.strip())
+    return "\n\n".join(texts) or None
+
+
+def response(message: Mapping[str, Any], b: Builder) -> list[str]:
+    parts = [p for p in message.get("parts") or [] if isinstance(p, Mapping)]
+    for part in parts:
+        if part.get("part_kind") == "builtin-tool-return":
+            for url, title in _pages(part.get("content")):
+                b.source(f"url:{url}", "search", title=title, url=url)
+    return [str(p.get("content") or "") for p in parts if p.get("part_kind") == "text"]
+
+
+def _pages(value: Any, depth: int = 0) -> Iterator[tuple[str, str | None]]:
+    """Every (URL, title) a tool's result holds, however its provider nested them."""
+    if depth > 6:
+        return
+    if isinstance(value, Mapping):
+        url = value.get("url") or value.get("uri")
+        if isinstance(url, str) and url.lower().startswith(("http://", "https://")):
+            title = value.get("title")
+            yield url, title if isinstance(title, str) else None
+        for v in value.values():
+            if isinstance(v, (Mapping, list)):
+                yield from _pages(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _pages(v, depth + 1)
