@@ -325,7 +325,10 @@ def test_an_entry_no_text_cites_says_so_and_a_titleless_one_names_its_site_once(
 def _pydantic_history() -> list[dict[str, Any]]:
     """A history as ``ModelMessagesTypeAdapter.dump_python(messages, mode="json")`` writes it (the
     part shapes of pydantic-ai's own serialisation tests), OpenAI's web search as a builtin tool."""
-    sources = [{"type": "url", "url": "https://zig.example/news", "title": "Zig news"}, {"type": "url", "url": "https://zig.example/0.14"}]
+    sources = [
+        {"type": "url", "url": "https://zig.example/news", "title": "Zig news"},
+        {"type": "url", "url": "https://zig.example/0.14"},
+    ]
     return [
         {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "What is new in Zig?", "timestamp": "2026-01-02T03:04:05Z"}]},
         {"kind": "response", "model_name": "gpt-5", "provider_name": "openai", "parts": [
@@ -346,7 +349,10 @@ def test_pydantic_ai_response_builtin_tool_pages_are_consulted() -> None:
     assert adapted.text == "Zig 0.14 shipped incremental compilation."
     r = render(adapted.text, registry=adapted.registry, consulted=True)
     soup = BeautifulSoup(r.html, "html.parser")
-    assert [a["href"] for a in soup.select(".citerender-consulted a[href]")] == ["https://zig.example/news", "https://zig.example/0.14"]
+    assert [a["href"] for a in soup.select(".citerender-consulted a[href]")] == [
+        "https://zig.example/news",
+        "https://zig.example/0.14",
+    ]
 
 
 def test_pydantic_ai_history_is_a_conversation(tmp_path: Path) -> None:
