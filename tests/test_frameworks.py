@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from bs4 import BeautifulSoup
 from conftest import FIXTURES
 
@@ -364,3 +365,14 @@ def test_pydantic_ai_history_is_a_conversation(tmp_path: Path) -> None:
     for words in ("What is new in Zig?", "Zig 0.14 shipped", "Thanks — and the date?", "It came out in March 2025."):
         assert words in text
     assert "calendar" not in text  # the agent's own tool steps are no turns of the conversation
+
+
+def test_a_wrong_from_names_what_the_file_looks_like(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = {
+        "vertex-ai-search": (DOCUMENTED / "vertex-ai-search-answer.json", "gemini"),
+        "llamaindex": (DOCUMENTED / "llamaindex-citation-query-engine.json", "haystack"),
+    }
+    for looks, (path, wrong) in cases.items():
+        assert main(["render", str(path), "--from", wrong, "-o", str(tmp_path / "x.html")]) == 2
+        assert f"it looks like {looks}: pass --from {looks}" in capsys.readouterr().err
+    assert not (tmp_path / "x.html").exists()  # nothing half-written
