@@ -95,6 +95,9 @@ def test_stream_reads_the_dialect_as_the_one_shot_render_does() -> None:
     assert BeautifulSoup(html, "html.parser").get_text() == BeautifulSoup(whole, "html.parser").get_text()
     with pytest.raises(ValueError, match="read by the HTML stream"):
         citerender.StreamRenderer(registry=REGISTRY, dialect="azure")
+    adapted = adapt(_documented("azure-on-your-data-minimum.json"))  # a registry that brings its dialect
+    with pytest.raises(ValueError, match="dialect 'azure'"):
+        citerender.StreamRenderer(registry=adapted.registry)
 
 
 # -- Azure On Your Data ------------------------------------------------------------------------

@@ -66,9 +66,10 @@ class StreamRenderer:
         if output not in ("markdown", "html"):
             raise ValueError("output must be 'markdown' or 'html'")
         opts = RenderOptions.build(options, **kwargs)
-        if opts.dialect is not None and output != "html":
+        dialect = opts.dialect or (registry.dialect if registry is not None else None)
+        if dialect is not None and output != "html":  # its numbers would pass through unread
             raise ValueError(
-                f"dialect {opts.dialect!r} is read by the HTML stream (output='html'), which renders with the"
+                f"dialect {dialect!r} is read by the HTML stream (output='html'), which renders with the"
                 " plugin; the Markdown stream rewrites markers only"
             )
         self.options = opts
