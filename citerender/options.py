@@ -57,6 +57,7 @@ Provider = Literal[
     "llamaindex",
     "haystack",
     "pydantic-ai",
+    "ragflow-api",
 ]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 #: how a RAG framework's text numbers its citations (``dialect=`` / ``--from``; read only when named,

@@ -376,3 +376,45 @@ def test_a_wrong_from_names_what_the_file_looks_like(tmp_path: Path, capsys: pyt
         assert main(["render", str(path), "--from", wrong, "-o", str(tmp_path / "x.html")]) == 2
         assert f"it looks like {looks}: pass --from {looks}" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()  # nothing half-written
+
+
+# -- RAGFlow's HTTP API ---------------------------------------------------------------------------
+
+
+def test_ragflow_documented_chat_completion(tmp_path: Path) -> None:
+    path = DOCUMENTED / "ragflow-chat-completion.json"
+    out = tmp_path / "answer.html"
+    assert main(["render", str(path), "--style", "hovercard", "-o", str(out)]) == 0  # detected
+    html = out.read_text(encoding="utf-8")
+    assert "##0$$" not in html
+    assert _pieces(html)[0].endswith("summarizing content from a knowledge base")
+    assert "1.txt" in _cards(html)[0] and "xxxxxxxx" in _cards(html)[0]
+
+
+def test_ragflow_agent_chunks_keyed_by_their_number() -> None:
+    chunk = {
+        "id": "4b89",
+        "content": "Termux offers a Neovim package.",
+        "document_id": "d1",
+        "document_name": "INSTALL.md",
+        "url": None,
+    }
+    other = {
+        "id": "77aa",
+        "content": "Build from source with make.",
+        "document_id": "d1",
+        "document_name": "INSTALL.md",
+    }
+    data = {
+        "code": 0,
+        "data": {
+            "answer": "On Android use Termux [ID:20]; elsewhere build it [ID:3].",
+            "reference": {"chunks": {"20": chunk, "3": other}},
+        },
+    }
+    adapted = adapt(data)
+    r = render(adapted.text, registry=adapted.registry, style="hovercard")
+    assert _pieces(r.html) == ["On Android use Termux", "; elsewhere build it", "."]
+    cards = _cards(r.html)
+    assert "Termux offers a Neovim package." in cards[0] and "Build from source" in cards[1]
+    assert len(BeautifulSoup(r.html, "html.parser").select(".citerender-bibliography li")) == 1  # one document

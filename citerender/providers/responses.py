@@ -30,6 +30,7 @@ from . import (
     openai,
     perplexity,
     pydantic_ai,
+    ragflow,
     vertex_search,
 )
 from .common import Adapted, Builder
@@ -86,6 +87,8 @@ def _shape(data: Mapping[str, Any]) -> str | None:
         return "gemini-interactions"
     if data.get("object") == "response" or isinstance(data.get("output"), list):
         return "openai-responses"
+    if ragflow.is_completion(data):
+        return "ragflow-api"
     if data.get("kind") == "response" and isinstance(data.get("parts"), list):
         return "pydantic-ai"
     if "answerText" in data or (isinstance(data.get("answer"), Mapping) and "answerText" in data["answer"]):
@@ -162,6 +165,7 @@ _KEYS = {
     "vertex-ai-search": {"answer", "answerText", "citations", "references", "referenceId", "chunkInfo"},
     "haystack": {"data", "query", "documents", "init_parameters"},
     "pydantic-ai": {"kind", "parts", "part_kind", "tool_name", "provider_name"},
+    "ragflow-api": {"data", "answer", "reference", "chunks", "doc_aggs", "docnm_kwd"},
 }
 
 
@@ -242,6 +246,7 @@ def _adapter(
         "vertex-ai-search": vertex_search.answer,
         "haystack": haystack.answer,
         "pydantic-ai": pydantic_ai.response,
+        "ragflow-api": ragflow.completion,
     }[provider]
 
 

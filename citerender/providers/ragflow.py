@@ -1,0 +1,63 @@
+"""RAGFlow (HTTP API, documentation of 2025-10): a chat completion ``{"code": 0, "data": {"answer",
+"reference": {"chunks": [...], "doc_aggs": [...]}}}`` whose answer cites chunks ``[ID:0]`` —
+0-based, read by the ``ragflow`` dialect where inline Markdown is read. Chunk fields changed names
+across versions (``id``/``chunk_id``, ``document_name``/``docnm_kwd``, ``content``/
+``content_with_weight``), and the agent API's ``chunks`` is a mapping keyed by that number: all
+are read. Chunks of one document are
+one source, each chunk a numbered line of it; documents only ``doc_aggs`` list are consulted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["completion", "is_completion"]
+
+
+def _body(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    inner = data.get("data")
+    return inner if isinstance(inner, Mapping) else data
+
+
+def is_completion(data: Mapping[str, Any]) -> bool:
+    body = _body(data)
+    return isinstance(body.get("answer"), str) and isinstance(body.get("reference"), Mapping)
+
+
+def completion(data: Mapping[str, Any], b: Builder) -> list[str]:
+    body = _body(data)
+    found = body.get("reference")
+    reference: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    chunks = reference.get("chunks") or []
+    # a mapping (the agent API) is keyed by the number the answer writes; a list is in that order
+    items = (
+        [(int(k), c) for k, c in chunks.items() if str(k).isdigit()]
+        if isinstance(chunks, Mapping)
+        else list(enumerate(chunks))
+    )
+    b.dialect = "ragflow"
+    for i, chunk in items:
+        if not isinstance(chunk, Mapping):
+            continue
+        doc = _first(chunk, "document_id", "doc_id")
+        name = _first(chunk, "document_name", "docnm_kwd", "doc_name", "document_keyword")
+        url = _first(chunk, "url")
+        web = url if url and url.lower().startswith(("http://", "https://")) else None
+        sid = b.source(f"doc:{doc or name or i}", "file", title=name, url=web, meta={"document_id": doc})
+        text = _first(chunk, "content", "content_with_weight", "text")
+        b.number(i + 1, sid, b.add_line(sid, text) if text else None)  # [ID:i] names the i-th chunk
+    for agg in reference.get("doc_aggs") or []:
+        if isinstance(agg, Mapping):
+            doc, name = _first(agg, "doc_id", "document_id"), _first(agg, "doc_name", "document_name")
+            b.source(f"doc:{doc or name}", "file", title=name, meta={"document_id": doc})
+    return [str(body.get("answer") or "")]
+
+
+def _first(m: Mapping[str, Any], *keys: str) -> str | None:
+    for k in keys:
+        v = m.get(k)
+        if isinstance(v, str) and v.strip():
+            return v.strip()
+    return None
