@@ -58,6 +58,7 @@ Provider = Literal[
     "haystack",
     "pydantic-ai",
     "ragflow-api",
+    "deepseek-web",
 ]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 #: how a RAG framework's text numbers its citations (``dialect=`` / ``--from``; read only when named,

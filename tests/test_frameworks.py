@@ -418,3 +418,34 @@ def test_ragflow_agent_chunks_keyed_by_their_number() -> None:
     cards = _cards(r.html)
     assert "Termux offers a Neovim package." in cards[0] and "Build from source" in cards[1]
     assert len(BeautifulSoup(r.html, "html.parser").select(".citerender-bibliography li")) == 1  # one document
+
+
+# -- DeepSeek's web chat with search ----------------------------------------------------------------
+
+
+def test_deepseek_web_search_numbers_are_cite_indexes() -> None:
+    # no public document: the shape open-source exporters of DeepSeek's web API read
+    results = [
+        {"url": "https://aeo.example/what", "title": "什么是AEO", "snippet": "AEO是答案引擎优化。", "cite_index": 35, "published_at": 1735689600, "site_name": "aeo.example"},
+        {"url": "https://aeo.example/how", "title": "How AEO works", "snippet": "Answer engines cite sources.", "cite_index": 36},
+        {"url": "https://aeo.example/unused", "title": "Unused", "cite_index": 37},
+    ]  # fmt: skip
+    chat = {"data": {"biz_data": {"chat_messages": [
+        {"role": "USER", "fragments": [{"type": "REQUEST", "content": "AEO?"}]},
+        {"role": "ASSISTANT", "fragments": [
+            {"type": "SEARCH", "results": results},
+            {"type": "THINK", "content": "The user asks about AEO [citation:37]."},
+            {"type": "RESPONSE", "content": "AEO是答案引擎优化 [citation:35]。Answer engines cite sources [reference:36]."},
+        ]},
+    ]}}}  # fmt: skip
+    adapted = adapt(chat)
+    assert "The user asks" not in adapted.text  # reasoning is not the answer
+    r = render(adapted.text, registry=adapted.registry, style="hovercard", consulted=True)
+    assert _pieces(r.html) == ["AEO是答案引擎优化", "。Answer engines cite sources", "."]
+    soup = BeautifulSoup(r.html, "html.parser")
+    assert [a["href"] for a in soup.select(".citerender-references a.citerender-ref-title")] == [
+        "https://aeo.example/what",
+        "https://aeo.example/how",
+    ]
+    assert [a["href"] for a in soup.select(".citerender-consulted a[href]")] == ["https://aeo.example/unused"]
+    assert "2025-01-01" in r.html  # published_at, as the source's date

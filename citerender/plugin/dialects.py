@@ -1,5 +1,5 @@
 """The numbered citation forms of RAG frameworks, read only when named (``dialect=``, ``--from``,
-or a provider adapter's registry): Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]`` (``【citation:1】`` too),
+or a provider adapter's registry): Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]`` (``【citation:1】``, ``[reference:1]`` too),
 RAGFlow ``[ID:0]`` (0-based; its older ``##0$$`` too), xAI / Onyx ``[[1]](url)`` and ``[1](url)``,
 and ``[1]``, ``[1, 3]``, ``[2-4]`` against an ordered source list. On ordinary Markdown these
 are text and links, so they are never guessed at.
@@ -33,7 +33,7 @@ _NUMBERS = r"\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4}){0,31}"
 #: each dialect's form; group 1 its numbers, group 2 (links) the URL
 _FORMS = {
     "azure": re.compile(r"\[doc(\d{1,4})\]", re.IGNORECASE),
-    "deepseek": re.compile(rf"[\[\u3010]\u200b?citation:\s*({_NUMBERS})\s*\u200b?[\]\u3011]"),
+    "deepseek": re.compile(rf"[\[\u3010]\u200b?(?:citation|reference):\s*({_NUMBERS})\s*\u200b?[\]\u3011]"),
     "ragflow": re.compile(r"\[ID:\s*(\d{1,4})\]|##(\d{1,4})\$\$"),
     "numbered-links": re.compile(r"\[\[?(\d{1,4})\]?\]\(\s*<?([^()\s<>]+)>?\s*\)"),
     "numbered": re.compile(rf"\[({_NUMBERS})\](?!\()"),
@@ -41,7 +41,7 @@ _FORMS = {
 #: plain substrings, one of which each form holds: a block with none is not looked at
 PROBES = {
     "azure": ("[doc", "[Doc", "[DOC"),
-    "deepseek": ("citation:",),
+    "deepseek": ("citation:", "reference:"),
     "ragflow": ("[ID:", "$$"),
     "numbered-links": ("](",),
     "numbered": ("[",),

@@ -21,6 +21,7 @@ from . import (
     bedrock,
     bedrock_agents,
     cohere,
+    deepseek,
     gemini,
     haystack,
     interactions,
@@ -87,6 +88,8 @@ def _shape(data: Mapping[str, Any]) -> str | None:
         return "gemini-interactions"
     if data.get("object") == "response" or isinstance(data.get("output"), list):
         return "openai-responses"
+    if deepseek.is_message(data):
+        return "deepseek-web"
     if ragflow.is_completion(data):
         return "ragflow-api"
     if data.get("kind") == "response" and isinstance(data.get("parts"), list):
@@ -165,6 +168,7 @@ _KEYS = {
     "vertex-ai-search": {"answer", "answerText", "citations", "references", "referenceId", "chunkInfo"},
     "haystack": {"data", "query", "documents", "init_parameters"},
     "pydantic-ai": {"kind", "parts", "part_kind", "tool_name", "provider_name"},
+    "deepseek-web": {"fragments", "results", "cite_index", "search_results", "biz_data"},
     "ragflow-api": {"data", "answer", "reference", "chunks", "doc_aggs", "docnm_kwd"},
 }
 
@@ -247,6 +251,7 @@ def _adapter(
         "haystack": haystack.answer,
         "pydantic-ai": pydantic_ai.response,
         "ragflow-api": ragflow.completion,
+        "deepseek-web": deepseek.message,
     }[provider]
 
 

@@ -1,0 +1,67 @@
+"""DeepSeek's web chat with search (chat.deepseek.com; no public API document — the shape the
+open-source exporters and parsers of its web API read): an assistant message's ``fragments`` —
+``SEARCH`` with ``results[{url, title, snippet, cite_index, published_at, site_name}]``, ``THINK``
+(reasoning, not shown) and ``RESPONSE`` text citing ``[citation:N]`` (newer: ``[reference:N]``), N a
+result's ``cite_index`` — or older messages with ``search_results`` beside ``content``. Read by the
+``deepseek`` dialect; results never cited are consulted. A whole chat (``data.biz_data.
+chat_messages``) gives its last assistant message."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from .common import Builder
+
+__all__ = ["is_message", "message"]
+
+
+def _last(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    biz = (data.get("data") or {}).get("biz_data") if isinstance(data.get("data"), Mapping) else None
+    chat = biz.get("chat_messages") if isinstance(biz, Mapping) else None
+    if isinstance(chat, list):
+        replies = [m for m in chat if isinstance(m, Mapping) and str(m.get("role", "")).lower() == "assistant"]
+        return replies[-1] if replies else {}
+    return data
+
+
+def is_message(data: Mapping[str, Any]) -> bool:
+    msg = _last(data)
+    fragments = msg.get("fragments")
+    if isinstance(fragments, list):
+        return any(isinstance(f, Mapping) and f.get("type") in ("SEARCH", "RESPONSE") for f in fragments)
+    return isinstance(msg.get("search_results"), list) and isinstance(msg.get("content"), str)
+
+
+def message(data: Mapping[str, Any], b: Builder) -> list[str]:
+    msg = _last(data)
+    b.dialect = "deepseek"
+    results: list[Any] = list(msg.get("search_results") or [])
+    texts: list[str] = []
+    found = msg.get("fragments")
+    fragments: list[Any] = found if isinstance(found, list) else []
+    for f in fragments:
+        if not isinstance(f, Mapping):
+            continue
+        if f.get("type") == "SEARCH":
+            results.extend(f.get("results") or [])
+        elif f.get("type") == "RESPONSE":
+            texts.append(str(f.get("content") or ""))
+    for k, r in enumerate(results, start=1):
+        if not isinstance(r, Mapping) or not isinstance(r.get("url"), str):
+            continue
+        sid = b.source(
+            f"url:{r['url']}", "search", title=r.get("title"), url=r["url"], text=r.get("snippet"), updated=_date(r)
+        )
+        index = r.get("cite_index")
+        b.number(index if isinstance(index, int) and not isinstance(index, bool) else k, sid)
+    return texts if fragments else [str(msg.get("content") or "")]
+
+
+def _date(result: Mapping[str, Any]) -> str | None:
+    """``published_at`` in seconds since the epoch, as a date."""
+    when = result.get("published_at")
+    if isinstance(when, (int, float)) and not isinstance(when, bool) and 0 < when < 4e9:
+        return datetime.fromtimestamp(when, UTC).date().isoformat()
+    return None
