@@ -66,7 +66,7 @@ class StreamRenderer:
         if output not in ("markdown", "html"):
             raise ValueError("output must be 'markdown' or 'html'")
         opts = RenderOptions.build(options, **kwargs)
-        dialect = opts.dialect or (registry.dialect if registry is not None else None)
+        dialect = opts.dialect or getattr(registry, "dialect", None)  # (a non-registry is refused below)
         if dialect is not None and output != "html":  # its numbers would pass through unread
             raise ValueError(
                 f"dialect {dialect!r} is read by the HTML stream (output='html'), which renders with the"
