@@ -340,3 +340,22 @@ def test_recorded_anthropic_server_tools_consulted_and_a_failed_fetch_reported()
 def _adapted(name: str) -> tuple[str, Any]:
     a = load_response(RECORDED / name)
     return a.text, a.registry
+
+
+@pytest.mark.parametrize("name", ["anthropic-web-search.json", "anthropic-web-search.chunks.txt"])
+def test_recorded_anthropic_cited_text_is_quoted_in_its_card(name: str) -> None:
+    adapted = load_response(RECORDED / name)
+    cards = " ".join(
+        c.get_text(" ") for c in BeautifulSoup(render(adapted.text, adapted.registry, style="hovercard").html, "html.parser").select(".citerender-card")
+    )  # fmt: skip
+    data = _data(name)
+    if isinstance(data, list):  # the stream: the citations its deltas carry
+        cited = [
+            e["delta"]["citation"]["cited_text"] for e in data if e.get("delta", {}).get("type") == "citations_delta"
+        ]
+    else:
+        cited = [c["cited_text"] for b in data["content"] if b["type"] == "text" for c in b.get("citations") or []]
+    assert cited
+    squash = " ".join(cards.split())
+    for text in cited:
+        assert " ".join(text.split())[:60] in squash, text[:80]

@@ -195,3 +195,18 @@ def test_cli_from_a_dialect_on_a_markdown_answer(tmp_path: Path, capsys: pytest.
     ]
     assert main(["check", str(answer), "--sources", sources]) == 0  # not read without --from: said so
     assert "--from ragflow" in capsys.readouterr().out
+
+
+def test_two_chunks_of_one_document_cited_together_are_both_quoted_in_one_card_item() -> None:
+    body = _documented("azure-on-your-data-minimum.json")
+    msg = body["choices"][0]["message"]
+    first = msg["context"]["citations"][0]
+    msg["content"] = "Dogs need walks and two meals a day [doc1][doc2]."
+    msg["context"]["citations"].append({**first, "content": "Feed adult dogs twice a day.", "chunk_id": "1"})
+    adapted = adapt(body)
+    for style in ("hovercard", "sidenotes"):
+        soup = BeautifulSoup(render(adapted.text, registry=adapted.registry, style=style).html, "html.parser")
+        items = soup.select(".citerender-card-item")
+        assert len(items) == 1, style  # one source, one item …
+        quoted = [t.get_text() for t in items[0].select(".citerender-ltext")]
+        assert quoted == ["Citation content.", "Feed adult dogs twice a day."], style  # … quoting both chunks

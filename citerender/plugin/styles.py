@@ -61,6 +61,17 @@ def _uses_by_number(uses: list[RefUse]) -> dict[int, RefUse]:
     return by
 
 
+def _by_reference(uses: list[RefUse]) -> list[list[RefUse]]:
+    """A group's uses by reference, in visible order: one card item a source, holding every
+    passage of it the group cites (``[doc1][doc3]``, two chunks of one document)."""
+    by: dict[int, list[RefUse]] = {}
+    for u in uses:
+        same = by.setdefault(u.reference.number, [])
+        if all((x.lines, x.lines_valid) != (u.lines, u.lines_valid) for x in same):
+            same.append(u)
+    return [by[n] for n in sorted(by)]
+
+
 def _title(ref: Reference) -> str:
     s = ref.source
     return s.label
@@ -175,9 +186,11 @@ CARD_CHARS = 320
 JOIN = "&#8288;"
 
 
-def _card_item(use: RefUse) -> str:
-    """One source in a card: its title linking to the passage (see :func:`passage_href`), its
-    domain and date, the cited lines or snippet, and a link to its entry under Sources."""
+def _card_item(same: list[RefUse]) -> str:
+    """One source in a card: its title linking to the (first) passage (see :func:`passage_href`),
+    its domain and date, every passage of it the group cites or its snippet, and a link to its
+    entry under Sources."""
+    use = same[0]
     ref = use.reference
     s = ref.source
     href = passage_href(use)
@@ -192,23 +205,8 @@ def _card_item(use: RefUse) -> str:
     if not ref.known:
         meta_bits.append("unverified source")
     meta = f'<span class="citerender-card-meta">{SEPARATOR.join(meta_bits)}</span>' if meta_bits else ""
-    lines = use.source.cited_lines(use.lines) if use.lines_valid else []
-    body = ""
-    if lines:  # plain text, so that the citation's description (aria-describedby) quotes the lines
-        rows = "".join(
-            f'<span class="citerender-line"><span class="citerender-lno">{n}</span> '
-            f'<span class="citerender-ltext">{escape(t)}</span></span>'
-            for n, t in lines[:CARD_LINES]
-        )
-        more = len(lines) - CARD_LINES
-        if more > 0:
-            rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more lines</span>'
-        label = use.lines.label() if use.lines else ""
-        body = (
-            f'<span class="citerender-card-body"><span class="citerender-card-loc">{lines_html(label)}:</span>'
-            f'<span class="citerender-card-lines">{rows}</span></span>'
-        )
-    elif s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
+    body = "".join(_lines_body(u) for u in same)
+    if not body and s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
         quote = " ".join(s.text.split())
         quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
         body = (
@@ -222,6 +220,27 @@ def _card_item(use: RefUse) -> str:
     return (
         f'<span class="citerender-card-item"><span class="citerender-card-head"><span class="citerender-card-num">'
         f"{ref.number}</span> {head}</span>{meta}{body}{entry}</span>"
+    )
+
+
+def _lines_body(use: RefUse) -> str:
+    """The lines one use cites, as plain text (the citation's description, aria-describedby,
+    quotes them), at most :data:`CARD_LINES`; empty without valid lines."""
+    lines = use.source.cited_lines(use.lines) if use.lines_valid else []
+    if not lines:
+        return ""
+    rows = "".join(
+        f'<span class="citerender-line"><span class="citerender-lno">{n}</span> '
+        f'<span class="citerender-ltext">{escape(t)}</span></span>'
+        for n, t in lines[:CARD_LINES]
+    )
+    more = len(lines) - CARD_LINES
+    if more > 0:
+        rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more lines</span>'
+    label = use.lines.label() if use.lines else ""
+    return (
+        f'<span class="citerender-card-body"><span class="citerender-card-loc">{lines_html(label)}:</span>'
+        f'<span class="citerender-card-lines">{rows}</span></span>'
     )
 
 
@@ -269,11 +288,11 @@ def _card_cite(
     anchor = meta["anchor"]
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    uses = [u for _, u in sorted(_uses_by_number(meta["uses"]).items())]  # the card in visible order
-    items, unverified = _card_items(uses, env, note)
+    sources = _by_reference(meta["uses"])  # the card in visible order
+    items, unverified = _card_items(sources, env, note)
     if style == "pills":
-        more = f' <span class="citerender-pill-more">+{len(uses) - 1}</span>' if len(uses) > 1 else ""
-        face = f"<bdi>{escape(_pill_name(uses[0].reference))}</bdi>{more}"
+        more = f' <span class="citerender-pill-more">+{len(sources) - 1}</span>' if len(sources) > 1 else ""
+        face = f"<bdi>{escape(_pill_name(sources[0][0].reference))}</bdi>{more}"
         trigger_cls, printed = (
             "citerender-pill",
             f'<span class="citerender-pill-print" aria-hidden="true">{label}</span>',
@@ -291,20 +310,21 @@ def _card_cite(
     return _titled(meta, html)
 
 
-def _card_items(uses: list[RefUse], env: Any, note: str | None) -> tuple[str, str]:
-    """A card's (or sidenote's) items, each made once per document (places repeat them), the
-    warning first when ``note`` flags the claim; and the unverified class when one is unknown."""
+def _card_items(sources: list[list[RefUse]], env: Any, note: str | None) -> tuple[str, str]:
+    """A card's (or sidenote's) items, one a source, each made once per document (places repeat
+    them), the warning first when ``note`` flags the claim; and the unverified class when one is
+    unknown."""
     cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)
     items = ""
-    for u in uses:
-        key = (u.reference.number, u.source.id, u.lines, u.lines_valid)
+    for same in sources:
+        key = (same[0].reference.number, *((u.source.id, u.lines, u.lines_valid) for u in same))
         item = cache.get(key)
         if item is None:
-            item = cache[key] = _card_item(u)
+            item = cache[key] = _card_item(same)
         items += item
     if note is not None:
         items = _card_warning(note) + items
-    return items, (" citerender-unverified" if any(not u.reference.known for u in uses) else "")
+    return items, (" citerender-unverified" if any(not s[0].reference.known for s in sources) else "")
 
 
 def _titled(meta: CitationMeta, html: str) -> str:
@@ -325,7 +345,7 @@ def _sidenote_cite(
     anchor = meta["anchor"]
     toggle = f"{anchor}-note"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    items, unverified = _card_items([u for _, u in sorted(_uses_by_number(meta["uses"]).items())], env, note)
+    items, unverified = _card_items(_by_reference(meta["uses"]), env, note)
     html = (
         f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
         f'<label class="citerender-sn-num" for="{toggle}">{label}</label>'
