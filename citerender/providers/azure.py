@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder
+from .common import Builder, first_text, web_url
 
 __all__ = ["context_of", "on_your_data"]
 
@@ -57,13 +57,9 @@ def on_your_data(ctx: Mapping[str, Any], b: Builder) -> None:
 
 
 def _document(c: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tuple[str, str | None]:
-    url, path = _str(c.get("url")), _str(c.get("filepath"))
-    title = _str(c.get("title")) or path
+    url, path = first_text(c, "url"), first_text(c, "filepath")
+    title = first_text(c, "title") or path
     key = f"url:{url}" if url else f"file:{path}" if path else f"title:{title}"
-    sid = b.source(key, "file", title=title, url=url if url and url.startswith(("http://", "https://")) else None)
-    content = _str(c.get("content"))
+    sid = b.source(key, "file", title=title, url=web_url(url))
+    content = first_text(c, "content")
     return sid, b.add_line(sid, content) if content and quote else None
-
-
-def _str(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None

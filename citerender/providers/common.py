@@ -11,7 +11,18 @@ from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
 from .offsets import SpanReader
 
-__all__ = ["LINK_SPAN", "Adapted", "Builder", "Note", "insert_edits", "no_span", "url_citations", "url_source"]
+__all__ = [
+    "LINK_SPAN",
+    "Adapted",
+    "Builder",
+    "Note",
+    "first_text",
+    "insert_edits",
+    "no_span",
+    "url_citations",
+    "url_source",
+    "web_url",
+]
 
 
 #: (code, message): a span snapped or clamped (CR503, CR504) or a citation without its source (CR505)
@@ -144,6 +155,22 @@ def no_span(start: int | None, end: int | None) -> bool:
     return (start is None and end is None) or start == end == 0
 
 
+def web_url(value: Any) -> str | None:
+    """``value`` when it is an http(s) URL (a link a reader can follow), else None: a file path,
+    ``gs://`` or ``s3://`` location names a source but is not linked."""
+    return value if isinstance(value, str) and value.lower().startswith(("http://", "https://")) else None
+
+
+def first_text(m: Mapping[str, Any], *keys: str) -> str | None:
+    """The first of ``keys`` holding non-blank text, stripped (fields that changed name across a
+    provider's versions, or that frameworks name differently)."""
+    for k in keys:
+        v = m.get(k)
+        if isinstance(v, str) and v.strip():
+            return v.strip()
+    return None
+
+
 def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -215,9 +242,8 @@ def _find_url(a: Any, depth: int = 0) -> str | None:
     if not isinstance(a, Mapping) or depth > 2:
         return None
     for key in ("url", "uri", "source", "link"):
-        v = a.get(key)
-        if isinstance(v, str) and v.lower().startswith(("http://", "https://")):
-            return v
+        if (found := web_url(a.get(key))) is not None:
+            return found
     for v in a.values():
         found = _find_url(v, depth + 1) if isinstance(v, Mapping) else None
         if found:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .anthropic import CITATION_KINDS, citation_source
-from .common import Builder, unknown_annotation
+from .common import Builder, unknown_annotation, web_url
 from .offsets import after_last_word
 
 __all__ = ["provider_fields"]
@@ -27,7 +27,7 @@ def provider_fields(text: str, msg: Mapping[str, Any], b: Builder) -> list[tuple
     cursor = 0
     for c in _flat(fields.get("citations")):
         if isinstance(c, str):
-            if c.lower().startswith(("http://", "https://")):
+            if web_url(c):
                 b.source(f"url:{c}", "search", url=c)
             continue
         if not isinstance(c, Mapping):

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder
+from .common import Builder, first_text, web_url
 
 __all__ = ["document_source", "response"]
 
@@ -35,13 +35,9 @@ def response(resp: Mapping[str, Any], b: Builder) -> list[str]:
 def document_source(b: Builder, meta: Mapping[str, Any], passage: str, fallback: Any) -> tuple[str, str | None]:
     """The source of one retrieved chunk (by file, URL or title in its metadata) and the line
     quoting the chunk (frameworks' documents: LlamaIndex nodes, Haystack documents)."""
-    url = next((v for k in ("url", "source", "link") if _http(v := meta.get(k))), None)
-    path = next((str(v) for k in ("file_path", "file_name", "filename", "path") if (v := meta.get(k))), None)
-    title = next((str(v) for k in ("title", "file_name", "filename", "name") if (v := meta.get(k))), None)
+    url = next((u for k in ("url", "source", "link") if (u := web_url(meta.get(k)))), None)
+    path = first_text(meta, "file_path", "file_name", "filename", "path")
+    title = first_text(meta, "title", "file_name", "filename", "name")
     key = f"url:{url}" if url else f"file:{path}" if path else f"title:{title}" if title else f"node:{fallback}"
     sid = b.source(key, "file", title=title or path or url, url=url, updated=meta.get("last_modified_date"))
     return sid, b.add_line(sid, passage) if passage.strip() else None
-
-
-def _http(value: Any) -> bool:
-    return isinstance(value, str) and value.lower().startswith(("http://", "https://"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .common import Builder
+from .common import Builder, web_url
 
 __all__ = ["is_message", "response", "user_prompt"]
 
@@ -47,8 +47,8 @@ def _pages(value: Any, depth: int = 0) -> Iterator[tuple[str, str | None]]:
     if depth > 6:
         return
     if isinstance(value, Mapping):
-        url = value.get("url") or value.get("uri")
-        if isinstance(url, str) and url.lower().startswith(("http://", "https://")):
+        url = web_url(value.get("url")) or web_url(value.get("uri"))
+        if url is not None:
             title = value.get("title")
             yield url, title if isinstance(title, str) else None
         for v in value.values():

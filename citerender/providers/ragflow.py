@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder
+from .common import Builder, first_text, web_url
 
 __all__ = ["completion", "is_completion"]
 
@@ -41,23 +41,14 @@ def completion(data: Mapping[str, Any], b: Builder) -> list[str]:
     for i, chunk in items:
         if not isinstance(chunk, Mapping):
             continue
-        doc = _first(chunk, "document_id", "doc_id")
-        name = _first(chunk, "document_name", "docnm_kwd", "doc_name", "document_keyword")
-        url = _first(chunk, "url")
-        web = url if url and url.lower().startswith(("http://", "https://")) else None
-        sid = b.source(f"doc:{doc or name or i}", "file", title=name, url=web, meta={"document_id": doc})
-        text = _first(chunk, "content", "content_with_weight", "text")
+        doc = first_text(chunk, "document_id", "doc_id")
+        name = first_text(chunk, "document_name", "docnm_kwd", "doc_name", "document_keyword")
+        url = web_url(first_text(chunk, "url"))
+        sid = b.source(f"doc:{doc or name or i}", "file", title=name, url=url, meta={"document_id": doc})
+        text = first_text(chunk, "content", "content_with_weight", "text")
         b.number(i + 1, sid, b.add_line(sid, text) if text else None)  # [ID:i] names the i-th chunk
     for agg in reference.get("doc_aggs") or []:
         if isinstance(agg, Mapping):
-            doc, name = _first(agg, "doc_id", "document_id"), _first(agg, "doc_name", "document_name")
+            doc, name = first_text(agg, "doc_id", "document_id"), first_text(agg, "doc_name", "document_name")
             b.source(f"doc:{doc or name}", "file", title=name, meta={"document_id": doc})
     return [str(body.get("answer") or "")]
-
-
-def _first(m: Mapping[str, Any], *keys: str) -> str | None:
-    for k in keys:
-        v = m.get(k)
-        if isinstance(v, str) and v.strip():
-            return v.strip()
-    return None
