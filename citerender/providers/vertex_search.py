@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder, insert_edits
+from .common import Builder, insert_edits, web_url
 from .offsets import SpanReader
 
 __all__ = ["answer"]
@@ -50,11 +50,8 @@ def _reference(ref: Mapping[str, Any], b: Builder) -> tuple[str, str | None]:
         contents = doc.get("chunkContents") or []
         passage = contents[0].get("content") if contents and isinstance(contents[0], Mapping) else None
     uri, title = meta.get("uri"), meta.get("title")
-    web = isinstance(uri, str) and uri.lower().startswith(("http://", "https://"))
     key = f"url:{uri}" if uri else f"doc:{meta.get('document') or title or passage}"
-    sid = b.source(
-        key, "file", title=title or uri, url=uri if web else None, meta={"location": uri or meta.get("document")}
-    )
+    sid = b.source(key, "file", title=title or uri, url=web_url(uri), meta={"location": uri or meta.get("document")})
     return sid, b.add_line(sid, passage) if isinstance(passage, str) and passage.strip() else None
 
 
