@@ -5,8 +5,8 @@ In: ``parts`` of type ``text``, ``source-url`` (``sourceId``, ``url``, ``title``
 (``startIndex``/``endIndex``, and ``citedText``, which newer versions carry in ``providerMetadata``,
 as the LangChain adapter does) is placed after the words it names in the text part it follows;
 any other source has no position — the SDK shows them after the text — so a text part is cited
-by the spanless source parts that follow it (one group at its end). A UI message stream (``text-delta``, ``source-url`` … chunks)
-folds into a message.
+by the spanless source parts that follow it (one group at its end). A UI message stream
+(``text-delta``, ``source-url`` … chunks) folds into a message.
 
 Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
 without markers, one ``source-url``/``source-document`` part per reference in our numbering (the

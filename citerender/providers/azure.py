@@ -50,7 +50,7 @@ def on_your_data(ctx: Mapping[str, Any], b: Builder) -> None:
     """Number the context's citations for the ``azure`` dialect; its other documents are consulted."""
     b.dialect = "azure"
     for c in ctx.get("citations") or []:
-        b.numbered.append(_document(c, b) if isinstance(c, Mapping) else ("doc?", None))
+        b.numbered.append(_document(c, b) if isinstance(c, Mapping) else None)  # None: names nothing
     for d in ctx.get("all_retrieved_documents") or []:
         if isinstance(d, Mapping):
             _document(d, b, quote=False)

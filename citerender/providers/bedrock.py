@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits
+from .common import Builder, insert_edits, web_url
 from .offsets import SpanReader
 
 __all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
@@ -89,7 +89,7 @@ def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tupl
         f"kb:{uri or content}",
         "file",
         title=title,
-        url=uri if isinstance(uri, str) and uri.startswith("http") else None,
+        url=web_url(uri),
         meta={"location": uri},
     )
     quoted = quote and isinstance(content, str) and bool(content.strip())

@@ -1,5 +1,7 @@
-"""OpenAI: Responses (``output_text`` annotations), Chat Completions (``message.annotations``) and
-Assistants (``【4:0†source】`` text backed by ``file_citation`` annotations)."""
+"""OpenAI: Responses (``output_text`` annotations), Chat Completions (``message.annotations``; and
+what gateways add to that shape: Azure On Your Data's context in :mod:`.azure`, LiteLLM's provider
+fields in :mod:`.litellm`) and Assistants (``【4:0†source】`` text backed by ``file_citation``
+annotations)."""
 
 from __future__ import annotations
 
