@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 from conftest import FIXTURES, expand
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
 import citerender
 from citerender import RenderOptions, adapt, load_sources, render
 from citerender.cli import main
 from citerender.options import DIALECTS
+from citerender.plugin.dialects import holds_form
 from citerender.rendering.exports.text import to_text
 
 CASES = read_fixture_file(FIXTURES / "rag_dialects.md")
@@ -210,3 +213,20 @@ def test_two_chunks_of_one_document_cited_together_are_both_quoted_in_one_card_i
         assert len(items) == 1, style  # one source, one item …
         quoted = [t.get_text() for t in items[0].select(".citerender-ltext")]
         assert quoted == ["Citation content.", "Feed adult dogs twice a day."], style  # … quoting both chunks
+
+
+_PIECES = st.sampled_from(
+    ["[", "]", "(", ")", "[1]", "[doc2]", "[ID:0]", "##1$$", "[citation:3]", "【citation:1】", "[[2]]",
+     "(https://intranet.example/travel)", "`", "```\n", "\n\n", "    ", "- ", "# ", "doc", "ID:", "$$", "#",
+     "[5]: https://five.example/\n", "\\", "word ", "1", "-", ",", "\ue200cite\ue202policy\ue201"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=24).map("".join), st.sampled_from(DIALECTS))
+def test_a_dialect_changes_nothing_but_its_own_forms(text: str, dialect: str) -> None:
+    """Any text renders in any dialect; one that holds none of the dialect's forms renders exactly
+    as without it, and no marker character or dialect form is left where a citation was read."""
+    with_dialect = render(text, registry=REGISTRY, dialect=dialect)
+    assert "\ue200" not in with_dialect.html
+    if not holds_form(dialect, text):
+        assert with_dialect.html == render(text, registry=REGISTRY).html

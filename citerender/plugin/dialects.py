@@ -27,7 +27,7 @@ from .options import PluginOptions
 from .rules import MAX_MARKERS
 from .state import CitationState, citation_state
 
-__all__ = ["active_dialect", "dialect_hint", "dialect_rule", "may_hold"]
+__all__ = ["active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_hold"]
 
 _NUMBERS = r"\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4}){0,31}"
 #: each dialect's form; group 1 its numbers, group 2 (links) the URL
@@ -61,6 +61,12 @@ def active_dialect(opts: PluginOptions, st: CitationState) -> str | None:
 def may_hold(dialect: str | None, text: str) -> bool:
     """Could ``text`` hold a citation in ``dialect``? (Plain substring searches.)"""
     return dialect is not None and any(p in text for p in PROBES[dialect])
+
+
+def holds_form(dialect: str, text: str) -> bool:
+    """Does ``text`` write ``dialect``'s form anywhere (code included)? Without one, reading the
+    dialect changes nothing."""
+    return _FORMS[dialect].search(text) is not None
 
 
 def dialect_hint(text: str) -> str | None:
