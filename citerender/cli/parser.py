@@ -28,13 +28,16 @@ def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
     from ..options import DIALECTS, PROVIDERS
 
     exports = ("chatgpt-export", "claude-export")
+    responses = "" if export_only else f"a saved response ({', '.join(PROVIDERS)}); "
     q.add_argument(
         "--from",
         dest="from_",
+        metavar="FORMAT",
         choices=(*exports, *DIALECTS) if export_only else (*PROVIDERS, *exports, *DIALECTS),
-        help="the input is a saved provider response or a chat export (inferred from the file); or the answer's"
-        " citations are a RAG framework's numbers: azure [doc1], deepseek [citation:1], ragflow [ID:0],"
-        " numbered-links [[1]](url), numbered [1] (each names a source in the sources' order; never inferred)",
+        help=f"what the input is, when its name and first bytes do not say: {responses}a chat export"
+        f" ({', '.join(exports)}); or the answer's citations are a RAG framework's numbers, never inferred:"
+        " azure [doc1], deepseek [citation:1], ragflow [ID:0], numbered-links [[1]](url), numbered [1]"
+        " (each names a source in the sources' order)",
     )
 
 
