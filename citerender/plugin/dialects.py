@@ -48,6 +48,7 @@ PROBES = {
 }
 _LABEL = {"azure": "doc{}", "deepseek": "citation:{}", "ragflow": "ID:{}", "numbered-links": "{}", "numbered": "{}"}
 _FIRST = {"azure": "[", "deepseek": "[\u3010", "ragflow": "[#", "numbered-links": "[", "numbered": "["}
+_OPENERS = "".join(sorted(set("".join(_FIRST.values()))))  # where any form may start
 MAX_RANGE = 32  # ``[1-40]`` is no citation of forty sources
 
 
@@ -73,7 +74,7 @@ def dialect_hint(text: str) -> str | None:
     """What to tell the reader of a report when an answer that cites nothing writes one of these
     forms (it is not read as one unless asked: ``[1]`` is often just text)."""
     for dialect, form in _FORMS.items():
-        m = form.search(text) if any(p in text for p in PROBES[dialect]) else None
+        m = form.search(text) if may_hold(dialect, text) else None
         if m is not None:
             return f"the answer writes {m.group(0)[:40]!r}: --from {dialect} (dialect={dialect!r}) reads such numbers"
     return None
@@ -86,7 +87,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
         pos = state.pos
         # tried at every stop of the text: the cheap test first. Silent (markdown-it measuring a
         # link's text, ``[see [1]](url)``): not taken, or the bracket would end the link
-        if silent or state.src[pos] not in "[#\u3010":
+        if silent or state.src[pos] not in _OPENERS:
             return False
         st = state.env.get("citerender") or citation_state(state.env, opts.registry)
         dialect = active_dialect(opts, st)

@@ -49,8 +49,9 @@ def _tool_context(messages: Any) -> Mapping[str, Any] | None:
 def on_your_data(ctx: Mapping[str, Any], b: Builder) -> None:
     """Number the context's citations for the ``azure`` dialect; its other documents are consulted."""
     b.dialect = "azure"
-    for c in ctx.get("citations") or []:
-        b.numbered.append(_document(c, b) if isinstance(c, Mapping) else None)  # None: names nothing
+    for n, c in enumerate(ctx.get("citations") or [], start=1):
+        if isinstance(c, Mapping):  # anything else: its number names nothing
+            b.number(n, *_document(c, b))
     for d in ctx.get("all_retrieved_documents") or []:
         if isinstance(d, Mapping):
             _document(d, b, quote=False)

@@ -19,6 +19,7 @@ __all__ = [
     "first_text",
     "insert_edits",
     "no_span",
+    "retrieved_source",
     "url_citations",
     "url_source",
     "web_url",
@@ -249,3 +250,14 @@ def _find_url(a: Any, depth: int = 0) -> str | None:
         if found:
             return found
     return None
+
+
+def retrieved_source(b: Builder, meta: Mapping[str, Any], passage: str, fallback: Any) -> tuple[str, str | None]:
+    """The source of one retrieved chunk (by file, URL or title in its metadata) and the line
+    quoting the chunk (frameworks' documents: LlamaIndex nodes, Haystack documents)."""
+    url = next((u for k in ("url", "source", "link") if (u := web_url(meta.get(k)))), None)
+    path = first_text(meta, "file_path", "file_name", "filename", "path")
+    title = first_text(meta, "title", "file_name", "filename", "name")
+    key = f"url:{url}" if url else f"file:{path}" if path else f"title:{title}" if title else f"node:{fallback}"
+    sid = b.source(key, "file", title=title or path or url, url=url, updated=meta.get("last_modified_date"))
+    return sid, b.add_line(sid, passage) if passage.strip() else None

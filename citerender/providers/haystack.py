@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder
-from .llamaindex import document_source
+from .common import Builder, retrieved_source
 
 __all__ = ["answer"]
 
@@ -27,7 +26,7 @@ def answer(data: Mapping[str, Any], b: Builder) -> list[str]:
             continue
         nested = doc.get("meta")
         meta: Mapping[str, Any] = nested if isinstance(nested, Mapping) else doc  # to_dict() flattens meta
-        sid, locator = document_source(b, meta, str(doc.get("content") or ""), doc.get("id"))
+        sid, locator = retrieved_source(b, meta, str(doc.get("content") or ""), doc.get("id"))
         index = meta.get("source_index")
         b.number(index if isinstance(index, int) and not isinstance(index, bool) else i + 1, sid, locator)
     return [str(params.get("data") or "")]

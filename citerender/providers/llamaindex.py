@@ -10,9 +10,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder, first_text, web_url
+from .common import Builder, retrieved_source
 
-__all__ = ["document_source", "response"]
+__all__ = ["response"]
 
 _LABEL = re.compile(r"\s*Source (\d{1,4}):\s*\n?")
 
@@ -27,17 +27,6 @@ def response(resp: Mapping[str, Any], b: Builder) -> list[str]:
         label = _LABEL.match(text)
         found = node.get("metadata")
         meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-        sid, locator = document_source(b, meta, text[label.end() :] if label else text, node.get("id_"))
+        sid, locator = retrieved_source(b, meta, text[label.end() :] if label else text, node.get("id_"))
         b.number(int(label.group(1)) if label else i + 1, sid, locator)
     return [str(resp.get("response") or "")]
-
-
-def document_source(b: Builder, meta: Mapping[str, Any], passage: str, fallback: Any) -> tuple[str, str | None]:
-    """The source of one retrieved chunk (by file, URL or title in its metadata) and the line
-    quoting the chunk (frameworks' documents: LlamaIndex nodes, Haystack documents)."""
-    url = next((u for k in ("url", "source", "link") if (u := web_url(meta.get(k)))), None)
-    path = first_text(meta, "file_path", "file_name", "filename", "path")
-    title = first_text(meta, "title", "file_name", "filename", "name")
-    key = f"url:{url}" if url else f"file:{path}" if path else f"title:{title}" if title else f"node:{fallback}"
-    sid = b.source(key, "file", title=title or path or url, url=url, updated=meta.get("last_modified_date"))
-    return sid, b.add_line(sid, passage) if passage.strip() else None

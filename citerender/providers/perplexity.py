@@ -38,7 +38,8 @@ def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     choice = (resp.get("choices") or [{}])[0]
     b.dialect = "numbered"  # the text's [1] numbers: read by the plugin, where inline Markdown is
-    b.numbered = [(sid, None) for sid in _sources(resp, b)]
+    for n, sid in enumerate(_sources(resp, b), start=1):
+        b.number(n, sid)
     return [str((choice.get("message") or {}).get("content") or "")]
 
 
