@@ -306,7 +306,7 @@ def test_every_documented_fixture_names_its_origin() -> None:
     assert all(f"`{p.name}`" in readme for p in DOCUMENTED.glob("*.json"))
 
 
-def test_an_entry_no_text_cites_says_so_and_a_titleless_one_names_its_site_once() -> None:
+def test_an_entry_no_text_cites_says_so_and_a_titleless_one_names_its_site_once_and_its_page() -> None:
     from citerender import registry_from_data
 
     registry = registry_from_data(
@@ -317,7 +317,18 @@ def test_an_entry_no_text_cites_says_so_and_a_titleless_one_names_its_site_once(
     cited, listed = soup.select(".citerender-references li")
     assert cited.select_one(".citerender-ref-note") is None and cited.select_one(".citerender-backlinks") is not None
     assert listed.select_one(".citerender-ref-note").get_text() == "not cited in the text"
-    assert listed.get_text(" ", strip=True).count("site.example") == 1
+    assert listed.select_one(".citerender-ref-domain") is None  # its site is its title: said once
+    assert listed.select_one(".citerender-ref-url").get_text() == "site.example/page"  # and which page
+    shown = registry_from_data(
+        [{"id": "w", "url": "https://en.wikipedia.org/wiki/XAI_%28company%29"}, {"id": "e", "url": "https://a.example/%E2%80%AEfdp"}]
+    )  # fmt: skip
+    pages = BeautifulSoup(render("Nothing.", registry=shown, list_all=True).html, "html.parser").select(
+        ".citerender-ref-url"
+    )
+    assert [p.get_text() for p in pages] == [
+        "en.wikipedia.org/wiki/XAI_(company)",
+        "a.example/%E2%80%AEfdp",
+    ]  # no bidi trick
 
 
 # -- Pydantic AI: message history with the provider's own tools -----------------------------------

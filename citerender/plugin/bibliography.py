@@ -4,10 +4,13 @@ fragment render never imports the template machinery; the default theme's
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from html import escape as _escape
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 from markupsafe import Markup, escape
 
@@ -71,6 +74,7 @@ class Entry(NamedTuple):
     has_title: bool
     url: str | None
     url_text: str | None
+    page: str | None  # a title-less source's page past its site (``x.ai/company``): tells two apart
     domain: str | None
     updated: str | None
     id: str
@@ -192,6 +196,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
                 has_title=bool(s.title),
                 url=url,
                 url_text=s.url if s.url and url is None else None,
+                page=None if s.title or url is None else _page(url, s.domain),
                 domain=s.domain if url else None,
                 updated=s.updated,
                 id=s.id,
@@ -204,6 +209,18 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
                 placeless="" if backlinks else _placeless(ref),
             )
         )
+
+
+def _page(url: str, domain: str | None) -> str | None:
+    """A title-less source's URL past its scheme (and ``www.``), shortened, when it says more than
+    its site: two pages of one site listed without titles are told apart."""
+    shown = re.sub(r"^[a-z][a-z0-9+.-]*://(www\.)?", "", url, flags=re.IGNORECASE).rstrip("/")
+    readable = unquote(shown)  # XAI_(company), not XAI_%28company%29; no control or bidi character
+    if all(unicodedata.category(c)[0] != "C" for c in readable):
+        shown = readable
+    if not shown or shown == domain:
+        return None
+    return shown if len(shown) <= 60 else shown[:59] + "\u2026"
 
 
 def _placeless(ref: Reference) -> str:
@@ -231,6 +248,8 @@ def _head(e: Entry) -> list[str]:
     ]
     if e.domain and e.domain != e.title:  # a source without a title is already named by its site
         out.append(f' <span class="citerender-ref-domain">{escape(e.domain)}</span>')
+    if e.page:
+        out.append(f' <span class="citerender-ref-url">{escape(e.page)}</span>')
     if e.url_text and e.has_title:
         out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
     if e.updated:
