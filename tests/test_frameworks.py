@@ -460,3 +460,26 @@ def test_deepseek_web_search_numbers_are_cite_indexes() -> None:
     ]
     assert [a["href"] for a in soup.select(".citerender-consulted a[href]")] == ["https://aeo.example/unused"]
     assert "2025-01-01" in r.html  # published_at, as the source's date
+
+
+# -- Mistral agents' built-in web search (Mistral's documented conversation response) ------------
+
+
+def test_mistral_documented_web_search_conversation() -> None:
+    from citerender.providers import detect_provider, load_response
+
+    path = DOCUMENTED / "mistral-agents-web-search.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert detect_provider(data) == "mistral"
+    adapted = load_response(path)
+    refs = [c for o in data["outputs"] for c in o.get("content") or [] if c["type"] == "tool_reference"]
+    r = render(adapted.text, registry=adapted.registry, style="hovercard")
+    soup = BeautifulSoup(r.html, "html.parser")
+    cite = soup.select(".citerender-cite")
+    assert len(cite) == 1  # three adjacent references: one group, after the words they follow
+    before = soup.p.get_text().split("\u2060")[0]
+    assert before.endswith("by defeating England 2-1 in the final")
+    assert {ref["url"] for ref in refs} <= {a["href"] for a in soup.find_all("a", href=True)}
+    titles = [li.select_one(".citerender-ref-title").get_text() for li in soup.select(".citerender-references li")]
+    assert titles == [ref["title"] for ref in refs]
+    assert [d.code for d in r.diagnostics] == ["CR303"]  # before the final period, as Mistral put it: said

@@ -44,6 +44,12 @@ SHAPES = {
     "azure-responses-web-search-preview.json": "openai-responses",
     "perplexity-citations.json": "perplexity",
     "cohere-citations.json": "cohere",
+    "gemini-google-search.json": "gemini",
+    "gemini-google-search.sse": "gemini",
+    "gemini-file-search.json": "gemini",
+    "gemini-file-search-metadata.json": "gemini",
+    "openrouter-web-search.json": "openai-chat",
+    "openrouter-web-search.sse": "openai-chat",
 }
 MARK = DEFAULT_FORMAT.start
 
@@ -244,11 +250,25 @@ def _before(text: str, at: int) -> str:
     return text[:at].rstrip()[-24:]
 
 
+def _gemini_whole(data: Any) -> tuple[str, dict[str, Any]]:
+    """A Gemini answer's text (a stream's parts added up) and the grounding metadata that has supports."""
+    responses = data if isinstance(data, list) else [data]
+    cands = [r["candidates"][0] for r in responses]
+    text = "".join(p.get("text", "") for c in cands for p in c["content"]["parts"])
+    metas = [c["groundingMetadata"] for c in cands if (c.get("groundingMetadata") or {}).get("groundingSupports")]
+    return text, metas[-1] if metas else {}
+
+
 def _expected_places(data: Any) -> list[str]:
     """What each citation the data gives should follow: the words before a ``([site](url))`` span it
     replaces, else the words its span (or its block) ends with."""
     out: list[str] = []
-    if data.get("object") == "response":
+    if isinstance(data, list) or "candidates" in data:  # Gemini, one response or its stream
+        text, meta = _gemini_whole(data)
+        for support in meta.get("groundingSupports") or []:
+            end = to_codepoints(text, support["segment"]["endIndex"], "utf8")
+            out.append(_before(text, after_last_word(text, end)))
+    elif data.get("object") == "response":
         for item in data.get("output") or []:
             for part in item.get("content") or [] if item.get("type") == "message" else []:
                 text = part.get("text", "")
@@ -278,7 +298,8 @@ def _expected_places(data: Any) -> list[str]:
 @pytest.mark.parametrize(
     "name",
     ["openai-responses-web-search.json", "openai-responses-code-interpreter.json", "azure-responses-web-search-preview.json",
-     "anthropic-web-search.json", "cohere-citations.json"],
+     "anthropic-web-search.json", "cohere-citations.json", "gemini-google-search.json", "gemini-google-search.sse",
+     "gemini-file-search.json"],
 )  # fmt: skip
 def test_each_recorded_citation_sits_after_the_words_it_names(name: str) -> None:
     data = _data(name)
@@ -359,3 +380,39 @@ def test_recorded_anthropic_cited_text_is_quoted_in_its_card(name: str) -> None:
     squash = " ".join(cards.split())
     for text in cited:
         assert " ".join(text.split())[:60] in squash, text[:80]
+
+
+def test_recorded_file_search_chunks_are_named_by_their_store_or_the_callers_metadata() -> None:
+    html = render(*_adapted("gemini-file-search.json"), style="hovercard").html
+    chunk = _data("gemini-file-search.json")["candidates"][0]["groundingMetadata"]["groundingChunks"][0]
+    cards = [c.get_text(" ") for c in BeautifulSoup(html, "html.parser").select(".citerender-card")]
+    assert len(cards) == 2 and all(chunk["retrievedContext"]["text"] in c for c in cards)  # the passage read
+    assert "testfilesearchstore-q7prdj5dqu8p (file search)" in cards[0]  # its store, not "turn0file0"
+    adapted = load_response(RECORDED / "gemini-file-search-metadata.json")
+    result = render(adapted.text, adapted.registry, consulted=True)
+    assert [d.code for d in result.diagnostics] == ["CR308"]  # chunks only, no support: consulted, said
+    assert "https://example.com/paris" in _links(result.html)  # the caller's source_url, the chunk's link
+
+
+def _chat_whole(data: Any) -> tuple[str, list[str]]:
+    """An OpenAI Chat answer's text and its annotations' URLs (a stream's deltas added up)."""
+    parts = [
+        c.get("message") or c.get("delta") or {}
+        for r in (data if isinstance(data, list) else [data])
+        for c in r.get("choices") or []
+    ]
+    text = "".join(p.get("content") or "" for p in parts)
+    return text, [a["url_citation"]["url"] for p in parts for a in p.get("annotations") or []]
+
+
+@pytest.mark.parametrize("name", ["openrouter-web-search.json", "openrouter-web-search.sse"])
+def test_recorded_openrouter_empty_spans_are_listed_each_once_and_linked(name: str) -> None:
+    adapted = load_response(RECORDED / name)
+    answer, urls = _chat_whole(_data(name))
+    text, places = _marker_places(adapted.text)
+    assert places == [] and text == answer  # nothing stuck before the first word, nothing else changed
+    assert len(urls) == 5
+    result = render(adapted.text, adapted.registry)
+    assert [d.code for d in result.diagnostics] == ["CR510"] * 5  # each one said
+    sources = BeautifulSoup(result.html, "html.parser").select(".citerender-bibliography li")
+    assert len(sources) == 5 and set(urls) <= _links(result.html)

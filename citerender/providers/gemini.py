@@ -30,11 +30,34 @@ def _source(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
             meta: dict[str, Any] = {"chunk_index": index, "kind": kind}
             if kind == "web" and isinstance(title, str) and "." in title and " " not in title.strip():
                 meta["domain"] = title.strip()  # the site behind the redirect link
-            text = c.get("text") if kind == "retrievedContext" else None
+            text = None
+            if kind == "retrievedContext":
+                text = c.get("text")
+                title, uri = _retrieved_names(c, title, uri)
             return b.source(
                 f"gemini:{index}", "search" if kind == "web" else "file", title=title, url=uri, text=text, meta=meta
             )
     return b.source(f"gemini:{index}", "search", title=f"grounding chunk {index + 1}")
+
+
+_URL_KEYS = ("url", "source_url", "uri", "source_uri", "link")
+
+
+def _retrieved_names(c: Mapping[str, Any], title: Any, uri: Any) -> tuple[Any, Any]:
+    """A file search chunk's title and link: its own, else what the caller put in the document's
+    ``customMetadata`` (a ``title``, a ``url``-like key), else the store it came from — never
+    the bare chunk id."""
+    custom = {
+        str(m.get("key", "")).lower(): m.get("stringValue")
+        for m in c.get("customMetadata") or []
+        if isinstance(m, Mapping) and isinstance(m.get("stringValue"), str)
+    }
+    if not uri:
+        uri = next((custom[k] for k in _URL_KEYS if custom.get(k)), None)
+    if not title:
+        store = c.get("fileSearchStore") or c.get("ragCorpus")
+        title = custom.get("title") or (f"{str(store).rsplit('/', 1)[-1]} (file search)" if store else None)
+    return title, uri
 
 
 def supports(meta: Mapping[str, Any], b: Builder) -> list[tuple[int, Any, Any, Any, str]]:

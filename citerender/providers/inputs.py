@@ -42,15 +42,16 @@ class Input:
 def read_input(path: str, provider: str | None = None) -> Input:
     """Read ``path`` (``-`` for stdin) once and say what it holds. ``provider`` (``--from``) names
     a response's format, or ``chatgpt-export``; without it a ``.json`` or ``.jsonl`` file is a
-    response (or a transcript, a list of them), any other file an answer."""
+    response (or a transcript, a list of them), and so is a ``.sse`` file or any file that reads
+    whole as server-sent events (a stream saved off the wire); any other file is an answer."""
     if is_export(path, provider):
         return Input("export", path)
     name = "<stdin>" if path == "-" else path
-    is_json = provider is not None or (path != "-" and path.lower().endswith((".json", ".jsonl")))
+    is_json = provider is not None or (path != "-" and path.lower().endswith((".json", ".jsonl", ".sse")))
     what = "response" if is_json else "answer"
     data = _stdin(what) if path == "-" else read_bytes(path, limit=MAX_INPUT_BYTES, what=what)
     text = decode_text(data, name, what)
-    if not is_json:
+    if not is_json and not _event_stream(text, name):
         return Input("answer", path, text=text)
     from .responses import read_json
     from .transcripts import is_transcript
@@ -59,6 +60,19 @@ def read_input(path: str, provider: str | None = None) -> Input:
 
     transcript = provider is None and not lines and is_transcript(value)  # JSON Lines are one response's events
     return Input("transcript" if transcript else "response", path, text=text, data=value)
+
+
+def _event_stream(text: str, name: str) -> bool:
+    """Is an answer file in fact a saved event stream? Only when every line is one of the
+    format's and every payload JSON: an answer that merely opens with ``data:`` stays an answer."""
+    from .sse import looks_like_sse, parse_sse
+
+    if not looks_like_sse(text):
+        return False
+    try:
+        return bool(parse_sse(text, name))
+    except CiterenderError:
+        return False
 
 
 def _stdin(what: str) -> bytes:

@@ -35,6 +35,7 @@ from . import (
     vertex_search,
 )
 from .common import Adapted, Builder
+from .sse import looks_like_sse, parse_sse
 
 __all__ = [
     "PROVIDERS",
@@ -317,17 +318,19 @@ def load_response(path: str | Path, provider: str | None = None, *, sources: Reg
 
 
 def parse_json(raw: str, name: str) -> Any:
-    """JSON, or JSON Lines (a stream of events); invalid JSON names its line."""
+    """JSON, or a stream of events (JSON Lines, or server-sent events); invalid JSON names its line."""
     return read_json(raw, name)[0]
 
 
 def read_json(raw: str, name: str) -> tuple[Any, bool]:
-    """The value, and whether it was read as JSON Lines."""
+    """The value, and whether it was read as a stream of events (JSON Lines or server-sent events)."""
     try:
         return json.loads(raw), False
     except RecursionError:
         raise CiterenderError("invalid JSON: nested too deeply", path=name) from None
     except json.JSONDecodeError as first:
+        if looks_like_sse(raw):
+            return parse_sse(raw, name), True
         try:
             return [json.loads(line) for line in raw.splitlines() if line.strip()], True
         except (json.JSONDecodeError, RecursionError):

@@ -1,0 +1,67 @@
+"""A streamed response saved as it came over the wire: server-sent events (``curl -N`` output, an
+HTTP recording's body), each ``data:`` payload one JSON event. Read per the WHATWG
+event-stream rules — ``field: value`` lines, a blank line ends an event, several ``data:`` lines
+of one event joined by newlines, ``:`` comments (OpenRouter's ``: OPENROUTER PROCESSING``) and the
+``event:``/``id:``/``retry:`` fields ignored — and OpenAI's ``data: [DONE]`` end mark skipped.
+What the events are (which provider, how they fold) is decided as for JSON Lines."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..errors import CiterenderError
+
+__all__ = ["looks_like_sse", "parse_sse"]
+
+_FIELD = re.compile(r"(data|event|id|retry)(?::|$)")
+_DONE = "[DONE]"
+
+
+def looks_like_sse(text: str) -> bool:
+    """Does the text open as an event stream (its first non-blank line a field or a comment,
+    and a ``data:`` line somewhere)? Cheap: decides whether :func:`parse_sse` is tried."""
+    head = text.lstrip("\ufeff\r\n")
+    return bool(head) and (head[0] == ":" or _FIELD.match(head) is not None) and "data:" in text
+
+
+def parse_sse(text: str, name: str) -> list[Any]:
+    """The JSON value of each event's data, in order; a payload that is not JSON is an error
+    naming its line, a line that is no field of the format too (so prose is never read as one)."""
+    events: list[Any] = []
+    data: list[str] = []
+    start = 0
+
+    def dispatch() -> None:
+        payload = "\n".join(data)
+        data.clear()
+        if not payload.strip() or payload.strip() == _DONE:
+            return
+        try:
+            events.append(json.loads(payload))
+        except (json.JSONDecodeError, RecursionError) as e:
+            raise CiterenderError(
+                f"event data is not JSON: {getattr(e, 'msg', 'nested too deeply')}", path=name, line=start
+            ) from None
+
+    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+        if not line:
+            dispatch()
+            continue
+        if line[0] == ":":
+            continue
+        field, _, value = line.partition(":")
+        if field not in ("data", "event", "id", "retry"):
+            raise CiterenderError(
+                f"not a server-sent event line: {line[:60]!r}",
+                path=name,
+                line=number,
+                hint="each line is 'data: …', 'event: …', 'id: …', 'retry: …', ': comment' or blank",
+            )
+        if field == "data":
+            if not data:
+                start = number
+            data.append(value[1:] if value.startswith(" ") else value)
+    dispatch()
+    return events
