@@ -48,6 +48,7 @@ SHAPES = {
     "gemini-google-search.sse": "gemini",
     "gemini-file-search.json": "gemini",
     "gemini-file-search-metadata.json": "gemini",
+    "gemini-thoughts-google-search.json": "gemini",
     "openrouter-web-search.json": "openai-chat",
     "openrouter-web-search.sse": "openai-chat",
 }
@@ -254,7 +255,7 @@ def _gemini_whole(data: Any) -> tuple[str, dict[str, Any]]:
     """A Gemini answer's text (a stream's parts added up) and the grounding metadata that has supports."""
     responses = data if isinstance(data, list) else [data]
     cands = [r["candidates"][0] for r in responses]
-    text = "".join(p.get("text", "") for c in cands for p in c["content"]["parts"])
+    text = "".join(p.get("text", "") for c in cands for p in c["content"]["parts"] if not p.get("thought"))
     metas = [c["groundingMetadata"] for c in cands if (c.get("groundingMetadata") or {}).get("groundingSupports")]
     return text, metas[-1] if metas else {}
 
@@ -265,9 +266,14 @@ def _expected_places(data: Any) -> list[str]:
     out: list[str] = []
     if isinstance(data, list) or "candidates" in data:  # Gemini, one response or its stream
         text, meta = _gemini_whole(data)
+        raw = text.encode("utf-8")
         for support in meta.get("groundingSupports") or []:
-            end = to_codepoints(text, support["segment"]["endIndex"], "utf8")
-            out.append(_before(text, after_last_word(text, end)))
+            seg = support["segment"]
+            start, end = seg.get("startIndex", 0), seg["endIndex"]
+            cited = seg["text"].encode("utf-8")
+            if raw[start:end] != cited:  # Google's span off its own text: the text decides
+                end = raw.index(cited, max(0, start - 8)) + len(cited)
+            out.append(_before(text, after_last_word(text, to_codepoints(text, end, "utf8"))))
     elif data.get("object") == "response":
         for item in data.get("output") or []:
             for part in item.get("content") or [] if item.get("type") == "message" else []:
@@ -299,7 +305,7 @@ def _expected_places(data: Any) -> list[str]:
     "name",
     ["openai-responses-web-search.json", "openai-responses-code-interpreter.json", "azure-responses-web-search-preview.json",
      "anthropic-web-search.json", "cohere-citations.json", "gemini-google-search.json", "gemini-google-search.sse",
-     "gemini-file-search.json"],
+     "gemini-file-search.json", "gemini-thoughts-google-search.json"],
 )  # fmt: skip
 def test_each_recorded_citation_sits_after_the_words_it_names(name: str) -> None:
     data = _data(name)
@@ -416,3 +422,15 @@ def test_recorded_openrouter_empty_spans_are_listed_each_once_and_linked(name: s
     assert [d.code for d in result.diagnostics] == ["CR510"] * 5  # each one said
     sources = BeautifulSoup(result.html, "html.parser").select(".citerender-bibliography li")
     assert len(sources) == 5 and set(urls) <= _links(result.html)
+
+
+def test_recorded_gemini_thoughts_are_neither_shown_nor_counted() -> None:
+    data = _data("gemini-thoughts-google-search.json")
+    parts = data["candidates"][0]["content"]["parts"]
+    thoughts = [p["text"] for p in parts if p.get("thought")]
+    assert len(thoughts) == 2
+    adapted = load_response(RECORDED / "gemini-thoughts-google-search.json")
+    text, places = _marker_places(adapted.text)
+    assert text == parts[-1]["text"] and all(t[:60] not in adapted.text for t in thoughts)
+    assert len(places) == 9  # every support placed in the answer, none clamped to a thought's length
+    assert [code for code, _ in adapted.notes] == ["CR503", "CR503"]  # Google's two long spans, repaired

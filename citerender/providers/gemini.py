@@ -4,7 +4,8 @@
 endIndex, text}`` with ``groundingChunkIndices`` and ``confidenceScores``).
 
 Segment offsets are **UTF-8 bytes** into the part's text, ``startIndex`` (and ``partIndex``)
-omitted when 0; each segment is checked against its ``text``. Web chunk URIs are redirect links
+omitted when 0; parts the model marks ``thought`` are its reasoning, neither shown nor counted;
+each segment is checked against its ``text``. Web chunk URIs are redirect links
 (``vertexaisearch.cloud.google.com/grounding-api-redirect/…``): the link is kept, and the chunk's
 title, which names the site, is shown as the source's domain. Every chunk and every page
 ``urlContextMetadata`` says was retrieved is a source (the consulted option lists those nothing
@@ -87,12 +88,23 @@ def supports(meta: Mapping[str, Any], b: Builder) -> list[tuple[int, Any, Any, A
     return out
 
 
+def _answer_texts(cand: Mapping[str, Any]) -> list[str]:
+    """The answer's text parts, in order: a part the model marks ``thought`` is its reasoning
+    (``includeThoughts``), not the answer, and segment offsets do not count it — Gemini 3 with a
+    tool gives ``[thought, toolCall, toolResponse, thought, answer]`` and offsets into the answer."""
+    return [
+        str(p.get("text", ""))
+        for p in (cand.get("content") or {}).get("parts") or []
+        if isinstance(p, Mapping) and "text" in p and not p.get("thought")
+    ]
+
+
 def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
     candidates = resp.get("candidates") or []
     if not candidates:
         return []
     cand = candidates[0]
-    parts = [str(p.get("text", "")) for p in (cand.get("content") or {}).get("parts") or [] if "text" in p]
+    parts = _answer_texts(cand)
     edits: dict[int, list[tuple[int, int, str]]] = {}
     readers = [SpanReader(t, "utf8") for t in parts]
     for part, start, end, text, marker in supports(cand.get("groundingMetadata") or {}, b):
@@ -137,11 +149,10 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     url_meta: Any = None
     for chunk in chunks:
         for cand in (chunk.get("candidates") or [])[:1]:
-            for k, part in enumerate((cand.get("content") or {}).get("parts") or []):
-                if "text" in part:
-                    while len(texts) <= k:
-                        texts.append("")
-                    texts[k] += str(part["text"])
+            for k, text in enumerate(_answer_texts(cand)):
+                while len(texts) <= k:
+                    texts.append("")
+                texts[k] += text
             if cand.get("groundingMetadata"):
                 meta = cand["groundingMetadata"]
             if cand.get("urlContextMetadata"):
