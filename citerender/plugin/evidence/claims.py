@@ -121,9 +121,8 @@ def _segments(flat: str) -> Iterator[tuple[int, str]]:
     previous = ""
     last = 0  # just after the previous citation group
     k = 0
-    for i, ch in enumerate(flat):
-        if ch != _PH:
-            continue
+    i = flat.find(_PH)
+    while i >= 0:
         j = bisect_right(ends, i) - 1  # the last sentence end at or before the group
         if j >= 0 and not flat[ends[j] : i].replace(_PH, "").strip():
             stop, start = ends[j], (ends[j - 1] if j >= 1 else 0)  # it follows a finished sentence
@@ -137,6 +136,7 @@ def _segments(flat: str) -> Iterator[tuple[int, str]]:
             words = previous  # right after another group, or alone in its block: the same claim
         yield k, words
         previous, last, k = words, i + 1, k + 1
+        i = flat.find(_PH, i + 1)
 
 
 def claims_of(tokens: Sequence[Token], st: CitationState) -> list[Claim]:

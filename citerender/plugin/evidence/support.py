@@ -110,34 +110,42 @@ class _Index:
 
     def best(self, claim: set[str], skip: set[str]) -> tuple[float, str, int, int] | None:
         """The best passage of one to three lines outside ``skip``: (share, source, first, last)."""
-        hits: Counter[tuple[str, int]] = Counter()
+        lines: list[tuple[str, int]] = []  # every line holding each word, counted once at the end
         for w in claim:
             if self.counts.get(w, 0) > 200:  # a word on every page says nothing of where the claim is
                 continue
             for sid, keys in self.postings.get(w, ()):
                 if sid not in skip:
-                    hits.update(keys)
-        best: tuple[float, str, int, int] | None = None
-        tried: set[tuple[str, int, int]] = set()  # neighbouring hits share windows: each is read once
-        shared: dict[tuple[str, int], set[str]] = {}  # the claim's words on each line looked at
+                    lines.extend(keys)
+        hits = Counter(lines)
         size = len(claim)
+        bit = {w: 1 << k for k, w in enumerate(claim)}  # a line's share of the claim as a bit mask
+        masks: dict[str, dict[int, int]] = {}  # neighbouring hits share lines: each is read once
+        best: tuple[float, str, int, int] | None = None
         for (sid, n), _ in hits.most_common(20):
             rows = self.lines[sid]
-            for a in range(max(0, n - 2), n + 1):
-                for b in range(n, min(len(rows), a + 3)):
-                    if (sid, a, b) in tried:
+            per = masks.setdefault(sid, {})
+            lo = max(0, n - 2)
+            near = []
+            for i in range(lo, min(len(rows), n + 3)):
+                m = per.get(i)
+                if m is None:
+                    m = 0
+                    for w in claim & rows[i]:
+                        m |= bit[w]
+                    per[i] = m
+                near.append(m)
+            k = n - lo
+            for a in range(max(0, k - 2), k + 1):  # every passage of one to three lines holding line n
+                found = 0
+                for b in range(a, min(len(near), a + 3)):
+                    found |= near[b]
+                    if b < k:
                         continue
-                    tried.add((sid, a, b))
-                    found: set[str] = set()
-                    for i in range(a, b + 1):
-                        on = shared.get((sid, i))
-                        if on is None:
-                            on = shared[sid, i] = claim & rows[i]
-                        found |= on
-                    share = len(found) / size if size else 1.0
+                    share = found.bit_count() / size if size else 1.0
                     # the best share; on a tie, the narrower passage
                     if best is None or share > best[0] + 1e-9 or (share > best[0] - 1e-9 and b - a < best[3] - best[2]):
-                        best = (share, sid, a + 1, b + 1)
+                        best = (share, sid, lo + a + 1, lo + b + 1)
         return best
 
 
