@@ -197,6 +197,31 @@ def test_a_chunk_called_plainly_safe_is_safe_whole(chunk: str) -> None:
         assert safe_end(chunk, fmt) == len(chunk)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=8).map("".join))
+def test_the_plain_part_of_a_chunk_is_never_more_than_safe_end_shows(chunk: str) -> None:
+    """The stream shows ``chunk[:k]`` of a plain chunk at once and holds the word after it (a
+    possible start of residue): never more than ``safe_end`` would show."""
+    from citerender.stream.holdback import plain_prefix, safe_end
+    from citerender.syntax.format import CitationFormat
+
+    fmt = CitationFormat()
+    k = plain_prefix(fmt)(chunk) if chunk else -1
+    if k >= 0:
+        assert k <= safe_end(chunk, fmt)
+
+
+def test_a_word_that_may_begin_residue_is_held_and_the_rest_shown() -> None:
+    from citerender.stream import StreamRenderer
+
+    sr = StreamRenderer(output="markdown")
+    assert sr.feed("Intro. The pric") == "Intro. The pri"  # "c…" may begin contentReference residue
+    assert sr.feed("e is con") == "ce is "  # a prefix of "contentReference": held
+    assert sr.feed("firmed.") == "confirmed."
+    assert sr.feed(" The con") == " The "
+    assert sr.feed("tentReference[oaicite:0]{index=0} end.") + sr.close() == " end."
+
+
 _WHOLE = (
     "\ue200cite\ue202turn0file1\ue201",
     "\ue200cite\ue202turn0file1\ue202L2-L3\ue201",

@@ -36,7 +36,7 @@ from ..rendering.heading_ids import SLUGS_KEY
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 from ..syntax.residue import clean_html
-from .holdback import plainly_safe, quick_end, safe_end
+from .holdback import plain_prefix, quick_end, safe_end
 from .html import HtmlSink
 from .markdown import MarkdownSink
 
@@ -92,6 +92,7 @@ class StreamRenderer:
             else MarkdownSink(opts.fmt, self._numbers, placeholder, self._diagnostics, opts.keep_code_residue)
         )
         self._prose = self._sink.prose if isinstance(self._sink, MarkdownSink) else None
+        self._plain_prefix = plain_prefix(self.fmt)
 
     def feed(self, chunk: str | bytes) -> str:
         """Add a chunk; return what can be shown now (possibly empty)."""
@@ -102,10 +103,16 @@ class StreamRenderer:
             return ""
         if self._blocks_only:  # HTML is written a whole block at a time, and no marker spans a
             return self._sink.write(text)  # line break: nothing needs holding back before that
-        if not self._pending and plainly_safe(text, self.fmt):
-            out = self._prose(text) if self._prose is not None else None  # prose mid-line: at once
-            return out if out is not None else self._sink.write(text, plain=True)
-        self._pending += text
+        whole = self._pending + text if self._pending else text
+        k = self._plain_prefix(whole)  # most chunks are prose: shown at once, a word that may begin a mark held
+        if k >= 0:
+            self._pending = whole[k:]
+            if k == 0:
+                return ""
+            part = whole[:k] if k < len(whole) else whole
+            out = self._prose(part) if self._prose is not None else None  # prose mid-line: in one step
+            return out if out is not None else self._sink.write(part, plain=True)
+        self._pending = whole
         safe = quick_end(self._pending, self.fmt)
         if safe is None:
             safe = safe_end(self._pending, self.fmt)

@@ -25,6 +25,10 @@ class BlockSplitter:
         self._fences = Fences()
 
     def feed(self, text: str) -> list[str]:
+        if self._blank_at is None and "\n" not in text:  # inside a line of a block: most chunks
+            if text:
+                self._cur.append(text)
+            return []
         blocks: list[str] = []
         if "\n" in text:  # the partial line is joined only when it ends
             first, *more = text.split("\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from ..syntax.escapes import OffsetMap, normalize_escapes
@@ -17,7 +18,7 @@ from ..syntax.patterns import open_copy_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import MAX_MARKER_BODY
 
-__all__ = ["WORD_START_TAILS", "plainly_safe", "quick_end", "safe_end"]
+__all__ = ["WORD_START_TAILS", "plain_prefix", "plainly_safe", "quick_end", "safe_end"]
 
 _ESCAPE_PREFIX = re.compile(
     r"(?:\\{1,2}(?:u(?:\{(?:[eE](?:2(?:0[0-6]?)?)?)?|[eE](?:2(?:0[0-6]?)?)?)?|U(?:0{0,4}(?:[eE](?:2(?:0[0-6]?)?)?)?)?)?"
@@ -51,10 +52,29 @@ def _special(fmt: CitationFormat) -> re.Pattern[str]:
     return re.compile("[" + re.escape(fmt.marker_chars + "\\&%:[\u3010\u3011\r") + "]")
 
 
-_LAST: tuple[CitationFormat | None, re.Pattern[str]] = (None, re.compile("$^"))
 #: the letters a copy-paste word or residue can have begun with at a chunk's end (``c``ontentReference,
 #: ``f``ilecite, ``e``ntity and every longer prefix): a chunk ending otherwise skips that search
 WORD_START_TAILS = frozenset("contentReference" + "filecite" + "entity")
+
+
+@lru_cache(maxsize=16)
+def plain_prefix(fmt: CitationFormat) -> Callable[[str], int]:
+    """For one format, its patterns bound (a stream asks it of every chunk): how much of a text
+    is plainly safe to show — all of it; all but a trailing word that may begin a copy-paste
+    word or residue (``pric`` + ``c``ontentReference…), held; or -1 when it holds a character or
+    word a mark, an escape or residue is written with, which :func:`safe_end` decides."""
+    special = _special(fmt).search
+    tail = _OPENING_TAIL.search
+
+    def prefix(text: str) -> int:
+        if special(text) is not None or "cite" in text or "entity" in text:
+            return -1
+        if text[-1:] not in WORD_START_TAILS:
+            return len(text)
+        m = tail(text, max(0, len(text) - 16))
+        return len(text) if m is None else m.start()
+
+    return prefix
 
 
 def plainly_safe(text: str, fmt: CitationFormat) -> bool:
@@ -62,17 +82,7 @@ def plainly_safe(text: str, fmt: CitationFormat) -> bool:
     :func:`safe_end` does? True only when it holds none of the characters marks, escapes,
     brackets, entities and residue are written with, no ``cite``/``entity``, and does not end with
     the start of a copy-paste word. A stream asks this for every chunk, most of which are prose."""
-    global _LAST
-    last_fmt, special = _LAST
-    if fmt is not last_fmt:  # the stream's format, every chunk: no hashing of it each time
-        special = _special(fmt)
-        _LAST = (fmt, special)
-    return (
-        special.search(text) is None
-        and "cite" not in text
-        and "entity" not in text
-        and (text[-1:] not in WORD_START_TAILS or _OPENING_TAIL.search(text, max(0, len(text) - 16)) is None)
-    )
+    return plain_prefix(fmt)(text) == len(text)
 
 
 @lru_cache(maxsize=16)

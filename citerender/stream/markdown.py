@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..diagnostics import Diagnostic
+from ..syntax.escapes import has_escape
 from ..syntax.format import RESERVED_RE, CitationFormat
 from ..syntax.marks import SEPARATOR_CONTEXT, ZWSP, joins_runs, needs_separator
+from ..syntax.patterns import patterns
 from ..syntax.residue import RESIDUE, has_residue
-from ..syntax.scanner import scan
+from ..syntax.scanner import may_hold_copy_paste, scan
 from ..syntax.types import MarkKind
 from .code import CodeSpans, Fences, may_open_fence
 
@@ -50,10 +52,15 @@ class MarkdownSink:
         self._open_cut = False  # a removal at the very end of what was written
         self._plain_text = False  # what is being written holds no mark (the front said so)
         self._line_blank_in = True  # nothing but blanks on the input's current line yet
+        self._deferred: list[str] = []  # prose chunks shown, their bookkeeping not done yet
+        self._mid = False  # inside a line begun, no fence, code span or cut open
+        self._triggers = patterns(fmt).trigger_chars
 
     def write(self, text: str, *, plain: bool = False) -> str:
         """``plain``: the front found no character a mark, an escape or residue is written with
         in ``text`` (what was held from before is read as usual)."""
+        if self._deferred:
+            self._catch_up()
         self._plain_text = plain
         out: list[str] = []
         pos = 0
@@ -62,22 +69,36 @@ class MarkdownSink:
             piece = text[pos : nl + 1] if nl != -1 else text[pos:]
             pos += len(piece)
             self._piece(piece, out)
+        self._mid = (
+            bool(self._head)
+            and not self._line
+            and self._fences.open is None
+            and not self._open_cut
+            and not self._spans.holding
+        )  # what prose() asks of every chunk, known until the next write
         return "".join(out)
 
     def prose(self, text: str) -> str | None:
-        """``text`` (which :func:`~citerender.stream.holdback.plainly_safe` passed) written at once
+        """``text`` (plain: :func:`~citerender.stream.holdback.plain_prefix` passed it) written at once
         when it is prose inside a line already begun, with no fence, code span or cut open: most
         chunks of a stream, in one call. None otherwise (the stream then writes it the long way)."""
-        if not self._head or self._line or self._fences.open is not None or self._open_cut or self._spans.holding:
-            return None
-        if "\n" in text or "`" in text or text[-1:] == "\\":
+        if not self._mid or "\n" in text or "`" in text or text[-1:] == "\\":
             return None
         self._plain_text = True
-        return self._mid_line(text)
+        self._deferred.append(text)  # shown now; what it changes (none of the above) read later
+        return text
+
+    def _catch_up(self) -> None:
+        """The bookkeeping of the prose chunks shown since the last write, in one step: it is the
+        same for their text joined (a line's head, its context and tail only grow by it), and a
+        token-by-token stream pays it once per run of prose instead of once per token."""
+        text = "".join(self._deferred)
+        self._deferred.clear()
+        self._mid_line(text)
 
     def _mid_line(self, text: str) -> str:
         """Plain text inside a line already begun (no fence to read, no code span, no cut open):
-        what :meth:`_piece` would do with it, without its steps — most chunks of a stream."""
+        what :meth:`_piece` would do with it, without its steps."""
         room = _HEAD - len(self._head)
         if room > 0:
             self._head += text[:room]
@@ -92,6 +113,9 @@ class MarkdownSink:
         return text
 
     def close(self) -> str:
+        if self._deferred:
+            self._catch_up()
+        self._mid = False
         out: list[str] = []
         if self._line:
             self._text("".join(self._line), out, plain=False)
@@ -147,7 +171,7 @@ class MarkdownSink:
     def _write(self, text: str, code: list[tuple[int, int]], out: list[str], *, plain: bool) -> None:
         """Decided text, ``code`` its code ranges: each citation becomes its placeholder, other
         marks go; in code only the invisible characters go."""
-        if plain:  # nothing to scan: as it is (a cut still open waits for its next character)
+        if plain or self._unmarked(text):  # nothing to scan: as it is (a cut still open waits for its next character)
             self._context = (self._context + text)[-_CONTEXT:]
             out.append(self._join_at_cuts(text, []))
             self._note_line(text)
@@ -192,6 +216,17 @@ class MarkdownSink:
         self._context = (self._context + text)[-_CONTEXT:]
         out.append(self._join_at_cuts("".join(pieces), cuts))
         self._note_line(text)
+
+    def _unmarked(self, text: str) -> bool:
+        """Would :func:`scan` find nothing in ``text``, and does it hold no percent-encoded residue?
+        (The scanner's own tests, without its set-up: the front sends every chunk holding a ``:``
+        or ``[`` here, and most of them are prose.)"""
+        return (
+            "%" not in text
+            and self._triggers.search(text) is None
+            and not has_escape(text)
+            and not may_hold_copy_paste(text, self.fmt)
+        )
 
     def _opens_line(self, text: str, at: int) -> bool:
         """Does ``text[at]`` stand at the start of its line, after blanks only, in the input (as
