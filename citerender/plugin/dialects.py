@@ -73,6 +73,8 @@ def holds_form(dialect: str, text: str) -> bool:
 def dialect_hint(text: str) -> str | None:
     """What to tell the reader of a report when an answer that cites nothing writes one of these
     forms (it is not read as one unless asked: ``[1]`` is often just text)."""
+    if "[" not in text and "$$" not in text and "\u3010" not in text:  # every form needs one of them
+        return None
     for dialect, form in _FORMS.items():
         m = form.search(text) if may_hold(dialect, text) else None
         if m is not None:

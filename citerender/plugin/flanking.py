@@ -14,6 +14,7 @@ other attribute read of that state (a tenth of the inline parse, measured).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -32,10 +33,11 @@ def add_flanking_rule(md: MarkdownIt, markers: str) -> None:
     chars = frozenset(markers)
     cls = state_class(chars)
     inline = md.inline
+    marked = re.compile("[" + re.escape("".join(sorted(chars))) + "]").search
 
     def parse(src: str, md: MarkdownIt, env: Any, tokens: list[Token]) -> list[Token]:
         # markdown-it's ParserInline.parse, with the state class chosen by the text
-        state = (cls if any(c in src for c in chars) else StateInline)(src, md, env, tokens)
+        state = (StateInline if marked(src) is None else cls)(src, md, env, tokens)
         inline.tokenize(state)
         for rule in inline.ruler2.getRules(""):
             rule(state)
