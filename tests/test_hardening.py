@@ -68,7 +68,7 @@ GROWTH: dict[str, tuple[Callable[[int], Callable[[], object]], int]] = {
     "streamed HTML, one long line": (lambda n: lambda: _stream("html", "word " * n), 8_000),
     "streamed Markdown, a growing bare anchor": (lambda n: lambda: _stream("markdown", "x " + D + "a" * n), 40_000),
     "streamed Markdown, one long line": (lambda n: lambda: _stream("markdown", "word `code` " * n), 10_000),
-    "units of deeply nested HTML": (lambda n: lambda: html_to_lines("<div>" * n + "<p>x</p>" * n), 2_000),
+    "units of deeply nested HTML": (lambda n: lambda: html_to_lines("<div>" * n + "<p>x</p>" * n), 1_000),
     "entity[ then many [": (lambda n: lambda: strip_citations("entity[" + "[" * n), 50_000),
     "a sources file of many sources": (lambda n: _sources_file(n), 1_000),
     # round three: the stream's code-span tracker and bare-anchor hold, the exports' nesting bound
@@ -79,7 +79,7 @@ GROWTH: dict[str, tuple[Callable[[int], Callable[[], object]], int]] = {
     ),
     "Markdown export of nested brackets": (
         lambda n: lambda: _export("[" * n + "x" + "](https://e.example/)" * n),
-        2_000,
+        1_000,
     ),
 }
 
