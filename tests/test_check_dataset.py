@@ -98,7 +98,7 @@ def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], Path, Path]:
     tmp = tmp_path_factory.mktemp("big")
-    records = dataset(10_000)
+    records = dataset(3_500)  # three whole batches of 1,000 and a part one
     data = write_jsonl(tmp / "answers.jsonl", records)
     check_dataset(data, tmp / "results.jsonl", group_by=["model"])
     return records, data, tmp / "results.jsonl"
