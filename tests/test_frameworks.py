@@ -483,3 +483,39 @@ def test_mistral_documented_web_search_conversation() -> None:
     titles = [li.select_one(".citerender-ref-title").get_text() for li in soup.select(".citerender-references li")]
     assert titles == [ref["title"] for ref in refs]
     assert [d.code for d in r.diagnostics] == ["CR303"]  # before the final period, as Mistral put it: said
+
+
+# -- LangChain.js messages and annotations LangChain does not standardise -------------------------
+
+
+def test_langchain_js_citations_use_utf16_offsets_and_other_annotations_are_reported() -> None:
+    from citerender.providers import adapt as adapt_response
+
+    text = "Rocket 🚀🚀🚀 launch on Friday. Weather is clear."
+    end = len("Rocket 🚀🚀🚀 launch on Friday.".encode("utf-16-le")) // 2  # JavaScript string offsets
+    message = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "messages", "AIMessage"],
+        "kwargs": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": text,
+                    "annotations": [
+                        {"type": "citation", "url": "https://launch.example/", "title": "Launch", "startIndex": 0,
+                         "endIndex": end, "citedText": "The launch is set for Friday."},
+                        {"type": "non_standard_annotation", "value": {"type": "url_citation", "url": "https://wx.example/"}},
+                    ],
+                }
+            ]
+        },
+    }  # fmt: skip
+    a = adapt_response(message, "langchain")
+    before = a.text.partition("\ue200")[0]
+    assert before == "Rocket 🚀🚀🚀 launch on Friday."  # read as code points it would end inside "Weather"
+    assert [c for c, _ in a.notes] == ["CR507"] and "non_standard_annotation" in a.notes[0][1]
+    html = render(a.text, registry=a.registry, style="hovercard").html
+    links = {x["href"] for x in BeautifulSoup(html, "html.parser").find_all("a", href=True)}
+    assert {"https://launch.example/", "https://wx.example/"} <= links  # the unknown type's URL kept
+    assert "The launch is set for Friday." in html  # LangChain.js's citedText quoted in the card

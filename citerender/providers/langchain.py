@@ -1,14 +1,16 @@
 """LangChain v1 standard content blocks (documentation of 2025-10): an AI message's
 ``content_blocks`` (or ``content``) as ``{"type": "text", "text", "annotations": [{"type":
-"citation", "url", "title", "start_index", "end_index", "cited_text"}]}``; a serialised message
-(``{"lc": 1, "kwargs": {...}}``) and a list of streamed chunks (blocks merged by ``index``) too."""
+"citation", "url", "title", "start_index", "end_index", "cited_text"}]}`` (LangChain.js writes
+``startIndex``/``endIndex``/``citedText``, offsets in UTF-16 code units); a serialised message
+(``{"lc": 1, "kwargs": {...}}``) and a list of streamed chunks (blocks merged by ``index``) too. An
+annotation of another type (``non_standard_annotation``) is reported (CR507), its URL kept."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits
+from .common import Builder, insert_edits, unknown_annotation
 from .offsets import SpanReader
 
 __all__ = ["collect_chunks", "message", "unwrap"]
@@ -31,10 +33,17 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
         if not isinstance(block, Mapping) or block.get("type") != "text":
             continue
         text = str(block.get("text", ""))
-        reader = SpanReader(text, "codepoint")
+        readers = {"codepoint": SpanReader(text, "codepoint"), "utf16": SpanReader(text, "utf16")}
         edits = []
         for ann in block.get("annotations") or []:
-            if not isinstance(ann, Mapping) or ann.get("type") != "citation":
+            if not isinstance(ann, Mapping):
+                continue
+            start, end, cited, unit = _span(ann)
+            if ann.get("type") != "citation":  # LangChain's non_standard_annotation and any newer type
+                marker = unknown_annotation(str(ann.get("type")), ann, b)
+                if marker is not None:
+                    at = b.place(readers[unit], start, end, None) if end is not None else len(text.rstrip())
+                    edits.append((at, at, marker))
                 continue
             if not (ann.get("url") or ann.get("title")):
                 b.note(("CR505", "a citation annotation names neither URL nor title: left out"))
@@ -42,16 +51,20 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
             sid = b.source(
                 f"url:{ann.get('url') or ann.get('title')}", "search", title=ann.get("title"), url=ann.get("url")
             )
-            cited = ann.get("cited_text")
             loc = b.add_line(sid, cited) if isinstance(cited, str) and cited.strip() else None
-            at = (
-                b.place(reader, ann.get("start_index"), ann.get("end_index"), None)
-                if ann.get("end_index") is not None
-                else len(text.rstrip())
-            )
+            at = b.place(readers[unit], start, end, None) if end is not None else len(text.rstrip())
             edits.append((at, at, b.marker(sid, loc)))
         out.append(insert_edits(text, edits))
     return ["".join(out)]
+
+
+def _span(ann: Mapping[str, Any]) -> tuple[Any, Any, Any, str]:
+    """``(start, end, cited text, unit)``: Python's ``start_index``/``end_index``/``cited_text`` in
+    code points, or LangChain.js's ``startIndex``/``endIndex``/``citedText`` in UTF-16 code units
+    (JavaScript string offsets)."""
+    if "end_index" in ann or "start_index" in ann or "cited_text" in ann:
+        return ann.get("start_index"), ann.get("end_index"), ann.get("cited_text"), "codepoint"
+    return ann.get("startIndex"), ann.get("endIndex"), ann.get("citedText"), "utf16"
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
