@@ -87,3 +87,14 @@ def test_a_recorded_stream_with_crlf_line_ends_reads_every_event() -> None:
     assert b"\r\n" in raw  # as Google sent it
     events = parse_sse(raw.decode("utf-8"), "gemini-google-search.sse")
     assert len(events) == raw.count(b"data: ") == 10
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "looks"),
+    [("gemini-google-search.sse", "anthropic", "gemini"), ("openrouter-web-search.sse", "gemini", "openai-chat")],
+)
+def test_a_wrong_from_on_a_stream_names_what_its_events_look_like(name: str, wrong: str, looks: str) -> None:
+    # the hint was read from the events folded the wrong way, which look like nothing
+    done = run_cli("render", FIXTURES / "providers" / "recorded" / name, "--from", wrong, "-o", "-")
+    assert done.returncode != 0
+    assert f"the {wrong} response holds no text (it looks like {looks}: pass --from {looks})" in done.stderr

@@ -278,6 +278,7 @@ def adapt(
     data = clean_data(data, surrogates)  # once, where the response enters
     if surrogates:
         b.note(("CR114", f"lone surrogates replaced by U+FFFD in {', '.join(dict.fromkeys(surrogates))[:200]}"))
+    given = data  # what the file looks like is told from it, not from its events folded the wrong way
     try:
         if isinstance(data, list):
             data = collect_events(data, provider)
@@ -289,12 +290,12 @@ def adapt(
         detail = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
         raise CiterenderError(
             f"the {provider} response has an unexpected shape ({detail})",
-            hint=_looks_like(data, provider)
+            hint=_looks_like(given, provider)
             or "pass the response exactly as the provider returned it (JSON, or JSON Lines of events)",
         ) from None
     text = "\n\n".join(p for p in parts if p)
     if not text.strip():
-        raise CiterenderError(f"the {provider} response holds no text", hint=_looks_like(data, provider))
+        raise CiterenderError(f"the {provider} response holds no text", hint=_looks_like(given, provider))
     return Adapted(text, registry, b.notes)
 
 
