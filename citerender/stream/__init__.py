@@ -109,7 +109,7 @@ class StreamRenderer:
             self._pending = whole[k:]
             if k == 0:
                 return ""
-            part = whole[:k] if k < len(whole) else whole
+            part = whole[:k]
             out = self._prose(part) if self._prose is not None else None  # prose mid-line: in one step
             return out if out is not None else self._sink.write(part, plain=True)
         self._pending = whole
