@@ -40,6 +40,8 @@ def test_fields_comments_multiline_data_and_the_done_mark() -> None:
         'data:{"b": 2}\n\ndata: [DONE]\n\n'
     )
     assert parse_sse(text, "s") == [{"a": 1}, {"b": 2}]  # one space after the colon is the separator, no more
+    raw = 'data: {"text": "one\u2028two\x85three"}\n\n'  # JSON may hold these raw: no line ends here
+    assert parse_sse(raw, "s") == [{"text": "one\u2028two\x85three"}]
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from ..errors import CiterenderError
 __all__ = ["looks_like_sse", "parse_sse"]
 
 _FIELD = re.compile(r"(data|event|id|retry)(?::|$)")
+_LINE_END = re.compile(r"\r\n|\r|\n")  # the format's only line ends (JSON may hold a raw U+2028)
 _DONE = "[DONE]"
 
 
@@ -45,7 +46,7 @@ def parse_sse(text: str, name: str) -> list[Any]:
                 f"event data is not JSON: {getattr(e, 'msg', 'nested too deeply')}", path=name, line=start
             ) from None
 
-    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+    for number, line in enumerate(_LINE_END.split(text.lstrip("\ufeff")), 1):
         if not line:
             dispatch()
             continue
