@@ -519,3 +519,23 @@ def test_langchain_js_citations_use_utf16_offsets_and_other_annotations_are_repo
     links = {x["href"] for x in BeautifulSoup(html, "html.parser").find_all("a", href=True)}
     assert {"https://launch.example/", "https://wx.example/"} <= links  # the unknown type's URL kept
     assert "The launch is set for Friday." in html  # LangChain.js's citedText quoted in the card
+
+
+def test_a_mistral_reference_after_a_space_moves_before_it_in_any_marker_format() -> None:
+    from citerender.providers import adapt as adapt_response
+    from citerender.syntax.format import CitationFormat
+
+    fmt = CitationFormat(start="\u27e6", stop="\u27e7", delimiter="\u2016")
+    resp = {
+        "object": "chat.completion",
+        "choices": [{"message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Renewals need approval. "},
+            {"type": "reference", "reference_ids": [0]},
+            {"type": "text", "text": "Then they are filed."},
+        ]}}],
+    }  # fmt: skip
+    for f in (None, fmt):
+        a = adapt_response(resp, "mistral", fmt=f) if f else adapt_response(resp, "mistral")
+        start = (f or CitationFormat()).start
+        assert a.text.startswith(f"Renewals need approval.{start}"), a.text  # ``week.[1] ``, not ``week. [1]``
+        assert a.text.endswith(" Then they are filed.")

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..syntax.format import CitationFormat
 from .common import Builder
 
 __all__ = ["chat", "collect_chunks"]
@@ -62,12 +63,13 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
                 meta={"tool": chunk.get("tool") or chunk.get("source")},
             )
             out.append(b.fmt.marker(sid))
-    return [_attach("".join(out))]
+    return [_attach("".join(out), b.fmt)]
 
 
-def _attach(text: str) -> str:
-    """A marker after a space (``week. [1]``) moves before it (``week.[1] ``)."""
-    return re.sub(r"([ \t]+)(\ue200[^\ue201]*\ue201)", r"\2\1", text)
+def _attach(text: str, fmt: CitationFormat) -> str:
+    """A marker after a space (``week. [1]``) moves before it (``week.[1] ``), in the answer's format."""
+    start, stop = re.escape(fmt.start), re.escape(fmt.stop)
+    return re.sub(rf"([ \t]+)({start}[^{stop}]*{stop})", r"\2\1", text)
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
