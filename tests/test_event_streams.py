@@ -100,3 +100,42 @@ def test_a_wrong_from_on_a_stream_names_what_its_events_look_like(name: str, wro
     done = run_cli("render", FIXTURES / "providers" / "recorded" / name, "--from", wrong, "-o", "-")
     assert done.returncode != 0
     assert f"the {wrong} response holds no text (it looks like {looks}: pass --from {looks})" in done.stderr
+
+
+def _frame(headers: dict[str, str], payload: bytes) -> bytes:
+    """One AWS event-stream message (string headers), built as the format defines it."""
+    import struct
+    import zlib
+
+    head = b"".join(
+        bytes([len(k)]) + k.encode() + b"\x07" + struct.pack(">H", len(v.encode())) + v.encode()
+        for k, v in headers.items()
+    )
+    total = 16 + len(head) + len(payload)
+    prelude = struct.pack(">II", total, len(head))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    body = prelude + head + payload
+    return body + struct.pack(">I", zlib.crc32(body))
+
+
+def test_a_bedrock_binary_stream_renders_whatever_the_file_is_called(tmp_path: Path) -> None:
+    recorded = (FIXTURES / "providers" / "recorded" / "bedrock-converse-document-char.eventstream").read_bytes()
+    saved = tmp_path / "body.bin"
+    saved.write_bytes(recorded)
+    done = run_cli("render", saved, "--style", "hovercard", "-o", tmp_path / "page.html")
+    assert done.returncode == 0, done.stderr
+    page = BeautifulSoup((tmp_path / "page.html").read_text(encoding="utf-8"), "html.parser")
+    assert "Consult with your manager for details." in page.get_text()  # the document's words in a card
+    assert page.select(".citerender-cite")
+
+
+def test_an_aws_exception_in_the_stream_is_the_error() -> None:
+    from citerender.providers.eventstream import parse_eventstream
+
+    ok = _frame({":message-type": "event", ":event-type": "messageStart"}, b'{"role": "assistant"}')
+    err = _frame(
+        {":message-type": "exception", ":exception-type": "throttlingException"}, b'{"message": "Too many requests"}'
+    )
+    assert parse_eventstream(ok, "s") == [{"messageStart": {"role": "assistant"}}]
+    with pytest.raises(CiterenderError, match=r"throttlingException.*Too many requests"):
+        parse_eventstream(ok + err, "s")

@@ -17,6 +17,7 @@ from conftest import FIXTURES
 from citerender import render
 from citerender.providers import adapt, detect_provider, load_response
 from citerender.providers.common import LINK_SPAN
+from citerender.providers.eventstream import looks_like_eventstream, parse_eventstream
 from citerender.providers.offsets import after_last_word, to_codepoints
 from citerender.providers.responses import parse_json
 from citerender.rendering.exports.markdown import to_markdown
@@ -51,12 +52,19 @@ SHAPES = {
     "gemini-thoughts-google-search.json": "gemini",
     "openrouter-web-search.json": "openai-chat",
     "openrouter-web-search.sse": "openai-chat",
+    "bedrock-converse-document-char.json": "bedrock-converse",
+    "bedrock-converse-document-char.eventstream": "bedrock-converse",
+    "bedrock-converse-document-chunk.json": "bedrock-converse",
+    "bedrock-converse-document-page.json": "bedrock-converse",
 }
 MARK = DEFAULT_FORMAT.start
 
 
 def _data(name: str) -> Any:
-    return parse_json((RECORDED / name).read_text(encoding="utf-8"), name)
+    raw = (RECORDED / name).read_bytes()
+    if looks_like_eventstream(raw):
+        return parse_eventstream(raw, name)
+    return parse_json(raw.decode("utf-8"), name)
 
 
 def _marker_places(text: str) -> tuple[str, list[int]]:
@@ -97,7 +105,7 @@ def test_every_url_the_recording_gives_is_linked_or_reported(name: str) -> None:
     adapted = load_response(RECORDED / name)
     html = render(adapted.text, adapted.registry, consulted=True).html
     linked = _links(html)
-    raw = (RECORDED / name).read_text(encoding="utf-8")
+    raw = (RECORDED / name).read_bytes().decode("utf-8", "replace")
     urls = {sid: adapted.registry[sid].url for sid in adapted.registry}
     unread = [m for code, m in adapted.notes if code == "CR511"]
     assert urls or unread  # a page read is a source; one that could not be read is said
@@ -434,3 +442,57 @@ def test_recorded_gemini_thoughts_are_neither_shown_nor_counted() -> None:
     assert text == parts[-1]["text"] and all(t[:60] not in adapted.text for t in thoughts)
     assert len(places) == 9  # every support placed in the answer, none clamped to a thought's length
     assert [code for code, _ in adapted.notes] == ["CR503", "CR503"]  # Google's two long spans, repaired
+
+
+def _converse_cited(data: Any) -> tuple[str, list[tuple[str, str]]]:
+    """A Converse answer's text and, for each citation, the words it follows and its cited text
+    (a ConverseStream's events folded: a block's text deltas joined, its citation deltas kept)."""
+    if isinstance(data, list):
+        blocks: dict[int, dict[str, Any]] = {}
+        for e in data:
+            d = e.get("contentBlockDelta")
+            if d:
+                b = blocks.setdefault(d["contentBlockIndex"], {"text": "", "cites": []})
+                b["text"] += d["delta"].get("text", "")
+                if "citation" in d["delta"]:
+                    b["cites"].append(d["delta"]["citation"])
+        parts = [(b["text"], b["cites"]) for _, b in sorted(blocks.items())]
+    else:
+        parts = []
+        for block in data["output"]["message"]["content"]:
+            if "text" in block:
+                parts.append((block["text"], []))
+            else:
+                cc = block["citationsContent"]
+                parts.append(("".join(c["text"] for c in cc["content"]), cc["citations"]))
+    text, out = "", []
+    for piece, cites in parts:
+        text += piece
+        out.extend((_before(text, after_last_word(text, len(text))), c["sourceContent"][0]["text"]) for c in cites)
+    return text, out
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SHAPES if n.startswith("bedrock-converse")))
+def test_recorded_converse_citations_follow_their_blocks_and_quote_their_documents(name: str) -> None:
+    adapted = load_response(RECORDED / name)
+    text, cited = _converse_cited(_data(name))
+    stripped, places = _marker_places(adapted.text)
+    assert stripped == text and cited  # nothing but markers added
+    assert [_before(stripped, p) for p in places] == [words for words, _ in cited]
+    cards = " ".join(
+        c.get_text(" ") for c in BeautifulSoup(render(adapted.text, adapted.registry, style="hovercard").html, "html.parser").select(".citerender-card")
+    )  # fmt: skip
+    for _, quote in cited:
+        assert " ".join(quote.split()) in " ".join(cards.split())  # the document's words, in the card
+
+
+def test_a_damaged_event_stream_is_named_not_read() -> None:
+    from citerender.errors import CiterenderError
+
+    raw = bytearray((RECORDED / "bedrock-converse-document-char.eventstream").read_bytes())
+    raw[200] ^= 0xFF  # one byte of the second message flipped
+    with pytest.raises(CiterenderError, match=r"message at byte \d+ is damaged"):
+        parse_eventstream(bytes(raw), "x.eventstream")
+    whole = (RECORDED / "bedrock-converse-document-char.eventstream").read_bytes()
+    with pytest.raises(CiterenderError, match="cut short"):
+        parse_eventstream(whole[:-3], "x.eventstream")  # a body saved before the stream ended

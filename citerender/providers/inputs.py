@@ -43,13 +43,18 @@ def read_input(path: str, provider: str | None = None) -> Input:
     """Read ``path`` (``-`` for stdin) once and say what it holds. ``provider`` (``--from``) names
     a response's format, or ``chatgpt-export``; without it a ``.json`` or ``.jsonl`` file is a
     response (or a transcript, a list of them), and so is a ``.sse`` file or any file that reads
-    whole as server-sent events (a stream saved off the wire); any other file is an answer."""
+    whole as server-sent events, or AWS's binary event stream (a stream saved off the wire); any
+    other file is an answer."""
     if is_export(path, provider):
         return Input("export", path)
     name = "<stdin>" if path == "-" else path
     is_json = provider is not None or (path != "-" and path.lower().endswith((".json", ".jsonl", ".sse")))
     what = "response" if is_json else "answer"
     data = _stdin(what) if path == "-" else read_bytes(path, limit=MAX_INPUT_BYTES, what=what)
+    from .eventstream import looks_like_eventstream, parse_eventstream
+
+    if looks_like_eventstream(data):  # a Bedrock stream's binary body, whatever the file is called
+        return Input("response", path, data=parse_eventstream(data, name))
     text = decode_text(data, name, what)
     if not is_json and not _event_stream(text, name):
         return Input("answer", path, text=text)

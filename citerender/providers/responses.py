@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import CiterenderError
 from ..options import PROVIDERS
 from ..sources.clean import clean_data
-from ..sources.files import MAX_INPUT_BYTES, read_text_file
+from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
 from ..sources.model import Registry
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from . import (
@@ -35,6 +35,7 @@ from . import (
     vertex_search,
 )
 from .common import Adapted, Builder
+from .eventstream import looks_like_eventstream, parse_eventstream
 from .sse import looks_like_sse, parse_sse
 
 __all__ = [
@@ -310,8 +311,14 @@ def _looks_like(data: Any, provider: str) -> str | None:
 
 
 def load_response(path: str | Path, provider: str | None = None, *, sources: Registry | None = None) -> Adapted:
-    """Read a saved response (JSON, or JSON Lines of streaming events) and adapt it."""
-    data = parse_json(read_text_file(path, limit=MAX_INPUT_BYTES, what="response"), str(path))
+    """Read a saved response (JSON, or its streaming events: JSON Lines, server-sent events, AWS's
+    binary event stream) and adapt it."""
+    raw = read_bytes(path, limit=MAX_INPUT_BYTES, what="response")
+    data = (
+        parse_eventstream(raw, str(path))
+        if looks_like_eventstream(raw)
+        else parse_json(decode_text(raw, str(path), "response"), str(path))
+    )
     try:
         return adapt(data, provider, sources=sources)
     except CiterenderError as e:
