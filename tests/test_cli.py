@@ -69,6 +69,24 @@ def test_strip_removes_every_form_from_stdin() -> None:
     assert_no_marker(r.stdout)
 
 
+@pytest.mark.parametrize(
+    "name", ["openrouter-web-search.json", "gemini-google-search.sse", "bedrock-converse-document-char.eventstream"]
+)
+def test_strip_of_a_saved_response_gives_its_answer_without_citations(name: str) -> None:
+    import re
+
+    from conftest import FIXTURES
+
+    from citerender.providers import load_response
+
+    path = FIXTURES / "providers" / "recorded" / name
+    r = run("strip", str(path))
+    assert r.returncode == 0, r.stderr
+    answer = re.sub("\ue200[^\ue201]*\ue201", "", load_response(path).text)  # the answer, its markers cut out
+    assert " ".join(r.stdout.split()) == " ".join(answer.split())  # (it printed the response's own text before)
+    assert_no_marker(r.stdout)
+
+
 def test_render_fragment_and_page(tmp_path: Path) -> None:
     out = tmp_path / "page.html"
     r = run(

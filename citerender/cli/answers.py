@@ -40,9 +40,15 @@ class AnswerInput:
         return in_file(diagnostics, self.first_line)
 
 
-def read_answer(path: str) -> str:
-    """The text of an answer file, or of standard input for ``-`` (bounded, decoded, not empty)."""
-    return _not_empty(read_input(path).text, path)
+def read_answer(path: str) -> tuple[str, Registry | None]:
+    """The text of an answer file, or of standard input for ``-`` (bounded, decoded, not empty);
+    for a saved provider response (JSON, its events, SSE, a Bedrock binary stream), the answer it
+    holds and its sources — not the response's own text, which has no answer in it as written."""
+    src = read_input(path)
+    if src.kind == "answer":
+        return _not_empty(src.text, path), None
+    got = answer_input(argparse.Namespace(from_=None, sources=None), src)
+    return got.text, got.registry
 
 
 def _not_empty(text: str, path: str) -> str:

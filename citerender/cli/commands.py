@@ -159,7 +159,8 @@ def cmd_strip(a: argparse.Namespace) -> int:
     from ..rendering.exports.parsed import parse_answer
 
     _refuse_overwriting_inputs(a.output, a.answer)
-    out = to_stripped(parse_answer(read_answer(a.answer), dialect=getattr(a, "dialect", None)))
+    text, registry = read_answer(a.answer)
+    out = to_stripped(parse_answer(text, registry, dialect=getattr(a, "dialect", None)))
     if a.output:
         write_atomic(a.output, out)
     else:
