@@ -47,8 +47,25 @@ def read_answer(path: str) -> tuple[str, Registry | None]:
     src = read_input(path)
     if src.kind == "answer":
         return _not_empty(src.text, path), None
-    got = answer_input(argparse.Namespace(from_=None, sources=None), src)
+    got = _adapted(src, None, None)
     return got.text, got.registry
+
+
+def _adapted(src: Input, provider: str | None, sources: str | None) -> AnswerInput:
+    """The answer a saved response (or transcript) holds, adapted; a chat export is refused."""
+    if src.kind == "export":
+        raise CiterenderError(
+            "this is a chat export: it holds many answers", path=src.path,
+            hint="citerender build EXPORT OUT renders and checks every conversation",
+        )  # fmt: skip
+    from ..providers import adapt
+
+    try:
+        adapted = adapt(src.data, provider, sources=load_registry(sources) if sources else None)
+    except CiterenderError as e:
+        raise CiterenderError(e.message, path=src.name, hint=e.hint) from None
+    notes = [Diagnostic.make(code, message) for code, message in adapted.notes]
+    return AnswerInput(adapted.text, adapted.registry, notes)
 
 
 def _not_empty(text: str, path: str) -> str:
@@ -73,22 +90,8 @@ def answer_input(a: argparse.Namespace, src: Input) -> AnswerInput:
     what its citations name by id, as Mistral's do). A Markdown answer's front matter is not part
     of the answer: its sources are used when --sources is not given (inline, a path, or a
     ``NAME.sources.*`` sidecar)."""
-    if src.kind == "export":
-        raise CiterenderError(
-            "this is a chat export: it holds many answers", path=src.path,
-            hint="citerender build EXPORT OUT renders and checks every conversation",
-        )  # fmt: skip
-    if src.kind in ("response", "transcript"):
-        from ..providers import adapt
-
-        try:
-            adapted = adapt(
-                src.data, getattr(a, "from_", None), sources=load_registry(a.sources) if a.sources else None
-            )
-        except CiterenderError as e:
-            raise CiterenderError(e.message, path=src.name, hint=e.hint) from None
-        notes = [Diagnostic.make(code, message) for code, message in adapted.notes]
-        return AnswerInput(adapted.text, adapted.registry, notes)
+    if src.kind != "answer":
+        return _adapted(src, getattr(a, "from_", None), a.sources)
     from ..publish.answers import front_matter_title, registry_for, split_front_matter
     from ..sources.model import registry_from_data
 

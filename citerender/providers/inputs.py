@@ -56,8 +56,11 @@ def read_input(path: str, provider: str | None = None) -> Input:
     if looks_like_eventstream(data):  # a Bedrock stream's binary body, whatever the file is called
         return Input("response", path, data=parse_eventstream(data, name))
     text = decode_text(data, name, what)
-    if not is_json and not _event_stream(text, name):
-        return Input("answer", path, text=text)
+    if not is_json:
+        events = _event_stream(text, name)
+        if events is None:
+            return Input("answer", path, text=text)
+        return Input("response", path, text=text, data=events)  # read once, as a stream of events
     from .responses import read_json
     from .transcripts import is_transcript
 
@@ -67,17 +70,18 @@ def read_input(path: str, provider: str | None = None) -> Input:
     return Input("transcript" if transcript else "response", path, text=text, data=value)
 
 
-def _event_stream(text: str, name: str) -> bool:
-    """Is an answer file in fact a saved event stream? Only when every line is one of the
-    format's and every payload JSON: an answer that merely opens with ``data:`` stays an answer."""
+def _event_stream(text: str, name: str) -> list[Any] | None:
+    """The events of an answer file that is in fact a saved event stream, else None. Only when
+    every line is one of the format's and every payload JSON: an answer that merely opens with
+    ``data:`` stays an answer."""
     from .sse import looks_like_sse, parse_sse
 
     if not looks_like_sse(text):
-        return False
+        return None
     try:
-        return bool(parse_sse(text, name))
+        return parse_sse(text, name) or None
     except CiterenderError:
-        return False
+        return None
 
 
 def _stdin(what: str) -> bytes:

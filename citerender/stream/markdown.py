@@ -91,26 +91,18 @@ class MarkdownSink:
     def _catch_up(self) -> None:
         """The bookkeeping of the prose chunks shown since the last write, in one step: it is the
         same for their text joined (a line's head, its context and tail only grow by it), and a
-        token-by-token stream pays it once per run of prose instead of once per token."""
+        token-by-token stream pays it once per run of prose instead of once per token. What
+        :meth:`_piece` would do with plain text inside a line begun, without its steps."""
         text = "".join(self._deferred)
         self._deferred.clear()
-        self._mid_line(text)
-
-    def _mid_line(self, text: str) -> str:
-        """Plain text inside a line already begun (no fence to read, no code span, no cut open):
-        what :meth:`_piece` would do with it, without its steps."""
         room = _HEAD - len(self._head)
         if room > 0:
             self._head += text[:room]
         self._rest_blank = self._rest_blank and not text[max(room, 0) :].strip()
         self._context = (self._context + text)[-_CONTEXT:]
-        self._tail_parts.append(text)  # _remember, inline: this runs for most chunks
-        self._tail_size += len(text)
-        if self._tail_size > 4 * SEPARATOR_CONTEXT:
-            self._written_tail()
+        self._remember(text)
         if text.strip(" \t"):
             self._line_blank_in = False
-        return text
 
     def close(self) -> str:
         if self._deferred:
