@@ -539,3 +539,30 @@ def test_a_mistral_reference_after_a_space_moves_before_it_in_any_marker_format(
         start = (f or CitationFormat()).start
         assert a.text.startswith(f"Renewals need approval.{start}"), a.text  # ``week.[1] ``, not ``week. [1]``
         assert a.text.endswith(" Then they are filed.")
+
+
+def test_langchain_message_with_anthropic_citations_documented_example(tmp_path: Path) -> None:
+    """``ChatAnthropic``'s default output keeps Anthropic's own blocks in ``AIMessage.content``:
+    text blocks with ``citations`` (here ``char_location``). They used to vanish without a word;
+    each now sits after its block's words, its cited text quoted in the card."""
+    path = DOCUMENTED / "langchain-anthropic-citations.json"
+    assert main(["render", str(path), "--style", "hovercard", "-o", str(tmp_path / "p.html")]) == 0
+    html = (tmp_path / "p.html").read_text(encoding="utf-8")
+    # after the block's words and the punctuation the next block opens with, as for Anthropic itself
+    assert _pieces(html) == ["Based on the document, the grass is green,", " and the sky is blue.", ""]
+    cards = _cards(html)
+    assert "The grass is green." in cards[0] and "The sky is blue." in cards[1]
+    assert all("My Document" in c for c in cards)
+
+
+def test_langchain_message_with_anthropic_content_block_citation_documented_example() -> None:
+    """The same notebook's custom-content document: a ``content_block_location`` citation on one
+    block of two paragraphs goes after the block's last word, its passage quoted."""
+    from citerender.providers import load_response
+
+    a = load_response(DOCUMENTED / "langchain-anthropic-content-blocks.json")
+    assert a.text.endswith("the best place to get started with LangChain.\ue200cite\ue202turn0file0\ue202L1\ue201")
+    (sid,) = list(a.registry)
+    assert a.registry[sid].lines is not None
+    assert a.registry[sid].lines[0].startswith("[Tutorials](https://python.langchain.com/docs/tutorials/)")
+    assert "blocks 243–248" in str(a.registry[sid].meta["locations"])

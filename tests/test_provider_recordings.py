@@ -56,6 +56,8 @@ SHAPES = {
     "bedrock-converse-document-char.eventstream": "bedrock-converse",
     "bedrock-converse-document-chunk.json": "bedrock-converse",
     "bedrock-converse-document-page.json": "bedrock-converse",
+    "ai-sdk-openai-web-search.content.json": "ai-sdk",
+    "ai-sdk-openai-file-search.content.json": "ai-sdk",
 }
 MARK = DEFAULT_FORMAT.start
 
@@ -496,3 +498,46 @@ def test_a_damaged_event_stream_is_named_not_read() -> None:
     whole = (RECORDED / "bedrock-converse-document-char.eventstream").read_bytes()
     with pytest.raises(CiterenderError, match="cut short"):
         parse_eventstream(whole[:-3], "x.eventstream")  # a body saved before the stream ended
+
+
+# -- the AI SDK's own output of recorded responses (generateText content parts) -------------------
+
+
+def test_ai_sdk_content_places_each_source_where_its_provider_annotation_says() -> None:
+    """The SDK's content for the recorded OpenAI web search: its source parts carry no span, but
+    the text part passes OpenAI's url_citation spans through in providerMetadata. Each citation
+    takes the place of the ``([site](url))`` link it spans, exactly as the OpenAI response itself
+    renders, and each source appears once."""
+    content = _data("ai-sdk-openai-web-search.content.json")
+    ours = load_response(RECORDED / "ai-sdk-openai-web-search.content.json")
+    direct = load_response(RECORDED / "openai-responses-web-search.json")
+    assert ours.text == direct.text  # the same answer, the same places, through the SDK's output
+    (part,) = [p for p in content if p["type"] == "text"]
+    stripped, places = _marker_places(ours.text)
+    expected = []
+    for a in part["providerMetadata"]["openai"]["annotations"]:
+        span = part["text"][a["start_index"] : a["end_index"]]
+        assert LINK_SPAN.match(span)
+        expected.append(_before(part["text"], a["start_index"] + len(span) - len(span.lstrip())))
+    assert sorted({_before(stripped, p) for p in places}) == sorted(set(expected))
+    assert "](https://" not in stripped  # every ([site](url)) link became its citation
+    html = render(ours.text, ours.registry).html
+    urls = {s["url"].replace("?utm_source=openai", "") for s in content if s["type"] == "source"}
+    assert urls <= _links(html)
+    assert len(ours.registry) == len(urls) == 7  # ten source parts, seven distinct pages
+    assert not [n for n in ours.notes if n[0] in ("CR505", "CR507")]
+
+
+def test_ai_sdk_content_with_a_document_source_cites_it_after_its_text() -> None:
+    """The SDK's content for the recorded OpenAI file search: one ``source`` part of
+    ``sourceType`` document after the text, no span anywhere: cited at the text's end (the file
+    citation's index there), named by its file; the reasoning and tool parts are not the answer."""
+    ours = load_response(RECORDED / "ai-sdk-openai-file-search.content.json")
+    stripped, places = _marker_places(ours.text)
+    assert stripped.startswith("According to the document, an embedding model converts")
+    assert places == [len(stripped)]
+    (sid,) = list(ours.registry)
+    assert ours.registry[sid].title == "ai.pdf"
+    assert ours.registry[sid].meta["sourceId"] == "id-0"
+    html = render(ours.text, ours.registry).html
+    assert "ai.pdf" in BeautifulSoup(html, "html.parser").select_one(".citerender-bibliography").get_text()

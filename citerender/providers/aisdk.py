@@ -8,6 +8,12 @@ any other source has no position — the SDK shows them after the text — so a 
 by the spanless source parts that follow it (one group at its end). A UI message stream
 (``text-delta``, ``source-url`` … chunks) folds into a message.
 
+``generateText``'s ``content`` (or ``steps[i].content``, and ``streamText``'s full stream) is read
+too: ``text`` parts and ``source`` parts (``sourceType`` ``url`` or ``document``), reasoning and tool
+parts left out. A text part that carries its provider's own annotations in ``providerMetadata``
+(OpenAI's, Azure's and xAI's ``url_citation`` spans, which the SDK passes through) places each
+source where those spans say, instead of grouping every source at the part's end.
+
 Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
 without markers, one ``source-url``/``source-document`` part per reference in our numbering (the
 number and cited lines in ``providerMetadata.citerender``; with the consulted option, the
@@ -20,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .common import Builder, insert_edits
+from .common import Builder, insert_edits, url_citations, url_source
 from .offsets import SpanReader
 
 if TYPE_CHECKING:
@@ -32,6 +38,7 @@ __all__ = ["collect_stream", "to_ui_message", "ui_message"]
 def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
     out: list[str] = []
     pending: list[str] = []
+    spanned: set[str] = set()  # URLs the last text part's provider annotations placed
     placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
 
     def flush() -> None:
@@ -46,20 +53,33 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
         if not isinstance(part, Mapping):
             continue
         kind = part.get("type")
+        if kind == "source":  # generateText's content: one type, told apart by sourceType
+            kind = "source-url" if part.get("sourceType") == "url" else "source-document"
         if kind == "text":
             flush()
-            out.append(str(part.get("text", "")))
+            text = str(part.get("text", ""))
+            out.append(text)
+            anns = _provider_annotations(part)
+            edits = url_citations(text, anns, b) if anns else []
+            if edits:
+                placed.setdefault(len(out) - 1, []).extend(edits)
+            spanned = {str(a.get("url")) for a in anns if _has_span(a)}
         elif kind in ("source-url", "source-document"):
-            key = f"url:{part.get('url')}" if part.get("url") else f"doc:{part.get('sourceId')}"
+            url = part.get("url")
             title = part.get("title") or part.get("filename")
-            sid = b.source(
-                key,
-                "search" if kind == "source-url" else "file",
-                title=title,
-                url=part.get("url"),
-                meta={"sourceId": part.get("sourceId")},
-            )
+            if url:  # the key the provider's own annotations use, so both name one source
+                sid = url_source({"url": url, "title": title}, b)
+                b.sources[sid].setdefault("meta", {}).setdefault("sourceId", part.get("sourceId", part.get("id")))
+            else:
+                sid = b.source(
+                    f"doc:{part.get('sourceId', part.get('id'))}",
+                    "file",
+                    title=title,
+                    meta={"sourceId": part.get("sourceId", part.get("id"))},
+                )
             span = _span(part)
+            if span is None and out and url in spanned:
+                continue  # placed already, by the text part's own annotation of it
             if span is None or not out:
                 pending.append(sid)
                 continue
@@ -71,6 +91,21 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
         out[index] = insert_edits(out[index], edits)
     flush()
     return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
+
+
+def _provider_annotations(part: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The ``url_citation`` annotations a text part's ``providerMetadata`` passes through."""
+    out: list[Mapping[str, Any]] = []
+    for meta in (part.get("providerMetadata") or {}).values():
+        anns = meta.get("annotations") if isinstance(meta, Mapping) else None
+        if isinstance(anns, list):
+            out.extend(a for a in anns if isinstance(a, Mapping) and a.get("type") == "url_citation")
+    return out
+
+
+def _has_span(a: Mapping[str, Any]) -> bool:
+    start, end = a.get("start_index"), a.get("end_index")
+    return isinstance(start, int) and isinstance(end, int) and end > start
 
 
 def _span(part: Mapping[str, Any]) -> tuple[int, int, str | None] | None:
@@ -86,7 +121,7 @@ def _span(part: Mapping[str, Any]) -> tuple[int, int, str | None] | None:
 
 
 def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold UI message stream chunks into a ``UIMessage``."""
+    """Fold UI message stream chunks, or ``generateText``'s content parts, into a ``UIMessage``."""
     parts: list[dict[str, Any]] = []
     texts: dict[str, dict[str, Any]] = {}
     for c in chunks:
@@ -94,13 +129,15 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if kind == "text-start":
             texts[str(c.get("id"))] = part = {"type": "text", "text": ""}
             parts.append(part)
-        elif kind == "text-delta":
+        elif kind == "text-delta":  # a UI message stream's ``delta``, streamText's full stream's ``text``
             key = str(c.get("id"))
             if key not in texts:
                 texts[key] = {"type": "text", "text": ""}
                 parts.append(texts[key])
-            texts[key]["text"] += str(c.get("delta", ""))
-        elif kind in ("source-url", "source-document"):
+            texts[key]["text"] += str(c.get("delta", c.get("text", "")))
+        elif kind == "text":  # generateText's content: a whole text part
+            parts.append(dict(c))
+        elif kind in ("source-url", "source-document", "source"):
             parts.append(dict(c))
     return {"role": "assistant", "parts": parts}
 

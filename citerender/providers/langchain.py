@@ -3,13 +3,18 @@
 "citation", "url", "title", "start_index", "end_index", "cited_text"}]}`` (LangChain.js writes
 ``startIndex``/``endIndex``/``citedText``, offsets in UTF-16 code units); a serialised message
 (``{"lc": 1, "kwargs": {...}}``) and a list of streamed chunks (blocks merged by ``index``) too. An
-annotation of another type (``non_standard_annotation``) is reported (CR507), its URL kept."""
+annotation of another type (``non_standard_annotation``) is reported (CR507), its URL kept.
+
+A message whose ``content`` is still the provider's own blocks (``ChatAnthropic``'s default output:
+text blocks carrying Anthropic ``citations``) is read by the Anthropic reader, so those citations
+are placed, never dropped."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from . import anthropic
 from .common import Builder, insert_edits, unknown_annotation
 from .offsets import SpanReader
 
@@ -28,8 +33,11 @@ def _blocks(msg: Mapping[str, Any]) -> list[Any]:
 
 
 def message(data: Mapping[str, Any], b: Builder) -> list[str]:
+    msg = unwrap(data)
+    if _anthropic_native(msg):
+        return anthropic.messages({"content": msg["content"]}, b)
     out = []
-    for block in _blocks(unwrap(data)):
+    for block in _blocks(msg):
         if not isinstance(block, Mapping) or block.get("type") != "text":
             continue
         text = str(block.get("text", ""))
@@ -56,6 +64,17 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
             edits.append((at, at, b.marker(sid, loc)))
         out.append(insert_edits(text, edits))
     return ["".join(out)]
+
+
+def _anthropic_native(msg: Mapping[str, Any]) -> bool:
+    """``content`` holds Anthropic's own text blocks with ``citations`` (and no standard
+    ``content_blocks`` beside it, which would be LangChain's translation of the same)."""
+    content = msg.get("content")
+    return (
+        "content_blocks" not in msg
+        and isinstance(content, list)
+        and any(isinstance(blk, Mapping) and isinstance(blk.get("citations"), list) for blk in content)
+    )
 
 
 def _span(ann: Mapping[str, Any]) -> tuple[Any, Any, Any, str]:

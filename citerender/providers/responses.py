@@ -67,8 +67,8 @@ def _event_provider(types: set[str]) -> str | None:
         return "anthropic"
     if types & {"message-start", "content-delta", "citation-start"}:
         return "cohere"
-    if types & {"text-delta", "text-start", "source-url", "source-document"}:
-        return "ai-sdk"
+    if types & {"text-delta", "text-start", "source-url", "source-document"} or {"text", "source"} <= types:
+        return "ai-sdk"  # a UI message stream, or generateText's content (text and source parts)
     return None
 
 
