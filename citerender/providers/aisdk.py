@@ -135,9 +135,7 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 texts[key] = {"type": "text", "text": ""}
                 parts.append(texts[key])
             texts[key]["text"] += str(c.get("delta", c.get("text", "")))
-        elif kind == "text":  # generateText's content: a whole text part
-            parts.append(dict(c))
-        elif kind in ("source-url", "source-document", "source"):
+        elif kind in ("text", "source-url", "source-document", "source"):  # a whole part (generateText's content)
             parts.append(dict(c))
     return {"role": "assistant", "parts": parts}
 
