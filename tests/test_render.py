@@ -426,3 +426,20 @@ def test_the_code_colours_are_what_pygments_gives(dark: bool) -> None:
             (themes_root() / "_code.css").write_text(light, encoding="utf-8")
         code_css.cache_clear()
     assert code_css(dark=dark) == made
+
+
+def test_a_sources_bibliography_head_is_written_once_and_never_shared_across_registries() -> None:
+    """The entry head (title, site, date) is kept with the source (``Source.memo``) so a service
+    rendering many answers over one registry writes it once; another registry's source with the
+    same id keeps its own, and the page is the same whether the head was kept or not."""
+    marked = "Remote work is allowed.\ue200cite\ue202a\ue201"
+    one = registry_from_data([{"id": "a", "title": "Handbook", "url": "https://hr.example/h", "updated": "2026-01-02"}])
+    other = registry_from_data([{"id": "a", "title": "Другой <справочник>", "url": "https://x.example/"}])
+    first = render(marked, one).html
+    kept = one.shown("a")
+    assert kept is not None and "Handbook" in kept.memo["bibliography.head"]
+    assert render(marked, one).html == first  # written from the kept head: the same page
+    theirs = render(marked, other).html
+    assert "Handbook" not in theirs and "Другой &lt;справочник&gt;" in theirs
+    kept.memo.clear()
+    assert render(marked, one).html == first

@@ -258,6 +258,15 @@ def _head(e: Entry) -> list[str]:
     return out
 
 
+def _head_html(ref: Reference, e: Entry) -> str:
+    """:func:`_head` joined, once per source (it reads nothing but the source: see ``Source.memo``)."""
+    memo = ref.source.memo
+    head = memo.get("bibliography.head")
+    if head is None:
+        head = memo["bibliography.head"] = "".join(_head(e))
+    return str(head)
+
+
 def render_bibliography(
     references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
 ) -> str:
@@ -269,9 +278,9 @@ def render_bibliography(
         f'<section class="{section}" role="doc-endnotes" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ol class="citerender-references">\n'
     )
-    for e in _entries(references, quotes=style in NOTE_STYLES):  # one entry's pieces at a time
+    for ref, e in zip(references, _entries(references, quotes=style in NOTE_STYLES), strict=True):
         cls = "citerender-ref" + ("" if e.known else " citerender-unverified")
-        out = [f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n', *_head(e)]
+        out = [f'<li id="{escape(e.anchor)}" value="{e.number}" class="{cls}">\n', _head_html(ref, e)]
         if not e.known:
             out.append(f' <span class="citerender-ref-note">{escape(e.note)}</span>')
         if e.merged:
@@ -304,7 +313,7 @@ def render_consulted(references: Sequence[Reference], heading: str = CONSULTED_H
         f'<section class="citerender-consulted" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ul class="citerender-consulted-list">\n'
     ]
-    for e in _entries(references, quotes=False):
-        out.extend((f'<li id="{escape(e.anchor)}" class="citerender-ref">', *_head(e), "</li>\n"))
+    for ref, e in zip(references, _entries(references, quotes=False), strict=True):
+        out.extend((f'<li id="{escape(e.anchor)}" class="citerender-ref">', _head_html(ref, e), "</li>\n"))
     out.append("</ul>\n</section>")
     return "".join(out)

@@ -113,6 +113,13 @@ class Source:
             return None
         return host[4:] if host.startswith("www.") else host
 
+    @cached_property
+    def memo(self) -> dict[str, Any]:
+        """What a renderer works out from this source alone (its bibliography head, say), kept
+        with it: a source never changes, and a registry hands every answer citing it the same
+        source object, so a service rendering many answers over one registry works it out once."""
+        return {}
+
     @property
     def body(self) -> str:
         """The source text as one string."""
