@@ -9,7 +9,7 @@ bibliography token is appended.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from markdown_it.rules_core import StateCore
@@ -49,8 +49,11 @@ _MATH_INLINE = ("math_inline", "math_inline_double")
 def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     """Core rule (see the module docstring)."""
     doc = DocumentPass(state.src, state.env, opts)
-    for tok in state.tokens:
-        doc.visit(tok)
+    if doc.quiet:
+        doc.skim(state.tokens)
+    else:
+        for tok in state.tokens:
+            doc.visit(tok)
     doc.finish(state.tokens)
 
 
@@ -66,7 +69,6 @@ class DocumentPass:
             st.original = src
         self.src = src
         self.opts = opts
-        self.loc = locator(st, src)  # where(tok, st) finds the same one
         self.copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
         self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
         # nothing of ours anywhere (no marker character, form or residue, no id written out): every
@@ -76,12 +78,21 @@ class DocumentPass:
             not opts.needs_attention(src) and not verbatim_ids(src, st.registry) and not may_hold(self.dialect, src)
         )
 
+    @cached_property
+    def loc(self) -> Locator:
+        """The parse's locator (``where(tok, st)`` finds the same one); a quiet answer needs none."""
+        return locator(self.st, self.src)
+
+    def skim(self, tokens: list[Token]) -> None:
+        """The blocks of a quiet answer (nothing of ours anywhere): their text only, in one pass."""
+        self.blocks.extend(
+            (NO_CITES, bool(tok.content.strip()), False)
+            for tok in tokens
+            if tok.type == "inline" and tok.children is not None
+        )
+
     def visit(self, tok: Token) -> None:
         st, loc, opts = self.st, self.loc, self.opts
-        if self.quiet:
-            if tok.type == "inline" and tok.children is not None:
-                self.blocks.append((NO_CITES, bool(tok.content.strip()), False))
-            return
         if tok.type == "html_block":
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
         elif tok.type in ("fence", "code_block"):
@@ -187,8 +198,7 @@ class InlinePass:
         """Copy-paste forms, and marker characters markdown-it kept as text (after a backslash)."""
         content = tok.content
         if "mark" in tok.meta or not (
-            (self.copy_paste and ("cite" in content or "entity[" in content))
-            or self.opts.trigger_class.search(content) is not None
+            (self.copy_paste and ("cite" in content or "entity[" in content)) or self.opts.trigger_set.found_in(content)
         ):
             return None
         marks = scan(content, fmt=self.opts.fmt)

@@ -30,7 +30,7 @@ def add_direction_rule(md: MarkdownIt) -> None:
 
 
 def _direction(state: Any) -> None:
-    if not RTL.search(state.src):
+    if state.src.isascii() or not RTL.search(state.src):  # the regex tries every position
         return
     for tok in state.tokens:
         if tok.type in _BLOCKS and tok.attrGet("dir") is None:

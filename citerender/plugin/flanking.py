@@ -14,7 +14,6 @@ other attribute read of that state (a tenth of the inline parse, measured).
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
@@ -23,6 +22,8 @@ from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.state_inline import Scanned
 from markdown_it.token import Token
+
+from ..syntax.charset import CharSet
 
 __all__ = ["add_flanking_rule", "state_class"]
 
@@ -33,11 +34,11 @@ def add_flanking_rule(md: MarkdownIt, markers: str) -> None:
     chars = frozenset(markers)
     cls = state_class(chars)
     inline = md.inline
-    marked = re.compile("[" + re.escape("".join(sorted(chars))) + "]").search
+    marked = CharSet(markers).found_in
 
     def parse(src: str, md: MarkdownIt, env: Any, tokens: list[Token]) -> list[Token]:
         # markdown-it's ParserInline.parse, with the state class chosen by the text
-        state = (StateInline if marked(src) is None else cls)(src, md, env, tokens)
+        state = (cls if marked(src) else StateInline)(src, md, env, tokens)
         inline.tokenize(state)
         for rule in inline.ruler2.getRules(""):
             rule(state)

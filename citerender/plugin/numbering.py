@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from ..sources.model import Source
+from ..diagnostics import Diagnostic
+from ..sources.model import Registry, Source
 from ..syntax.marks import tidy_seam
 from ..syntax.types import LineRange, Mark
 from .locate import where
@@ -86,15 +87,25 @@ def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool
         if consulted:
             if source.url and (source.url in st.by_url or source.url in urls):
                 continue  # the same page, already in one of the lists
-            st.report("CR308", f"source {sid!r} is never cited: listed as consulted", None)
+            st.diagnostics.append(_never_cited(st.registry, sid, ": listed as consulted"))
             if source.url:
                 urls.add(source.url)
             number = len(st.references) + len(st.consulted) + 1
             st.consulted.append(Reference(number, source, prefix=st.id_prefix))
         else:
-            st.report("CR308", f"source {sid!r} is never cited", None)
+            st.diagnostics.append(_never_cited(st.registry, sid, ""))
             if list_all:
                 reference_for(st, source, known=True)
+
+
+def _never_cited(registry: Registry, sid: str, how: str) -> Diagnostic:
+    """CR308 for ``sid``: the same for every answer over ``registry``, so made once and kept with
+    it (a service renders many answers over one set of sources, most of them never cited)."""
+    made: dict[tuple[str, str], Diagnostic] = registry.derived("numbering.never-cited", dict)
+    found = made.get((sid, how))
+    if found is None:
+        found = made[sid, how] = Diagnostic.make("CR308", f"source {sid!r} is never cited{how}")
+    return found
 
 
 def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..options import RenderOptions
 from ..sources.model import Registry, require_registry
+from ..syntax.charset import CharSet
 from ..syntax.format import CitationFormat
 from ..syntax.patterns import patterns
 from ..syntax.types import Mark
@@ -80,15 +81,15 @@ class PluginOptions:
         return patterns(self.fmt).canonical
 
     @cached_property
-    def trigger_class(self) -> re.Pattern[str]:
-        """One character class of :attr:`triggers`."""
-        return re.compile(f"[{re.escape(self.triggers)}]")
+    def trigger_set(self) -> CharSet:
+        """:attr:`triggers`, to look for in a text."""
+        return CharSet(self.triggers)
 
     def needs_attention(self, text: str) -> bool:
         """Could ``text`` hold anything the core rule handles? (Plain searches: a regex with
         alternatives would test every position and cost more than the whole check.)"""
         return (
-            self.trigger_class.search(text) is not None
+            self.trigger_set.found_in(text)
             or "cite" in text
             or "entity[" in text
             or ("%" in text and "%EE%88%8" in text.upper())

@@ -43,10 +43,14 @@ class OffsetMap:
         return bool(self.breaks)
 
 
+#: the map of a text without escapes (most of them): offsets are the same
+_IDENTITY = OffsetMap()
+
+
 def normalize_escapes(text: str) -> tuple[str, OffsetMap]:
     """Replace literal escapes of U+E200–U+E206 by the characters; map offsets back."""
     if not has_escape(text):
-        return text, OffsetMap()
+        return text, _IDENTITY
     pieces: list[str] = []
     breaks: list[int] = []
     shifts: list[int] = []
@@ -65,7 +69,7 @@ def normalize_escapes(text: str) -> tuple[str, OffsetMap]:
         shifts.append(shift)
         pos = m.end()
     if not breaks:
-        return text, OffsetMap()
+        return text, _IDENTITY
     pieces.append(text[pos:])
     return "".join(pieces), OffsetMap(tuple(breaks), tuple(shifts))
 
