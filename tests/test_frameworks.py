@@ -566,3 +566,34 @@ def test_langchain_message_with_anthropic_content_block_citation_documented_exam
     assert a.registry[sid].lines is not None
     assert a.registry[sid].lines[0].startswith("[Tutorials](https://python.langchain.com/docs/tutorials/)")
     assert "blocks 243–248" in str(a.registry[sid].meta["locations"])
+
+
+def test_langchain_message_with_openai_responses_annotations_documented_example(tmp_path: Path) -> None:
+    """``ChatOpenAI`` on the Responses API keeps OpenAI's own blocks in ``AIMessage.content``: a
+    ``web_search_call`` and a text block whose ``url_citation`` annotations span the inline
+    ``([site](url))`` links. Each link becomes the citation after its sentence (not cited twice),
+    its URL linked without ``utm_source=openai``; nothing is reported as an unknown type."""
+    from citerender.providers import load_response
+
+    path = DOCUMENTED / "langchain-openai-web-search.json"
+    a = load_response(path)
+    assert a.notes == []  # no type left unknown, nothing dropped
+    assert "](https://" not in a.text and "utm_source" not in a.text
+    assert [s.url for s in a.registry.values()] == [
+        "https://www.straitstimes.com/world/while-you-were-sleeping-5-stories-you-might-have-missed-june-26-2025",
+        "https://conservationoptimism.org/7-stories-of-optimism-this-week-17-06-25-23-06-25/",
+    ]
+    assert main(["render", str(path), "--style", "hovercard", "-o", str(tmp_path / "p.html")]) == 0
+    html = (tmp_path / "p.html").read_text(encoding="utf-8")
+    soup = BeautifulSoup(html, "html.parser")
+    for cite in soup.select(".citerender-cite"):
+        cite.replace_with("|")
+    paragraphs = [p.get_text().replace("\u2060", "") for p in soup.find_all("p")]
+    assert paragraphs[0].endswith("expanding our understanding of distant worlds. |")
+    assert paragraphs[1].endswith("safeguard the future of the white rhino species. |")
+    assert "|" not in paragraphs[2]
+    assert "conservationoptimism.org" in _cards(html)[1]
+    bib = soup.select_one(".citerender-bibliography")
+    assert bib is not None
+    hrefs = [x["href"] for x in bib.select("a.citerender-ref-title")]
+    assert hrefs == [s.url for s in a.registry.values()]

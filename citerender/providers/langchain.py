@@ -5,16 +5,18 @@
 (``{"lc": 1, "kwargs": {...}}``) and a list of streamed chunks (blocks merged by ``index``) too. An
 annotation of another type (``non_standard_annotation``) is reported (CR507), its URL kept.
 
-A message whose ``content`` is still the provider's own blocks (``ChatAnthropic``'s default output:
-text blocks carrying Anthropic ``citations``) is read by the Anthropic reader, so those citations
-are placed, never dropped."""
+A message whose ``content`` is still the provider's own blocks is read by that provider's reader,
+so its citations are placed, never dropped: ``ChatAnthropic``'s default output (text blocks carrying
+Anthropic ``citations``), and ``ChatOpenAI`` on the Responses API (text blocks carrying OpenAI's
+``url_citation``/``file_citation`` annotations, beside its ``web_search_call`` blocks: the message
+``content`` LangChain serialises, ``content_blocks`` being computed from it on access)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import anthropic
+from . import anthropic, openai
 from .common import Builder, insert_edits, unknown_annotation
 from .offsets import SpanReader
 
@@ -36,6 +38,8 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
     msg = unwrap(data)
     if _anthropic_native(msg):
         return anthropic.messages({"content": msg["content"]}, b)
+    if _openai_native(msg):
+        return ["".join(openai.responses({"output": _as_responses_output(msg["content"])}, b))]
     out = []
     for block in _blocks(msg):
         if not isinstance(block, Mapping) or block.get("type") != "text":
@@ -75,6 +79,41 @@ def _anthropic_native(msg: Mapping[str, Any]) -> bool:
         and isinstance(content, list)
         and any(isinstance(blk, Mapping) and isinstance(blk.get("citations"), list) for blk in content)
     )
+
+
+#: OpenAI's Responses annotation types (LangChain's own is ``citation``)
+_OPENAI_TYPES = frozenset({"url_citation", "file_citation", "container_file_citation", "file_path"})
+
+
+def _openai_native(msg: Mapping[str, Any]) -> bool:
+    """``content`` holds OpenAI's own text blocks, their annotations of OpenAI's types (and no
+    standard ``content_blocks`` beside it)."""
+    content = msg.get("content")
+    return (
+        "content_blocks" not in msg
+        and isinstance(content, list)
+        and any(
+            isinstance(ann, Mapping) and ann.get("type") in _OPENAI_TYPES
+            for blk in content
+            if isinstance(blk, Mapping) and isinstance(blk.get("annotations"), list)
+            for ann in blk["annotations"]
+        )
+    )
+
+
+def _as_responses_output(content: list[Any]) -> list[Any]:
+    """LangChain's copy of a Responses ``output``, back in its shape: each text block an
+    ``output_text`` part of a message; tool calls (``web_search_call`` and its sources) as they are."""
+    out: list[Any] = []
+    for blk in content:
+        if not isinstance(blk, Mapping):
+            continue
+        if blk.get("type") == "text":
+            part = {"type": "output_text", "text": blk.get("text", ""), "annotations": blk.get("annotations") or []}
+            out.append({"type": "message", "content": [part]})
+        else:
+            out.append(blk)
+    return out
 
 
 def _span(ann: Mapping[str, Any]) -> tuple[Any, Any, Any, str]:
