@@ -597,3 +597,21 @@ def test_langchain_message_with_openai_responses_annotations_documented_example(
     assert bib is not None
     hrefs = [x["href"] for x in bib.select("a.citerender-ref-title")]
     assert hrefs == [s.url for s in a.registry.values()]
+
+
+def test_ai_sdk_ui_message_stream_documented_example(tmp_path: Path) -> None:
+    """The AI SDK's UI message stream as its stream-protocol page gives each part: text parts, then
+    a ``source-url`` and a ``source-document`` part (the same ``sourceId``: two sources, not one).
+    Detected from the ``.sse`` file; both cited after the text, the URL linked, the title shown."""
+    from citerender.providers import load_response
+
+    path = DOCUMENTED / "ai-sdk-ui-message-stream.sse"
+    a = load_response(path)
+    assert a.notes == []
+    assert a.text == "Hello\ue200cite\ue202turn0search0\ue202turn0file0\ue201"
+    assert [(s.url, s.title) for s in a.registry.values()] == [("https://example.com", None), (None, "Title")]
+    assert main(["render", str(path), "-o", str(tmp_path / "p.html")]) == 0
+    soup = BeautifulSoup((tmp_path / "p.html").read_text(encoding="utf-8"), "html.parser")
+    entries = soup.select(".citerender-bibliography li")
+    assert [e.select_one(".citerender-ref-title").get_text() for e in entries] == ["example.com", "Title"]
+    assert entries[0].select_one("a.citerender-ref-title")["href"] == "https://example.com"

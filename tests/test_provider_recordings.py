@@ -58,6 +58,7 @@ SHAPES = {
     "bedrock-converse-document-page.json": "bedrock-converse",
     "ai-sdk-openai-web-search.content.json": "ai-sdk",
     "ai-sdk-openai-file-search.content.json": "ai-sdk",
+    "bedrock-kb-retrieve-and-generate.json": "bedrock-kb",
 }
 MARK = DEFAULT_FORMAT.start
 
@@ -541,3 +542,26 @@ def test_ai_sdk_content_with_a_document_source_cites_it_after_its_text() -> None
     assert ours.registry[sid].meta["sourceId"] == "id-0"
     html = render(ours.text, ours.registry).html
     assert "ai.pdf" in BeautifulSoup(html, "html.parser").select_one(".citerender-bibliography").get_text()
+
+
+# -- Bedrock Knowledge Bases: RetrieveAndGenerate, as the AWS CLI printed it --------------------
+
+
+def test_knowledge_base_answer_cites_both_passages_of_one_document_after_its_span() -> None:
+    """One citation whose span is the whole answer (``end`` inclusive, as AWS writes it), two
+    passages (pages 7 and 5) of one PDF: one source, both passages its lines, quoted in the card."""
+    data = _data("bedrock-kb-retrieve-and-generate.json")
+    adapted = load_response(RECORDED / "bedrock-kb-retrieve-and-generate.json")
+    text, places = _marker_places(adapted.text)
+    assert text == data["output"]["text"] and places == [len(text), len(text)]
+    (sid,) = list(adapted.registry)
+    source = adapted.registry[sid]
+    refs = data["citations"][0]["retrievedReferences"]
+    assert source.title == "PB-11133-001_v01.pdf" and source.url is None  # an S3 object: no web link
+    assert [" ".join(r["content"]["text"].split()) for r in refs] == list(source.lines or ())
+    assert source.meta["locations"] == ["page 7", "page 5"]
+    assert source.meta["location"] == refs[0]["location"]["s3Location"]["uri"]
+    html = render(adapted.text, adapted.registry, style="hovercard").html
+    (card,) = [c.get_text(" ") for c in BeautifulSoup(html, "html.parser").select(".citerender-card")]
+    assert "Product Specifications" in card and "Product Brief" in card
+    assert adapted.notes == []

@@ -92,6 +92,11 @@ def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tupl
         url=web_url(uri),
         meta={"location": uri},
     )
+    page = (ref.get("metadata") or {}).get("x-amz-bedrock-kb-document-page-number")  # a float: 7.0
+    if isinstance(page, int | float) and page >= 1 and page == int(page):
+        where = b.sources[sid].setdefault("meta", {}).setdefault("locations", [])
+        if f"page {int(page)}" not in where:
+            where.append(f"page {int(page)}")
     quoted = quote and isinstance(content, str) and bool(content.strip())
     return sid, b.add_line(sid, str(content)) if quoted else None
 
