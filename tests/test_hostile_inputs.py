@@ -422,7 +422,10 @@ def _pandoc_text(data: bytes, fmt: str) -> str:
 
 
 def test_nested_links_cost_pandoc_linear_time() -> None:
-    """Input x4 -> time at most x6, in CPU time of pandoc itself (its children's time)."""
+    """Input x4 -> time at most x10, in CPU time of pandoc itself (its children's time): a
+    quadratic reading would take x16. Linear is x4; pandoc itself measures x4.5-x7 here (its
+    reading of escaped brackets is slightly superlinear, and a shared 2-core machine is noisy),
+    which x6 did not always leave room for."""
     import os
     import shutil
     import subprocess
@@ -448,7 +451,7 @@ def test_nested_links_cost_pandoc_linear_time() -> None:
             )
         return max(best, 0.01)
 
-    assert cost(40) <= 6 * cost(10)
+    assert cost(40) <= 10 * cost(10)
 
 
 # --------------------------------------------------------------------------- 8. lone surrogates
