@@ -69,7 +69,6 @@ class DocumentPass:
             st.original = src
         self.src = src
         self.opts = opts
-        self.copy_paste = ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
         self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
         # nothing of ours anywhere (no marker character, form or residue, no id written out): every
         # block is looked at for its text only, with one search of the answer instead of one a block
@@ -77,6 +76,12 @@ class DocumentPass:
         self.quiet = (
             not opts.needs_attention(src) and not verbatim_ids(src, st.registry) and not may_hold(self.dialect, src)
         )
+
+    @cached_property
+    def copy_paste(self) -> bool:
+        """Could the answer hold ChatGPT's copy-paste forms (read as text by the inline rules)?"""
+        src = self.src
+        return ("turn" in src and "cite" in src) or "entity[" in src or "contentReference[" in src
 
     @cached_property
     def loc(self) -> Locator:
