@@ -7,7 +7,6 @@ the output folder, and anyone who can write there could otherwise make a build d
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -100,12 +99,17 @@ def file_stamp(path: Path) -> list[int]:
 
 
 def hash_bytes(data: bytes) -> str:
+    import hashlib  # here, not at the top: `render` reads front matter through this module, and
+    # loading OpenSSL's hashes costs every command ~4 ms of start-up it never uses
+
     return hashlib.sha256(data).hexdigest()
 
 
 def hash_file(path: Path) -> str | None:
     """The file's SHA-256; None when it is missing, unreadable or not a regular file (a FIFO
     would block the build forever: it is opened without blocking and refused)."""
+    import hashlib
+
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
