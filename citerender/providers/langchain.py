@@ -36,9 +36,10 @@ def _blocks(msg: Mapping[str, Any]) -> list[Any]:
 
 def message(data: Mapping[str, Any], b: Builder) -> list[str]:
     msg = unwrap(data)
-    if _anthropic_native(msg):
+    native = _native(msg)
+    if native == "anthropic":
         return anthropic.messages({"content": msg["content"]}, b)
-    if _openai_native(msg):
+    if native == "openai":
         return ["".join(openai.responses({"output": _as_responses_output(msg["content"])}, b))]
     out = []
     for block in _blocks(msg):
@@ -70,35 +71,22 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
     return ["".join(out)]
 
 
-def _anthropic_native(msg: Mapping[str, Any]) -> bool:
-    """``content`` holds Anthropic's own text blocks with ``citations`` (and no standard
-    ``content_blocks`` beside it, which would be LangChain's translation of the same)."""
-    content = msg.get("content")
-    return (
-        "content_blocks" not in msg
-        and isinstance(content, list)
-        and any(isinstance(blk, Mapping) and isinstance(blk.get("citations"), list) for blk in content)
-    )
-
-
 #: OpenAI's Responses annotation types (LangChain's own is ``citation``)
 _OPENAI_TYPES = frozenset({"url_citation", "file_citation", "container_file_citation", "file_path"})
 
 
-def _openai_native(msg: Mapping[str, Any]) -> bool:
-    """``content`` holds OpenAI's own text blocks, their annotations of OpenAI's types (and no
-    standard ``content_blocks`` beside it)."""
+def _native(msg: Mapping[str, Any]) -> str | None:
+    """Whose own blocks ``content`` keeps, when there is no standard ``content_blocks`` beside it
+    (which would be LangChain's translation of the same): ``anthropic`` (text blocks with
+    ``citations``), ``openai`` (annotations of OpenAI's types), or None."""
     content = msg.get("content")
-    return (
-        "content_blocks" not in msg
-        and isinstance(content, list)
-        and any(
-            isinstance(ann, Mapping) and ann.get("type") in _OPENAI_TYPES
-            for blk in content
-            if isinstance(blk, Mapping) and isinstance(blk.get("annotations"), list)
-            for ann in blk["annotations"]
-        )
-    )
+    if "content_blocks" in msg or not isinstance(content, list):
+        return None
+    blocks = [blk for blk in content if isinstance(blk, Mapping)]
+    if any(isinstance(blk.get("citations"), list) for blk in blocks):
+        return "anthropic"
+    anns = [a for blk in blocks if isinstance(blk.get("annotations"), list) for a in blk["annotations"]]
+    return "openai" if any(isinstance(a, Mapping) and a.get("type") in _OPENAI_TYPES for a in anns) else None
 
 
 def _as_responses_output(content: list[Any]) -> list[Any]:
