@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
+from ..syntax.charset import CharSet
 from ..syntax.escapes import normalize_escapes
 from ..syntax.format import CitationFormat
 from ..syntax.marks import joins_runs
@@ -32,6 +33,12 @@ _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 @lru_cache(maxsize=32)
 def _invisible(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{re.escape(chars)}]+")
+
+
+@lru_cache(maxsize=32)
+def _holds(chars: str) -> CharSet:
+    """``chars`` to look for in code (most code holds none: asked in C, not by the regex)."""
+    return CharSet(chars)
 
 
 def scrub_math(tok: Token, st: CitationState, fmt: CitationFormat, where: Callable[[], int]) -> None:
@@ -52,7 +59,7 @@ def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat,
     if (
         st.spans is None
         and not st.offsets
-        and not _invisible(fmt.marker_chars).search(text)
+        and not _holds(fmt.marker_chars).found_in(text)
         and not (residue and "contentReference[" in text)
     ):
         return  # nothing to read back, nothing to remove
@@ -82,14 +89,14 @@ def scrub_code_span(
     block's (normalised) source, searched from ``cursor``. A span over several lines is read
     line by line (markdown-it shows its line breaks as spaces)."""
     text = tok.content
-    invisible = _invisible(fmt.marker_chars)
     if (
         st.spans is None
         and not st.offsets
-        and not invisible.search(text)
+        and not _holds(fmt.marker_chars).found_in(text)
         and not (residue and "contentReference[" in text)
     ):
         return
+    invisible = _invisible(fmt.marker_chars)
     found = _find_span(text, content, cursor[0]) if text else None
     removed: list[tuple[int, int]] = []
     copied: list[tuple[int, int]] | None = [] if residue else None

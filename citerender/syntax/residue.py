@@ -12,6 +12,7 @@ import html
 import re
 from urllib.parse import unquote
 
+from .charset import CharSet
 from .escapes import ESCAPE_RE, has_escape
 from .format import RESERVED_CHARS, RESERVED_RE
 
@@ -31,16 +32,12 @@ _URL_ATTR = re.compile(
 _CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.S | re.I)
 # RESIDUE tried at every position costs ~30 ns a character (100 ms on a 3 MB page); each form
 # alone starts with a fixed character that str.find or the regex engine skips to directly.
-_RESERVED = tuple(RESERVED_CHARS)
+_RESERVED = CharSet(RESERVED_CHARS)
 
 
 def has_residue(text: str) -> bool:
     """Does ``text`` hold a reserved character in any form?"""
-    return (
-        any(ch in text for ch in _RESERVED)
-        or ("%" in text and PCT_RESIDUE.search(text) is not None)
-        or has_escape(text)
-    )
+    return _RESERVED.found_in(text) or ("%" in text and PCT_RESIDUE.search(text) is not None) or has_escape(text)
 
 
 def remove_residue(text: str) -> str:
