@@ -18,6 +18,7 @@ __all__ = [
     "Note",
     "first_text",
     "insert_edits",
+    "link_span_at",
     "no_span",
     "retrieved_source",
     "url_citations",
@@ -183,6 +184,22 @@ def url_source(cit: Mapping[str, Any], b: Builder) -> str:
     return b.source(f"url:{clean}", "search", title=cit.get("title"), url=clean)
 
 
+def link_span_at(text: str, start: int, end: int) -> int | None:
+    """Where a citation replacing ``text[start:end]`` begins when that span is only a
+    ``([site](url))`` link, else None. The spaces before the link go with it: the citation follows
+    its sentence's last character, as a marker a model writes does (``worlds.[1]``, not
+    ``worlds. [1]``)."""
+    if not 0 <= start < end <= len(text):
+        return None
+    span = text[start:end]
+    if LINK_SPAN.match(span) is None:
+        return None
+    at = start + len(span) - len(span.lstrip())
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    return at
+
+
 def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builder) -> list[tuple[int, int, str]]:
     """Edits placing url_citation markers: a span that is just ``([domain](url))`` is replaced by
     the marker; any other span gets the marker after its last word (see :mod:`.offsets`); a span
@@ -210,10 +227,9 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
         if 0 <= start <= end and end == limit + 1:
             b.note(("CR504", f"url_citation ends one past the text ({end} > {limit}): read as the text's end"))
             end = limit  # an inclusive end: the last character
-        span = text[start:end] if 0 <= start <= end <= len(text) else ""
-        if span and LINK_SPAN.match(span):
-            lead = len(span) - len(span.lstrip())
-            edits.append((start + lead, end, b.marker(sid)))
+        at = link_span_at(text, start, end)
+        if at is not None:
+            edits.append((at, end, b.marker(sid)))
         else:
             at = b.place(reader, start, end, cit.get("text"))
             edits.append((at, at, b.marker(sid)))

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..options import RenderOptions
-from ..providers.common import LINK_SPAN, Builder, unknown_annotation, url_source
+from ..providers.common import Builder, link_span_at, unknown_annotation, url_source
 from ..providers.offsets import Placed, SpanReader
 from ..providers.openai import file_source, output_file_marker
 from ..sources.model import Registry, registry_from_data
@@ -119,9 +119,8 @@ class LiveAnswer:
         """Where a citation goes, and where the text resumes after it: past the span when the span
         is only a ``([site](url))`` link the marker replaces (as the one-shot adapter does)."""
         text = self.text
-        if unit == "codepoint" and 0 <= start < end <= len(text) and LINK_SPAN.match(text[start:end]):
-            span = text[start:end]
-            at = start + len(span) - len(span.lstrip())
+        at = link_span_at(text, start, end) if unit == "codepoint" else None
+        if at is not None:
             return Placed(start, end, at), end
         p = SpanReader(text, unit).place(start, end, cited)
         return p, p.at
