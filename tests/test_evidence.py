@@ -112,3 +112,33 @@ def test_check_with_reports_is_the_three_calls_in_one_parse(line: int, title: st
     assert quality.to_dict() == quality_report(answer, reg).to_dict()
     assert support.to_dict() == support_report(answer, reg, scorer=apart).to_dict()
     assert together.calls and len(apart.calls) == 2 * len(together.calls)  # check --report asked twice
+
+
+_TIE = """
+from citerender import check, registry_from_data
+reg = registry_from_data({"sources": [
+    {"id": "cited", "lines": ["Quarterly revenue fell sharply in the north."]},
+    {"id": "other", "lines": ["Nothing here.", "Renewal contracts require signatures.", "Filler line about weather.",
+                              "More filler text entirely.", "Contracts need written approval.", "Closing remarks."]},
+]})
+answer = "Renewal contracts require written approval.\\ue200cite\\ue202cited\\ue202L1\\ue201\\n"
+print([d.message for d in check(answer, reg) if d.code == "CR403"])
+"""
+
+
+def test_the_better_passage_named_is_the_same_on_every_run() -> None:
+    """Two lines of one source share the claim's words equally (60% each): the report names the
+    first, whatever the interpreter's string hashing (the claim's words are a set, and the search
+    used to keep whichever line its iteration met first: L2 or L5 from run to run)."""
+    import os
+    import subprocess
+    import sys
+
+    seen = set()
+    for seed in ("0", "1", "2", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _TIE], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+        )
+        seen.add(done.stdout.strip())
+    assert seen == {'["the cited passage shares 0% of the claim\'s words; other L2 shares 60%"]'}

@@ -17,6 +17,7 @@ only for claims whose passage does not match.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -90,12 +91,14 @@ class _Index:
     #: leaves out the cited sources a whole list at a time
     postings: dict[str, list[tuple[str, list[tuple[str, int]]]]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # lines holding each word
+    rank: dict[str, int] = field(default_factory=dict)  # each source's place in the registry
 
     @classmethod
     def of(cls, registry: Registry) -> _Index:
         idx = cls()
         for sid in registry:
             src = registry[sid]
+            idx.rank[src.id] = len(idx.rank)
             rows = list(src.lines) if src.lines is not None else ([src.text] if src.text else [])
             stems = [content_stems(r) for r in rows]
             idx.lines[src.id] = stems
@@ -111,8 +114,10 @@ class _Index:
     def best(self, claim: set[str], skip: set[str]) -> tuple[float, str, int, int] | None:
         """The best passage of one to three lines outside ``skip``: (share, source, first, last)."""
         lines: list[tuple[str, int]] = []  # every line holding each word, counted once at the end
+        unsearched = 0
         for w in claim:
             if self.counts.get(w, 0) > 200:  # a word on every page says nothing of where the claim is
+                unsearched += 1
                 continue
             for sid, keys in self.postings.get(w, ()):
                 if sid not in skip:
@@ -122,7 +127,16 @@ class _Index:
         bit = {w: 1 << k for k, w in enumerate(claim)}  # a line's share of the claim as a bit mask
         masks: dict[str, dict[int, int]] = {}  # neighbouring hits share lines: each is read once
         best: tuple[float, str, int, int] | None = None
-        for (sid, n), _ in hits.most_common(20):
+        # the twenty lines holding most of the claim, ties to the first source listed and its first
+        # line: the same answer on every run (``most_common`` broke ties by insertion order, which
+        # follows the claim's set order, which changes with each interpreter's string hashing)
+        rank = self.rank
+        top = heapq.nsmallest(20, hits.items(), key=lambda hit: (-hit[1], rank[hit[0][0]], hit[0][1]))
+        for (sid, n), count in top:
+            # hits come most first: a passage not yet read holds at most `count` searched words a
+            # line, three lines, and every unsearched word; once the best beats that, none can
+            if best is not None and size and best[0] > (3 * count + unsearched) / size + 1e-9:
+                break
             rows = self.lines[sid]
             per = masks.setdefault(sid, {})
             lo = max(0, n - 2)
