@@ -64,7 +64,7 @@ def citation_plugin(
     md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
     md.inline.ruler.before("link", "citation_dialect", dialect_rule(opts))  # [doc1], [ID:0], … when named
-    add_flanking_rule(md, opts.fmt.marker_chars)  # ``**Bold.**`` right before a marker closes
+    add_flanking_rule(md, opts.fmt.marker_set)  # ``**Bold.**`` right before a marker closes
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
         from .evidence.support import evidence_core

@@ -17,7 +17,6 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
-from ..syntax.charset import CharSet
 from ..syntax.escapes import normalize_escapes
 from ..syntax.format import CitationFormat
 from ..syntax.marks import joins_runs
@@ -33,12 +32,6 @@ _FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 @lru_cache(maxsize=32)
 def _invisible(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{re.escape(chars)}]+")
-
-
-@lru_cache(maxsize=32)
-def _holds(chars: str) -> CharSet:
-    """``chars`` to look for in code (most code holds none: asked in C, not by the regex)."""
-    return CharSet(chars)
 
 
 def scrub_math(tok: Token, st: CitationState, fmt: CitationFormat, where: Callable[[], int]) -> None:
@@ -59,7 +52,7 @@ def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat,
     if (
         st.spans is None
         and not st.offsets
-        and not _holds(fmt.marker_chars).found_in(text)
+        and not fmt.marker_set.found_in(text)
         and not (residue and "contentReference[" in text)
     ):
         return  # nothing to read back, nothing to remove
@@ -92,7 +85,7 @@ def scrub_code_span(
     if (
         st.spans is None
         and not st.offsets
-        and not _holds(fmt.marker_chars).found_in(text)
+        and not fmt.marker_set.found_in(text)
         and not (residue and "contentReference[" in text)
     ):
         return

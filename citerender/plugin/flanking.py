@@ -28,13 +28,12 @@ from ..syntax.charset import CharSet
 __all__ = ["add_flanking_rule", "state_class"]
 
 
-def add_flanking_rule(md: MarkdownIt, markers: str) -> None:
+def add_flanking_rule(md: MarkdownIt, markers: CharSet) -> None:
     """Make ``md``'s inline parser judge delimiter runs beside the characters of ``markers`` (a
     marker's first and last) as beside punctuation."""
-    chars = frozenset(markers)
-    cls = state_class(chars)
+    cls = state_class(frozenset(markers.chars))
     inline = md.inline
-    marked = CharSet(markers).found_in
+    marked = markers.found_in
 
     def parse(src: str, md: MarkdownIt, env: Any, tokens: list[Token]) -> list[Token]:
         # markdown-it's ParserInline.parse, with the state class chosen by the text

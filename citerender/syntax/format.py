@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from .charset import CharSet
+
 #: The private-use characters OpenAI-trained models emit (start, stop, delimiter, …).
 CITATION_START = "\ue200"
 CITATION_STOP = "\ue201"
@@ -82,6 +84,11 @@ class CitationFormat:
         """Every character the scanner treats as part of the marker syntax."""
         custom = {self.start, self.stop, self.delimiter, self.highlight_start, self.highlight_stop}
         return "".join(sorted(set(RESERVED_CHARS) | custom))
+
+    @cached_property
+    def marker_set(self) -> CharSet:
+        """:attr:`marker_chars`, to ask whether a text holds any (code, a block, an inline run)."""
+        return CharSet(self.marker_chars)
 
     def marker(self, *source_ids: str, locator: str | None = None, family: str | None = None) -> str:
         """Write the canonical marker for ``source_ids`` (and an optional locator)."""
