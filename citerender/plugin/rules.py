@@ -112,6 +112,14 @@ def text_or_citation(
 MAX_PARSED_MARKS = 8192
 
 
+#: the token a mark becomes (any other kind: ``citation_dropped``)
+_TOKEN_TYPES = {
+    MarkKind.CITATION: "citation",
+    MarkKind.HIGHLIGHT_OPEN: "citation_highlight_open",
+    MarkKind.HIGHLIGHT_CLOSE: "citation_highlight_close",
+}
+
+
 def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) -> bool:
     """Inline rule: read the marker starting at ``state.pos`` as one atomic token."""
     src = state.src
@@ -161,12 +169,7 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             state.push("text", "", 0).content = mk.text
             state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
         else:
-            typ = {
-                MarkKind.CITATION: "citation",
-                MarkKind.HIGHLIGHT_OPEN: "citation_highlight_open",
-                MarkKind.HIGHLIGHT_CLOSE: "citation_highlight_close",
-            }.get(mk.kind, "citation_dropped")
-            state.push(typ, "", 0).meta = {"mark": mk, "offset": pos}
+            state.push(_TOKEN_TYPES.get(mk.kind, "citation_dropped"), "", 0).meta = {"mark": mk, "offset": pos}
     state.pos = end
     return True
 
