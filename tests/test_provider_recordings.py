@@ -565,3 +565,25 @@ def test_knowledge_base_answer_cites_both_passages_of_one_document_after_its_spa
     (card,) = [c.get_text(" ") for c in BeautifulSoup(html, "html.parser").select(".citerender-card")]
     assert "Product Specifications" in card and "Product Brief" in card
     assert adapted.notes == []
+
+
+def test_a_providers_quoted_passages_are_called_passages_not_lines() -> None:
+    """The text a provider quotes is kept as numbered rows of its source, but they are no lines of
+    the page or file: card, bibliography back-links (and what a screen reader hears of them) and the
+    Markdown notes say "passage", where a sources file's own numbered lines still say "line"."""
+    from citerender.rendering.exports.markdown import to_markdown
+    from citerender.rendering.exports.parsed import parse_answer
+    from citerender.sources.model import registry_from_data
+
+    adapted = load_response(RECORDED / "bedrock-kb-retrieve-and-generate.json")
+    soup = BeautifulSoup(render(adapted.text, adapted.registry, style="hovercard").html, "html.parser")
+    card = soup.select_one(".citerender-card")
+    assert card is not None and "passage 1:" in card.get_text(" ") and "line" not in card.get_text(" ")
+    labels = [a["aria-label"] for a in soup.select(".citerender-backlinks a")]
+    assert labels == ["a, passage 1: back to citation a of source 1", "b, passage 2: back to citation b of source 1"]
+    notes = to_markdown(parse_answer(adapted.text, adapted.registry))
+    assert "PB-11133-001\\_v01.pdf, passage 1" in notes and "line 1" not in notes
+
+    own = registry_from_data([{"id": "doc", "lines": ["First.", "Second."]}])
+    html = render("A claim.\ue200cite\ue202doc\ue202L2\ue201", own, style="hovercard").html
+    assert "line 2:" in BeautifulSoup(html, "html.parser").select_one(".citerender-card").get_text(" ")

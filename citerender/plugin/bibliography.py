@@ -141,7 +141,7 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
         cited = ref.source.cited_lines(rng)
         if cited:
             text = " ".join(t.strip() for _, t in cited[:limit]) + (" …" if len(cited) > limit else "")
-            out.append((rng.label(), text))
+            out.append((rng.label(ref.source.line_unit), text))
     return out
 
 
@@ -165,8 +165,8 @@ def quotes_html(ref: Reference) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _label(lines: LineRange) -> str:
-    return lines.label()
+def _label(lines: LineRange, unit: str) -> str:
+    return lines.label(unit)
 
 
 def bibliography_entries(references: Sequence[Reference], *, quotes: bool = False) -> list[Entry]:
@@ -183,7 +183,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
         backlinks: list[Backlink] = []
         seen: set[tuple[str, str | None]] = set()
         for place in ref.places:
-            lines = _label(place.lines) if place.lines else None
+            lines = _label(place.lines, s.line_unit) if place.lines else None
             if (place.anchor, lines) in seen:
                 continue
             seen.add((place.anchor, lines))

@@ -236,8 +236,8 @@ def _lines_body(use: RefUse) -> str:
     )
     more = len(lines) - CARD_LINES
     if more > 0:
-        rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more lines</span>'
-    label = use.lines.label() if use.lines else ""
+        rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more {use.source.line_unit}s</span>'
+    label = use.lines.label(use.source.line_unit) if use.lines else ""
     return (
         f'<span class="citerender-card-body"><span class="citerender-card-loc">{lines_html(label)}:</span>'
         f'<span class="citerender-card-lines">{rows}</span></span>'

@@ -111,6 +111,7 @@ class Builder:
 
     def add_line(self, sid: str, line: str) -> str:
         """Add a cited passage to a source as a numbered line; return its locator."""
+        self.sources[sid].setdefault("meta", {})["line_unit"] = "passage"  # quoted, not the page's lines
         lines = self.sources[sid].setdefault("lines", [])
         line = re.sub(r"\s+", " ", line).strip()
         if line not in lines:

@@ -75,6 +75,13 @@ class Source:
         return replace(self, title=title or None, lines=lines, text=text, cleaned=tuple(cleaned))
 
     @property
+    def line_unit(self) -> str:
+        """What its numbered rows are to a reader: ``line`` (a document's own lines), or
+        ``passage`` (``meta.line_unit``: the passages a provider quoted from a page or file,
+        which are no lines of it)."""
+        return "passage" if self.meta.get("line_unit") == "passage" else "line"
+
+    @property
     def line_count(self) -> int | None:
         return None if self.lines is None else len(self.lines)
 

@@ -39,9 +39,10 @@ class LineRange:
     def high(self) -> int:
         return max(self.first, self.last)
 
-    def label(self) -> str:
-        """Human form: ``line 8`` or ``lines 8–13``."""
-        return f"line {self.low}" if self.low == self.high else f"lines {self.low}\u2013{self.high}"
+    def label(self, unit: str = "line") -> str:
+        """Human form: ``line 8`` or ``lines 8–13`` (``unit``: what the source's numbered rows
+        are, ``passage`` for the passages a provider quoted)."""
+        return f"{unit} {self.low}" if self.low == self.high else f"{unit}s {self.low}\u2013{self.high}"
 
 
 def parse_locator(text: str) -> tuple[LineRange | None, bool]:

@@ -166,8 +166,8 @@ def _note_where(use: RefUse, quotes: bool) -> str | None:
         cited = use.source.cited_lines(rng)
         if quotes and cited:
             text = " ".join(t.strip() for _, t in cited[:QUOTED_LINES]) + (" …" if len(cited) > QUOTED_LINES else "")
-            return f"{rng.label()}: \u201c{_md_escape(remove_residue(text))}\u201d"
-        return rng.label()
+            return f"{rng.label(use.source.line_unit)}: \u201c{_md_escape(remove_residue(text))}\u201d"
+        return rng.label(use.source.line_unit)
     snippet = use.source.text
     if quotes and snippet and snippet.strip() and use.source.lines is None:
         return f"\u201c{_md_escape(remove_residue(' '.join(snippet.split())[:QUOTED_CHARS]))}\u201d"

@@ -188,5 +188,5 @@ def source_label(s: Source) -> str:
 
 
 def lines_label(ref: Reference) -> str | None:
-    labels = list(dict.fromkeys(p.lines.label() for p in ref.places if p.lines is not None))
+    labels = list(dict.fromkeys(p.lines.label(ref.source.line_unit) for p in ref.places if p.lines is not None))
     return "; ".join(labels) if labels else None
