@@ -21,7 +21,6 @@ __all__ = [
     "check_in_link",
     "report_verbatim_ids",
     "verbatim_ids",
-    "verbatim_offsets",
 ]
 
 # A word that could be a source id written verbatim: letters, then a digit somewhere.
@@ -34,11 +33,6 @@ _LETTERS = re.compile("[A-Za-z]+")
 def verbatim_ids(text: str, registry: Registry | None) -> list[str]:
     """Words in ``text`` that are source ids, in order: ``turnNkindN`` or a registry id with a digit."""
     return [m.group(0) for m in _verbatim_words(text, registry)]
-
-
-def verbatim_offsets(text: str, registry: Registry | None) -> list[int]:
-    """Where the words of :func:`verbatim_ids` start in ``text``."""
-    return [m.start() for m in _verbatim_words(text, registry)]
 
 
 def _verbatim_words(text: str, registry: Registry | None) -> list[re.Match[str]]:
