@@ -101,3 +101,67 @@ def test_token_meta_holds_plain_data_not_parser_objects() -> None:
         for tok in parsed.groups:
             walk(tok.meta, title)
             assert isinstance(tok.meta["offset"], int) and isinstance(tok.meta["place"][0], int)
+
+
+# -- the parts the pipeline swaps for ones that hold less (rendering/frugal.py) --------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a\n\r\x00é😀 ", max_size=40))
+def test_normalize_is_markdown_its_own_and_copies_nothing_it_need_not(src: str) -> None:
+    from markdown_it.rules_core import StateCore
+    from markdown_it.rules_core.normalize import normalize as theirs
+
+    from citerender.rendering.frugal import normalize
+
+    a, b = StateCore(src, MarkdownIt(), {}), StateCore(src, MarkdownIt(), {})
+    normalize(a)
+    theirs(b)
+    assert a.src == b.src
+    if "\r" not in src and "\x00" not in src:
+        assert a.src is src
+
+
+def test_the_parse_keeps_the_answer_it_was_given_not_a_copy() -> None:
+    from citerender.rendering.pipeline import pipeline
+
+    text = "A claim.\ue200cite\ue202turn0search0\ue201\n\nMore, é.\n"
+    assert pipeline(RenderOptions()).parse(text, REGISTRY).state.original is text
+    crlf = text.replace("\n", "\r\n")
+    assert pipeline(RenderOptions()).parse(crlf, REGISTRY).state.original == text
+
+
+def _many_groups() -> tuple[str, Registry]:
+    """An answer of 400 sentences, each citing its own pair of 30 sources: more distinct groups
+    than the labels kept per document (``styles.MAX_LABELS``), some of them repeated."""
+    from citerender.sources.model import registry_from_data
+
+    reg = registry_from_data(
+        [{"id": f"s{i}", "title": f"Source {i}", "url": f"https://e{i}.example/"} for i in range(30)]
+    )
+    pairs = [(i, j) for i in range(30) for j in range(i + 1, 30)][:300]
+    pairs += pairs[:100]  # repeated groups, after the cap is reached
+    mark = "\ue200cite\ue202{}\ue202{}\ue201"
+    text = "\n".join(f"- Claim {k}.{mark.format(f's{i}', f's{j}')}" for k, (i, j) in enumerate(pairs))
+    return text, reg
+
+
+@pytest.mark.parametrize("style", ["footnotes", "hovercard", "superscript"])
+def test_labels_past_the_kept_ones_and_the_page_grown_either_way_are_the_same_html(
+    style: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``MAX_LABELS`` a label is made anew; where ``+=`` would copy (PyPy, free-threaded
+    CPython) the fragments are joined: neither changes a byte of the page."""
+    from citerender.plugin import styles
+    from citerender.rendering import frugal
+
+    text, reg = _many_groups()
+    opts = RenderOptions(style=style)  # type: ignore[arg-type]
+    expected = render(text, reg, opts).html
+    assert expected.count('class="citerender-cite') == 400
+    monkeypatch.setattr(styles, "MAX_LABELS", 10**9)
+    assert render(text, reg, opts).html == expected
+    monkeypatch.setattr(frugal, "IN_PLACE", False)
+    assert render(text, reg, opts).html == expected
+    monkeypatch.undo()
+    _same(text, reg, style)  # and markdown-it's own renderer, as a plugin user runs it

@@ -20,7 +20,7 @@ from ..syntax.types import Mark, MarkKind
 from .code import scrub_code, scrub_code_span, scrub_math
 from .dialects import active_dialect, dialect_hint, may_hold
 from .locate import Locator, locator, place, report_mark, where
-from .numbering import drop_empty_groups, report_uncited, resolve
+from .numbering import drop_empty_groups, forget_uses, report_uncited, resolve
 from .options import PluginOptions
 from .placement import (
     check_before_punctuation,
@@ -125,6 +125,7 @@ class DocumentPass:
             if hint is not None:
                 st.report("CR308", f"no source is cited, but {hint} as citations", None)
         report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
+        forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
         if opts.bibliography and (st.references or st.consulted):
             tok = Token("citerender_bibliography", "", 0)
             tok.block = True
@@ -140,6 +141,7 @@ class InlinePass:
 
     def __init__(self, block: Token, st: CitationState, loc: Locator, opts: PluginOptions, copy_paste: bool) -> None:
         self.block = block
+        self.place = place(block)  # one tuple for every mark of the block
         self.content = block.content
         self.st = st
         self.loc = loc
@@ -249,7 +251,8 @@ class InlinePass:
             return
         meta = citation_meta(tok)
         meta["marks"] = [mk]
-        meta["spans"] = [meta["span"]] if st.spans is not None else []
+        if st.spans is not None:  # the exports' parse only: a list per group is 56 bytes a citation
+            meta["spans"] = [meta["span"]]
         meta["uses"] = []
         meta["in_link"] = in_link
         meta["title"] = mk.citation.title if mk.citation and mk.citation.family in _NAV_FAMILIES else None
@@ -352,7 +355,7 @@ class InlinePass:
         if pos + len(mk.raw) > self.cursor:
             self.cursor = pos + len(mk.raw)
         self.code_cursor[0] = max(self.code_cursor[0], self.cursor)
-        meta["place"], meta["content"] = place(self.block), self.content
+        meta["place"], meta["content"] = self.place, self.content
         if st.spans is not None:
             meta["span"] = self.loc.span(self.block, self.content, pos, mk.raw)
             if tok.type != "citation":

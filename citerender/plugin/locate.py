@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 
 from markdown_it.token import Token
@@ -36,7 +37,7 @@ class Locator:
     def __init__(self, st: CitationState, src: str) -> None:
         self.st = st
         self.src = src
-        self._starts: list[int] | None = None  # built on the first report: most answers need none
+        self._starts: array[int] | None = None  # built on the first report: most answers need none
         self._prefix: dict[tuple[str, int, int, bool], int] = {}
         self._newlines: dict[str, list[int]] = {}
 
@@ -46,7 +47,7 @@ class Locator:
         return self.span(at, content, pos, raw, header=header)[0]
 
     @property
-    def starts(self) -> list[int]:
+    def starts(self) -> array[int]:
         if self._starts is None:
             self._starts = line_starts(self.src)
         return self._starts

@@ -12,7 +12,7 @@ from .locate import where
 from .options import PluginOptions
 from .state import CitationState, CitingPlace, Reference, RefUse
 
-__all__ = ["drop_empty_groups", "lookup", "reference_for", "repo_lookup", "report_uncited", "resolve"]
+__all__ = ["drop_empty_groups", "forget_uses", "lookup", "reference_for", "repo_lookup", "report_uncited", "resolve"]
 
 
 def reference_for(st: CitationState, source: Source, *, known: bool) -> Reference:
@@ -108,6 +108,16 @@ def _never_cited(registry: Registry, sid: str, how: str) -> Diagnostic:
     return found
 
 
+#: the cache of :func:`resolve`: each numbered source's use, by (id, locator)
+_USES = "numbering.uses"
+
+
+def forget_uses(st: CitationState) -> None:
+    """Drop :func:`resolve`'s table once a document is numbered (thousands of entries on an
+    answer citing every sentence, held otherwise through the HTML: the peak)."""
+    st.forget(_USES)
+
+
 def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> None:
     """Resolve one mark's sources against the registry and number them."""
     cit = mk.citation
@@ -119,7 +129,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     fast = registry is not None and cit.dialect != "codex"
     # a numbered registry source with a valid locator (or none), by (id, locator): a repeated
     # citation is one lookup (the use is the same value for every group citing it so)
-    known_uses: dict[tuple[str, LineRange | None], RefUse] = st.cache("numbering.uses", dict)
+    known_uses: dict[tuple[str, LineRange | None], RefUse] = st.cache(_USES, dict)
     for sid in cit.source_ids:
         if fast and registry is not None:
             lines = cit.lines

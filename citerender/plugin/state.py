@@ -20,6 +20,8 @@ from ..syntax.lines import line_starts
 from ..syntax.types import LineRange
 
 if TYPE_CHECKING:
+    from array import array
+
     from markdown_it.token import Token
 
     from ..syntax.types import Mark
@@ -99,7 +101,7 @@ class CitationState:
     #: (:class:`citerender.plugin.evidence.claims.Claim`)
     claims: list[Any] = field(default_factory=list)
     # the rules' own caches, by owner: their shapes are the owners' business (see :meth:`cache`)
-    _line_starts: list[int] | None = field(default=None, repr=False)
+    _line_starts: array[int] | None = field(default=None, repr=False)
     _caches: dict[str, Any] = field(default_factory=dict, repr=False)
     _parse_caches: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -122,6 +124,10 @@ class CitationState:
         if found is None:
             found = caches[owner] = make()
         return found
+
+    def forget(self, owner: str) -> None:
+        """Drop the rule ``owner``'s cache: what only speeds up the parse need not outlive it."""
+        self._caches.pop(owner, None)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""
@@ -164,7 +170,7 @@ class CitationMeta(TypedDict, total=False):
     content: str  # the inline content the mark sits in (``offset`` counts in it)
     span: tuple[int, int]  # (start, end) in the original text, when the exports ask for spans
     marks: list[Mark]  # every mark of the group, in order
-    spans: list[tuple[int, int]]
+    spans: list[tuple[int, int]]  # with the exports' spans only
     uses: list[RefUse]  # each cited source with its reference number and locator
     in_link: bool  # inside link text: numbers are shown without their own links
     title: str | None  # a navlist's title

@@ -127,6 +127,11 @@ def _line_anchor(lines: LineRange) -> str:
     return f"L{lines.low}" if lines.low == lines.high else f"L{lines.low}-L{lines.high}"
 
 
+#: labels kept for reuse per document: an answer citing every sentence has thousands of distinct
+#: groups (half a megabyte held through the HTML); the ones that repeat come early
+MAX_LABELS = 256
+
+
 def citation_label(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, *, style: str = "footnotes"
 ) -> str:
@@ -143,7 +148,7 @@ def citation_label(
         if label is not None:
             return label
     label = _label(uses, style, linked, st.cache("styles.links", dict))  # number links, by reference
-    if key is not None:
+    if key is not None and len(labels) < MAX_LABELS:
         labels[key] = label
     return label
 

@@ -26,6 +26,7 @@ from ..plugin import citation_plugin
 from ..plugin.rules import LinkPolicy
 from ..plugin.state import ENV_KEY, CitationState, Reference, citation_state
 from ..sources.model import Registry
+from .frugal import PageRenderer, normalize
 from .full_preset import add_features
 from .heading_ids import add_anchors
 from .themes import load_theme
@@ -142,7 +143,9 @@ def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
     alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
     ``data:`` images and ``images="keep"`` render as usual."""
     full = options.markdown == "full"
-    md = MarkdownIt("commonmark", {"html": options.html}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": options.html}, renderer_cls=PageRenderer)
+    md.enable(["table", "strikethrough"])
+    md.core.ruler.at("normalize", normalize)
     if full:
         add_features(md, options.id_prefix)
     if citations:

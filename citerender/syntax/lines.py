@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from itertools import accumulate
 
 __all__ = ["line_starts"]
@@ -9,9 +10,10 @@ __all__ = ["line_starts"]
 _PLUS_ONE = (1).__add__
 
 
-def line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> array[int]:
     """Offsets at which the lines of ``text`` start (only ``\\n`` ends a line; the first is 0).
 
     Summed from line lengths in C (``map``/``accumulate``): a Python loop over ``str.find`` took
-    twice as long on a long answer."""
-    return list(accumulate(map(_PLUS_ONE, map(len, text.split("\n")[:-1])), initial=0))
+    twice as long on a long answer. An array of machine integers, not a list: a fifth of the
+    memory (it lives as long as the parse)."""
+    return array("q", accumulate(map(_PLUS_ONE, map(len, text.split("\n")[:-1])), initial=0))
