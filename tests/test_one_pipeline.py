@@ -165,3 +165,23 @@ def test_labels_past_the_kept_ones_and_the_page_grown_either_way_are_the_same_ht
     assert render(text, reg, opts).html == expected
     monkeypatch.undo()
     _same(text, reg, style)  # and markdown-it's own renderer, as a plugin user runs it
+
+
+def test_under_a_profiler_on_3_11_the_page_is_joined_not_grown() -> None:
+    """CPython 3.11 copies a string on ``+=`` under a tracer or profiler (quadratic in the page);
+    the renderer joins its fragments then, and the page is the same."""
+    import sys
+
+    from citerender.rendering import frugal
+
+    text, reg = _many_groups()
+    expected = render(text, reg).html
+    previous = sys.getprofile()
+    sys.setprofile(lambda *args: None)
+    try:
+        inside = frugal.grows_in_place()
+        html = render(text, reg).html
+    finally:
+        sys.setprofile(previous)
+    assert html == expected
+    assert inside is (frugal.IN_PLACE and sys.version_info >= (3, 12))
