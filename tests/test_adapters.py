@@ -59,7 +59,7 @@ def test_anthropic_citations_and_stream() -> None:
     hb = a.registry["turn0file0"]
     assert hb.title == "Employee Handbook" and hb.lines == ("Employees may work remotely up to three days per week.",)
     assert hb.meta["locations"] == ["characters 0–55"]
-    assert a.registry["turn0file1"].meta["locations"] == ["pages 3–4"]
+    assert a.registry["turn0file1"].meta["locations"] == ["page 3"]  # end_page_number 4 is exclusive
     assert a.registry["turn0search0"].url == "https://www.rewildingargentina.org/otters"
     assert [d.code for d in check(a.text, a.registry)] == []
     card = BeautifulSoup(render(a.text, a.registry, style="hovercard").html, "html.parser").select_one("#cite-1-card")

@@ -565,7 +565,7 @@ def test_langchain_message_with_anthropic_content_block_citation_documented_exam
     (sid,) = list(a.registry)
     assert a.registry[sid].lines is not None
     assert a.registry[sid].lines[0].startswith("[Tutorials](https://python.langchain.com/docs/tutorials/)")
-    assert "blocks 243–248" in str(a.registry[sid].meta["locations"])
+    assert a.registry[sid].meta["locations"] == ["blocks 243–247"]  # end_block_index 248 is exclusive
 
 
 def test_langchain_message_with_openai_responses_annotations_documented_example(tmp_path: Path) -> None:

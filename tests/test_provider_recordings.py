@@ -567,6 +567,44 @@ def test_knowledge_base_answer_cites_both_passages_of_one_document_after_its_spa
     assert adapted.notes == []
 
 
+def test_the_pages_a_provider_names_are_shown_where_a_reader_looks_for_them() -> None:
+    """Page numbers from the data (Bedrock's page metadata; Anthropic's and Bedrock's page
+    locations, whose end is exclusive) in the bibliography entry, the card, the Markdown notes and
+    the JSON export; a one-page PDF's ``start 1, end 2`` is page 1, not pages 1-2."""
+    from citerender.rendering.exports.json import to_json_data
+
+    kb = load_response(RECORDED / "bedrock-kb-retrieve-and-generate.json")
+    (sid,) = list(kb.registry)
+    assert kb.registry[sid].pages == "page 7, page 5"
+    doc = BeautifulSoup(render(kb.text, kb.registry, style="hovercard").html, "html.parser")
+    assert doc.select_one(".citerender-ref-pages").get_text() == "page 7, page 5"
+    assert "page 7, page 5" in doc.select_one(".citerender-card-meta").get_text()
+    parsed = parse_answer(kb.text, kb.registry)
+    assert "page 7, page 5" in to_markdown(parsed)
+    assert [e["pages"] for e in to_json_data(parsed)["bibliography"]] == ["page 7, page 5"]
+
+    pdf = load_response(RECORDED / "bedrock-converse-document-page.json")
+    (sid,) = list(pdf.registry)
+    assert pdf.registry[sid].meta["locations"] == ["page 1"] and pdf.registry[sid].pages == "page 1"
+    chunks = load_response(RECORDED / "bedrock-converse-document-chunk.json")
+    (sid,) = list(chunks.registry)
+    assert chunks.registry[sid].meta["locations"] == ["chunk 1"] and chunks.registry[sid].pages is None
+
+
+def test_page_ranges_are_counted_as_a_reader_counts_them_and_nothing_else_is_shown_as_pages() -> None:
+    from citerender.providers.common import index_range
+    from citerender.sources.model import registry_from_data
+
+    assert index_range("page", "pages", 3, 4) == "page 3"
+    assert index_range("page", "pages", 1, 3) == "pages 1–2"
+    assert index_range("page", "pages", "<b>", 4) == "pages <b>–4 (end exclusive)"
+    assert index_range("page", "pages", 4, 4) == "pages 4–4 (end exclusive)"
+    assert index_range("page", "pages", True, 2) == "pages True–2 (end exclusive)"
+    hostile = ["pages <b>–4 (end exclusive)", "page 2<script>", "characters 0–9", "page 2", "page 2", "pages 3–5"]
+    assert registry_from_data([{"id": "d", "meta": {"locations": hostile}}])["d"].pages == "page 2, pages 3–5"
+    assert registry_from_data([{"id": "d", "meta": {"locations": "page 2"}}])["d"].pages is None
+
+
 def test_a_providers_quoted_passages_are_called_passages_not_lines() -> None:
     """The text a provider quotes is kept as numbered rows of its source, but they are no lines of
     the page or file: card, bibliography back-links (and what a screen reader hears of them) and the
@@ -582,7 +620,7 @@ def test_a_providers_quoted_passages_are_called_passages_not_lines() -> None:
     labels = [a["aria-label"] for a in soup.select(".citerender-backlinks a")]
     assert labels == ["a, passage 1: back to citation a of source 1", "b, passage 2: back to citation b of source 1"]
     notes = to_markdown(parse_answer(adapted.text, adapted.registry))
-    assert "PB-11133-001\\_v01.pdf, passage 1" in notes and "line 1" not in notes
+    assert "PB-11133-001\\_v01.pdf, page 7, page 5, passage 1" in notes and "line 1" not in notes
 
     own = registry_from_data([{"id": "doc", "lines": ["First.", "Second."]}])
     html = render("A claim.\ue200cite\ue202doc\ue202L2\ue201", own, style="hovercard").html

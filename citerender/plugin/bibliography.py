@@ -85,6 +85,7 @@ class Entry(NamedTuple):
     note: str = ""  # why an entry is unverified
     placeless: str = ""  # why a listed entry has no back-link: cited without a place, or not cited
     quotes_html: Any = ""  # Markup: the cited lines, shown in print for the card styles
+    pages: str | None = None  # the pages the passages came from (``Source.pages``)
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
@@ -207,6 +208,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
                 backlinks_html=backlinks_html(ref.number, backlinks),
                 quotes_html=quotes_html(ref) if quotes else Markup(""),
                 placeless="" if backlinks else _placeless(ref),
+                pages=s.pages,
             )
         )
 
@@ -252,6 +254,8 @@ def _head(e: Entry) -> list[str]:
         out.append(f' <span class="citerender-ref-url">{escape(e.page)}</span>')
     if e.url_text and e.has_title:
         out.append(f' <span class="citerender-ref-url">{escape(e.url_text)}</span>')
+    if e.pages:
+        out.append(f' <span class="citerender-ref-pages">{escape(e.pages)}</span>')
     if e.updated:
         u = escape(e.updated)
         out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')

@@ -206,7 +206,7 @@ def _card_item(same: list[RefUse]) -> str:
         else f'<span class="citerender-card-title">{title}</span>'
     )
     domain = s.domain if s.domain != _title(ref) else None  # a title-less source is named by its site already
-    meta_bits = [escape(b) for b in (domain, f"updated {s.updated}" if s.updated else None) if b]
+    meta_bits = [escape(b) for b in (domain, s.pages, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
     meta = f'<span class="citerender-card-meta">{SEPARATOR.join(meta_bits)}</span>' if meta_bits else ""

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, unknown_annotation
+from .common import Builder, index_range, insert_edits, unknown_annotation
 from .offsets import after_last_word
 
 __all__ = ["CITATION_KINDS", "citation_source", "collect_events", "messages"]
@@ -28,7 +28,7 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
         sid = b.source(
             f"result:{src or c.get('search_result_index')}", "search", title=c.get("title") or src or None, url=url
         )
-        blocks = f"blocks {c.get('start_block_index')}–{c.get('end_block_index')} (end exclusive)"
+        blocks = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
         b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(blocks)
     else:
         idx = c.get("document_index", 0)
@@ -41,8 +41,10 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
             meta={"document_index": idx},
         )
         where = {
-            "page_location": f"pages {c.get('start_page_number')}–{c.get('end_page_number')}",
-            "content_block_location": f"blocks {c.get('start_block_index')}–{c.get('end_block_index')}",
+            "page_location": index_range("page", "pages", c.get("start_page_number"), c.get("end_page_number")),
+            "content_block_location": index_range(
+                "block", "blocks", c.get("start_block_index"), c.get("end_block_index")
+            ),
             "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}",
         }.get(str(kind))
         if where:

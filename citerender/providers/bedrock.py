@@ -10,16 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, web_url
+from .common import Builder, index_range, insert_edits, web_url
 from .offsets import SpanReader
 
 __all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
 
+#: a citation's location: what its range counts (one, many), end exclusive as Anthropic's; a
+#: character range is left as offsets
 _WHERE = {
-    "documentChar": ("characters", "start", "end"),
-    "documentPage": ("pages", "start", "end"),
-    "documentChunk": ("chunks", "start", "end"),
-    "searchResultLocation": ("search result blocks", "start", "end"),
+    "documentChar": ("characters", "characters"),
+    "documentPage": ("page", "pages"),
+    "documentChunk": ("chunk", "chunks"),
+    "searchResultLocation": ("search result block", "search result blocks"),
 }
 
 
@@ -41,10 +43,13 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
             meta={"location": kind, "index": index},
         )
         if kind in _WHERE and isinstance(where, Mapping):
-            unit, a, z = _WHERE[kind]
-            b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(
-                f"{unit} {where.get(a)}–{where.get(z)}"
+            one, many = _WHERE[kind]
+            shown = (
+                f"characters {where.get('start')}–{where.get('end')}"
+                if kind == "documentChar"
+                else index_range(one, many, where.get("start"), where.get("end"))
             )
+            b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(shown)
     return sid, (b.add_line(sid, cited) if cited else None)
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "Builder",
     "Note",
     "first_text",
+    "index_range",
     "insert_edits",
     "link_span_at",
     "no_span",
@@ -126,6 +127,15 @@ class Builder:
         if self.dialect is not None:
             registry.dialect, registry.numbered = self.dialect, tuple(self.numbered)
         return registry
+
+
+def index_range(one: str, many: str, start: Any, end: Any) -> str:
+    """A location's range as a reader counts it, from a provider's end-exclusive one: Anthropic's
+    and Bedrock's ``start_page_number: 3, end_page_number: 4`` is ``page 3``, ``1``–``3`` is
+    ``pages 1–2``. Values that are not whole numbers in order are shown as given."""
+    if isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool) and end > start:
+        return f"{one} {start}" if end == start + 1 else f"{many} {start}–{end - 1}"
+    return f"{many} {start}–{end} (end exclusive)"
 
 
 def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:

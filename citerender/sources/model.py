@@ -16,7 +16,7 @@ from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
-from .clean import clean_data, display_text
+from .clean import clean_data, display_text, shown_pages
 
 __all__ = [
     "MAX_SOURCES",
@@ -119,6 +119,11 @@ class Source:
         if not host:
             return None
         return host[4:] if host.startswith("www.") else host
+
+    @cached_property
+    def pages(self) -> str | None:
+        """The pages its passages came from, as the provider reported them (``meta.locations``)."""
+        return shown_pages(self.meta.get("locations"))
 
     @cached_property
     def memo(self) -> dict[str, Any]:

@@ -47,6 +47,7 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
             "url": safe_url(r.source.url),
             "domain": r.source.domain,
             "updated": r.source.updated,
+            "pages": r.source.pages,
             "verified": r.known,
             "also": [m.id for m in r.merged],
             "lines": [p.lines.label() for p in r.places if p.lines is not None],

@@ -206,6 +206,8 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         url = _md_url(ref.source.url)
         if url:
             parts.append(url)
+        if ref.source.pages:
+            parts.append(ref.source.pages)
         if ref.source.updated:
             parts.append(f"updated {_md_escape(ref.source.updated)}")
         where = _note_where(use, quotes)
