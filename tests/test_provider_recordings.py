@@ -579,8 +579,14 @@ def test_the_pages_a_provider_names_are_shown_where_a_reader_looks_for_them() ->
     doc = BeautifulSoup(render(kb.text, kb.registry, style="hovercard").html, "html.parser")
     assert doc.select_one(".citerender-ref-pages").get_text() == "page 7, page 5"
     assert "page 7, page 5" in doc.select_one(".citerender-card-meta").get_text()
+    # each passage with the page it is on: in the card's rows, Sources' back-links, the notes
+    assert [r.get_text(" ") for r in doc.select(".citerender-card .citerender-lpage")] == ["page 7", "page 5"]
+    assert [a["aria-label"].split(":")[0] for a in doc.select(".citerender-backlinks a")] == [
+        "a, passage 1, page 7",
+        "b, passage 2, page 5",
+    ]
     parsed = parse_answer(kb.text, kb.registry)
-    assert "page 7, page 5" in to_markdown(parsed)
+    assert "v01.pdf, passage 1, page 7\n" in to_markdown(parsed)
     assert [e["pages"] for e in to_json_data(parsed)["bibliography"]] == ["page 7, page 5"]
 
     pdf = load_response(RECORDED / "bedrock-converse-document-page.json")
@@ -604,6 +610,32 @@ def test_page_ranges_are_counted_as_a_reader_counts_them_and_nothing_else_is_sho
     assert registry_from_data([{"id": "d", "meta": {"locations": hostile}}])["d"].pages == "page 2, pages 3–5"
     assert registry_from_data([{"id": "d", "meta": {"locations": "page 2"}}])["d"].pages is None
 
+    from citerender.sources.pages import range_label
+    from citerender.syntax.types import LineRange
+
+    quoted = {"line_unit": "passage", "line_pages": ["page 2", "<b>page 3</b>", None, "page 4"]}
+    d = registry_from_data([{"id": "d", "lines": ["a", "b", "c", "d", "e"], "meta": quoted}])["d"]
+    assert range_label(d, LineRange(1, 1)) == "passage 1, page 2"
+    assert range_label(d, LineRange(2, 3)) == "passages 2–3"  # nothing plainly a page
+    assert range_label(d, LineRange(1, 4)) == "passages 1–4, page 2, page 4"
+    assert range_label(d, LineRange(5, 5)) == "passage 5"  # past the pages given
+
+
+def test_an_anthropic_pdf_citation_shows_the_page_its_passage_is_on() -> None:
+    """``page_location`` 3 to 4 (end exclusive): the card's row of that cited text says page 3."""
+    data = json.loads((FIXTURES / "providers" / "anthropic.json").read_text(encoding="utf-8"))
+    (cited,) = [
+        c["cited_text"] for b in data["content"] for c in b.get("citations") or () if c["type"] == "page_location"
+    ]
+    adapted = adapt(data)
+    doc = BeautifulSoup(render(adapted.text, adapted.registry, style="hovercard").html, "html.parser")
+    rows = {
+        r.select_one(".citerender-ltext").get_text(): r.select_one(".citerender-lpage")
+        for r in doc.select(".citerender-card .citerender-line")
+    }
+    page = rows[" ".join(cited.split())]
+    assert page is not None and page.get_text() == "page 3"
+
 
 def test_a_providers_quoted_passages_are_called_passages_not_lines() -> None:
     """The text a provider quotes is kept as numbered rows of its source, but they are no lines of
@@ -618,9 +650,12 @@ def test_a_providers_quoted_passages_are_called_passages_not_lines() -> None:
     card = soup.select_one(".citerender-card")
     assert card is not None and "passage 1:" in card.get_text(" ") and "line" not in card.get_text(" ")
     labels = [a["aria-label"] for a in soup.select(".citerender-backlinks a")]
-    assert labels == ["a, passage 1: back to citation a of source 1", "b, passage 2: back to citation b of source 1"]
+    assert labels == [
+        "a, passage 1, page 7: back to citation a of source 1",
+        "b, passage 2, page 5: back to citation b of source 1",
+    ]
     notes = to_markdown(parse_answer(adapted.text, adapted.registry))
-    assert "PB-11133-001\\_v01.pdf, page 7, page 5, passage 1" in notes and "line 1" not in notes
+    assert "PB-11133-001\\_v01.pdf, passage 1, page 7" in notes and "line 1" not in notes
 
     own = registry_from_data([{"id": "doc", "lines": ["First.", "Second."]}])
     html = render("A claim.\ue200cite\ue202doc\ue202L2\ue201", own, style="hovercard").html

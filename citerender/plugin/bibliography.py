@@ -9,14 +9,17 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from html import escape as _escape
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote
 
 from markupsafe import Markup, escape
 
+from ..sources.pages import page_of, range_label
 from ..sources.urls import safe_url
-from ..syntax.types import LineRange
 from .state import Reference
+
+if TYPE_CHECKING:
+    from ..sources.model import Source
 
 __all__ = [
     "AFTER_LONG",
@@ -49,6 +52,12 @@ def _letters(i: int) -> str:
 EN_DASH = "&#8211;"
 #: between the back-links of an entry, and the facts of a card
 SEPARATOR = " &#183; "
+
+
+def page_html(source: Source, n: int) -> str:
+    """The page passage ``n`` of ``source`` is on, shown after it, when the provider said."""
+    page = page_of(source, n)
+    return f' <span class="citerender-lpage">{_escape(page)}</span>' if page else ""
 
 
 @lru_cache(maxsize=4096)
@@ -142,7 +151,7 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
         cited = ref.source.cited_lines(rng)
         if cited:
             text = " ".join(t.strip() for _, t in cited[:limit]) + (" …" if len(cited) > limit else "")
-            out.append((rng.label(ref.source.line_unit), text))
+            out.append((range_label(ref.source, rng), text))
     return out
 
 
@@ -165,11 +174,6 @@ def quotes_html(ref: Reference) -> Any:
     return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
 
 
-@lru_cache(maxsize=4096)
-def _label(lines: LineRange, unit: str) -> str:
-    return lines.label(unit)
-
-
 def bibliography_entries(references: Sequence[Reference], *, quotes: bool = False) -> list[Entry]:
     """Plain data for the bibliography template (``quotes``: with the cited lines, for print)."""
     return list(_entries(references, quotes=quotes))
@@ -184,7 +188,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
         backlinks: list[Backlink] = []
         seen: set[tuple[str, str | None]] = set()
         for place in ref.places:
-            lines = _label(place.lines, s.line_unit) if place.lines else None
+            lines = range_label(s, place.lines) if place.lines else None
             if (place.anchor, lines) in seen:
                 continue
             seen.add((place.anchor, lines))

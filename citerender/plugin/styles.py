@@ -24,6 +24,7 @@ from .bibliography import (
     SEPARATOR,
     lines_html,
     mark_after_long,
+    page_html,
     render_bibliography,
     render_consulted,
 )
@@ -34,10 +35,8 @@ __all__ = ["add_render_rules", "collapse_runs"]
 
 
 def collapse_runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
-    """Sorted unique numbers as runs: ``[1, 2, 3, 5]`` → ``[(1, 3), (5, 5)]``.
-
-    Only runs of three or more collapse (``1–3``); two neighbours stay ``1, 2``.
-    """
+    """Sorted unique numbers as runs: ``[1, 2, 3, 5]`` → ``[(1, 3), (5, 5)]``. Only runs of three or
+    more collapse (``1–3``); two neighbours stay ``1, 2``."""
     nums = sorted(set(numbers))
     runs: list[tuple[int, int]] = []
     for n in nums:
@@ -236,13 +235,13 @@ def _lines_body(use: RefUse) -> str:
         return ""
     rows = "".join(
         f'<span class="citerender-line"><span class="citerender-lno">{n}</span> '
-        f'<span class="citerender-ltext">{escape(t)}</span></span>'
+        f'<span class="citerender-ltext">{escape(t)}</span>{page_html(use.source, n)}</span>'
         for n, t in lines[:CARD_LINES]
     )
     more = len(lines) - CARD_LINES
     if more > 0:
         rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more {use.source.line_unit}s</span>'
-    label = use.lines.label(use.source.line_unit) if use.lines else ""
+    label = use.lines.label(use.source.line_unit) if use.lines else ""  # the rows show their pages
     return (
         f'<span class="citerender-card-body"><span class="citerender-card-loc">{lines_html(label)}:</span>'
         f'<span class="citerender-card-lines">{rows}</span></span>'

@@ -49,6 +49,8 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
         }.get(str(kind))
         if where:
             b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
+        page = where if kind == "page_location" else None
+        return sid, (b.add_line(sid, cited, page) if cited else None)
     return sid, (b.add_line(sid, cited) if cited else None)
 
 

@@ -50,6 +50,8 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
                 else index_range(one, many, where.get("start"), where.get("end"))
             )
             b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(shown)
+            page = shown if kind == "documentPage" else None
+            return sid, (b.add_line(sid, cited, page) if cited else None)
     return sid, (b.add_line(sid, cited) if cited else None)
 
 
@@ -97,13 +99,15 @@ def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tupl
         url=web_url(uri),
         meta={"location": uri},
     )
-    page = (ref.get("metadata") or {}).get("x-amz-bedrock-kb-document-page-number")  # a float: 7.0
-    if isinstance(page, int | float) and page >= 1 and page == int(page):
+    number = (ref.get("metadata") or {}).get("x-amz-bedrock-kb-document-page-number")  # a float: 7.0
+    page = None
+    if isinstance(number, int | float) and number >= 1 and number == int(number):
+        page = f"page {int(number)}"
         where = b.sources[sid].setdefault("meta", {}).setdefault("locations", [])
-        if f"page {int(page)}" not in where:
-            where.append(f"page {int(page)}")
+        if page not in where:
+            where.append(page)
     quoted = quote and isinstance(content, str) and bool(content.strip())
-    return sid, b.add_line(sid, str(content)) if quoted else None
+    return sid, b.add_line(sid, str(content), page) if quoted else None
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

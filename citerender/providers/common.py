@@ -110,14 +110,21 @@ class Builder:
             self.numbered.extend([None] * (n - len(self.numbered)))
             self.numbered[n - 1] = (sid, locator)
 
-    def add_line(self, sid: str, line: str) -> str:
-        """Add a cited passage to a source as a numbered line; return its locator."""
-        self.sources[sid].setdefault("meta", {})["line_unit"] = "passage"  # quoted, not the page's lines
+    def add_line(self, sid: str, line: str, page: str | None = None) -> str:
+        """Add a cited passage to a source as a numbered line; return its locator. ``page``: the
+        page the provider says it is on (``page 7``), kept beside it in ``meta.line_pages``."""
+        meta = self.sources[sid].setdefault("meta", {})
+        meta["line_unit"] = "passage"  # quoted, not the page's lines
         lines = self.sources[sid].setdefault("lines", [])
         line = re.sub(r"\s+", " ", line).strip()
         if line not in lines:
             lines.append(line)
-        return f"L{lines.index(line) + 1}"
+        n = lines.index(line)
+        if page is not None:
+            pages = meta.setdefault("line_pages", [])
+            pages.extend([None] * (len(lines) - len(pages)))
+            pages[n] = pages[n] or page
+        return f"L{n + 1}"
 
     def marker(self, sid: str, locator: str | None = None) -> str:
         return self.fmt.marker(sid, locator=locator)

@@ -20,7 +20,7 @@ from ..syntax.guide import strip_citations
 from ..syntax.patterns import LONE_SURROGATE
 from ..syntax.residue import has_residue, remove_residue
 
-__all__ = ["clean_data", "display_text", "no_surrogates", "shown_pages"]
+__all__ = ["clean_data", "display_text", "no_surrogates"]
 
 _SPACES = re.compile(r"[ \t]{2,}")
 _BEFORE_STOP = re.compile(r"[ \t]+([.,;:!?])")
@@ -66,16 +66,3 @@ def clean_data(value: Any, changed: list[str], where: str = "") -> Any:
     if isinstance(value, list):
         return [clean_data(v, changed, where) for v in value]
     return value
-
-
-#: a page location a reader can turn to: ``page 7``, ``pages 3–4``
-_PAGES = re.compile(r"pages? [0-9]{1,6}(?:\u2013[0-9]{1,6})?")
-
-
-def shown_pages(locations: Any) -> str | None:
-    """The page locations among a source's ``meta.locations`` (a provider's page numbers), once
-    each, in order: ``page 7, page 5``. Character offsets and content blocks stay in the data, and
-    anything that is not plainly a page number is not shown."""
-    if not isinstance(locations, list | tuple):
-        return None
-    return ", ".join(dict.fromkeys(x for x in locations if isinstance(x, str) and _PAGES.fullmatch(x))) or None

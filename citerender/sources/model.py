@@ -16,7 +16,8 @@ from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
-from .clean import clean_data, display_text, shown_pages
+from .clean import clean_data, display_text
+from .pages import shown_pages
 
 __all__ = [
     "MAX_SOURCES",

@@ -12,6 +12,7 @@ from markdown_it.token import Token
 from ...errors import CiterenderError
 from ...plugin.bibliography import CONSULTED_HEADING
 from ...plugin.state import RefUse
+from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
 from ..pipeline import permissive_reader
@@ -166,8 +167,8 @@ def _note_where(use: RefUse, quotes: bool) -> str | None:
         cited = use.source.cited_lines(rng)
         if quotes and cited:
             text = " ".join(t.strip() for _, t in cited[:QUOTED_LINES]) + (" …" if len(cited) > QUOTED_LINES else "")
-            return f"{rng.label(use.source.line_unit)}: \u201c{_md_escape(remove_residue(text))}\u201d"
-        return rng.label(use.source.line_unit)
+            return f"{range_label(use.source, rng)}: \u201c{_md_escape(remove_residue(text))}\u201d"
+        return range_label(use.source, rng)
     snippet = use.source.text
     if quotes and snippet and snippet.strip() and use.source.lines is None:
         return f"\u201c{_md_escape(remove_residue(' '.join(snippet.split())[:QUOTED_CHARS]))}\u201d"
@@ -206,8 +207,8 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         url = _md_url(ref.source.url)
         if url:
             parts.append(url)
-        if ref.source.pages:
-            parts.append(ref.source.pages)
+        if ref.source.pages and not (use.lines_valid and use.lines and passage_pages(ref.source, use.lines)):
+            parts.append(ref.source.pages)  # the note's passage names its own page otherwise
         if ref.source.updated:
             parts.append(f"updated {_md_escape(ref.source.updated)}")
         where = _note_where(use, quotes)

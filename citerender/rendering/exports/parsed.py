@@ -15,6 +15,7 @@ from markdown_it.token import Token
 from ...options import RenderOptions
 from ...plugin.state import Reference
 from ...sources.model import Registry, Source
+from ...sources.pages import range_label
 from ...syntax.format import RESERVED_CHARS, RESERVED_RE
 from ...syntax.marks import ZWSP, tidy_into
 from ...syntax.residue import RESIDUE, has_residue, remove_residue
@@ -188,5 +189,5 @@ def source_label(s: Source) -> str:
 
 
 def lines_label(ref: Reference) -> str | None:
-    labels = list(dict.fromkeys(p.lines.label(ref.source.line_unit) for p in ref.places if p.lines is not None))
+    labels = list(dict.fromkeys(range_label(ref.source, p.lines) for p in ref.places if p.lines is not None))
     return "; ".join(labels) if labels else None
