@@ -389,3 +389,41 @@ def _hover_first(page: Any) -> tuple[dict[str, float], dict[str, float]]:
     card.wait_for(state="visible")
     assert card.evaluate("e => getComputedStyle(e).direction") == "rtl"
     return card.bounding_box(), trigger.bounding_box()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_wrapped_passage_starts_where_its_next_lines_do_and_keeps_its_indent(
+    browser: Any, tmp_path: Path, width: int
+) -> None:
+    """In a card's rows the number sits in a margin of its own: a passage's first line of text
+    starts exactly where its wrapped lines do (the space after the number used to push it right),
+    and an indented code line keeps its indentation."""
+    from citerender.sources.model import registry_from_data
+
+    long = "run()  # a comment long enough to wrap inside the card at any width it opens at, " * 2
+    reg = registry_from_data([{"id": "turn0file0", "title": "app.py", "lines": ["def main():", "    " + long]}])
+    path = tmp_path / "rows.html"
+    text = "The entry point runs when ready.\ue200cite\ue202turn0file0\ue202L1-L2\ue201\n"
+    path.write_text(render(text, reg, style="hovercard", standalone=True).html, encoding="utf-8")
+    context, page = _open(browser, path, width, instant=True)
+    page.locator(TRIGGER).first.focus()
+    rows = page.evaluate(
+        """() => [...document.querySelectorAll('.citerender-card:popover-open .citerender-ltext')].map(t => {
+            const r = document.createRange(); r.selectNodeContents(t);
+            const first = t.firstChild; const start = document.createRange();
+            start.setStart(first, 0); start.setEnd(first, 1);
+            return {rects: [...r.getClientRects()].map(x => x.left), first: start.getBoundingClientRect().left};
+        })"""
+    )
+    assert len(rows) == 2
+    plain, code = rows
+    assert len(code["rects"]) > 1  # the long line wraps
+    assert abs(code["first"] - min(code["rects"])) < 1  # its first line starts where the wrapped ones do
+    assert abs(plain["first"] - code["first"]) < 1  # every row's text starts at one edge
+    indent = page.evaluate(
+        """() => { const t = document.querySelectorAll('.citerender-card:popover-open .citerender-ltext')[1];
+            const r = document.createRange(); r.setStart(t.firstChild, 4); r.setEnd(t.firstChild, 5);
+            return r.getBoundingClientRect().left; }"""
+    )
+    assert indent - code["first"] > 10  # four spaces of indent, kept
+    context.close()
