@@ -587,7 +587,8 @@ def test_the_pages_a_provider_names_are_shown_where_a_reader_looks_for_them() ->
     ]
     parsed = parse_answer(kb.text, kb.registry)
     assert "v01.pdf, passage 1, page 7\n" in to_markdown(parsed)
-    assert [e["pages"] for e in to_json_data(parsed)["bibliography"]] == ["page 7, page 5"]
+    (entry,) = to_json_data(parsed)["bibliography"]
+    assert entry["pages"] == "page 7, page 5" and entry["lines"] == ["passage 1, page 7", "passage 2, page 5"]
 
     pdf = load_response(RECORDED / "bedrock-converse-document-page.json")
     (sid,) = list(pdf.registry)

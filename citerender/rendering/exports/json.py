@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...plugin.state import Reference
+from ...sources.pages import range_label
 from ...sources.urls import safe_url
 from ...syntax.residue import remove_residue
 from .markdown import guard_markdown
@@ -50,7 +51,7 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
             "pages": r.source.pages,
             "verified": r.known,
             "also": [m.id for m in r.merged],
-            "lines": [p.lines.label() for p in r.places if p.lines is not None],
+            "lines": [range_label(r.source, p.lines) for p in r.places if p.lines is not None],
         }
         for r in refs
     ]
