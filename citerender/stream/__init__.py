@@ -85,13 +85,15 @@ class StreamRenderer:
         env[SLUGS_KEY] = set()  # heading ids unique across blocks
         self._state: CitationState = env[ENV_KEY]
         self._diagnostics: list[Diagnostic] = []
-        self._blocks_only = output == "html"
         self._sink: HtmlSink | MarkdownSink = (
             HtmlSink(p, env, self._state)
             if output == "html"
             else MarkdownSink(opts.fmt, self._numbers, placeholder, self._diagnostics, opts.keep_code_residue)
         )
         self._prose = self._sink.prose if isinstance(self._sink, MarkdownSink) else None
+        # HTML is written a whole block at a time: a chunk inside a line of a block (most of them)
+        # only joins the line being built, added here without a call through the sink
+        self._blocks = self._sink.blocks if isinstance(self._sink, HtmlSink) else None
         self._plain_prefix = plain_prefix(self.fmt)
 
     def feed(self, chunk: str | bytes) -> str:
@@ -101,8 +103,12 @@ class StreamRenderer:
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
         if not text:
             return ""
-        if self._blocks_only:  # HTML is written a whole block at a time, and no marker spans a
-            return self._sink.write(text)  # line break: nothing needs holding back before that
+        blocks = self._blocks
+        if blocks is not None:  # HTML, a whole block at a time: no marker spans a line break, so
+            if blocks.blank_at is None and "\n" not in text:  # nothing is held back before one
+                blocks.partial.append(text)
+                return ""
+            return self._sink.write(text)
         whole = self._pending + text if self._pending else text
         k = self._plain_prefix(whole)  # most chunks are prose: shown at once, a word that may begin a mark held
         if k >= 0:

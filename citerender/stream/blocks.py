@@ -20,25 +20,29 @@ class BlockSplitter:
 
     def __init__(self) -> None:
         self._lines: list[str] = []  # complete lines of the block being built
-        self._cur: list[str] = []  # the partial line, in pieces (one long line stays linear)
-        self._blank_at: int | None = None  # a blank line after text: the block may end there
+        #: the partial line, in pieces (one long line stays linear); one list, changed in place, so
+        #: the stream can add a chunk that completes nothing without a call (``append``)
+        self.partial: list[str] = []
+        #: a blank line after text: the block may end there (while None, a chunk without a line
+        #: break completes no block)
+        self.blank_at: int | None = None
         self._fences = Fences()
 
     def feed(self, text: str) -> list[str]:
-        if self._blank_at is None and "\n" not in text:  # inside a line of a block: most chunks
+        if self.blank_at is None and "\n" not in text:  # inside a line of a block: most chunks
             if text:
-                self._cur.append(text)
+                self.partial.append(text)
             return []
         blocks: list[str] = []
         if "\n" in text:  # the partial line is joined only when it ends
             first, *more = text.split("\n")
-            complete = ["".join(self._cur) + first, *more[:-1]]
-            self._cur = [more[-1]] if more[-1] else []
+            complete = ["".join(self.partial) + first, *more[:-1]]
+            self.partial[:] = [more[-1]] if more[-1] else []
             for line in complete:
                 self._take_line(line + "\n", blocks)
         elif text:
-            self._cur.append(text)
-        if self._blank_at is not None and self._fences.open is None:
+            self.partial.append(text)
+        if self.blank_at is not None and self._fences.open is None:
             # the next block has started: decide as soon as its first characters tell (a head of
             # blanks decides nothing: such a line continues the block or is blank)
             head = self._cur_head(16)
@@ -51,22 +55,22 @@ class BlockSplitter:
             if head.strip() and decidable and not self._continues(head):
                 blocks.append("".join(self._lines))
                 self._lines = []
-                self._blank_at = None
+                self.blank_at = None
         return blocks
 
     def close(self) -> list[str]:
         """The last blocks: everything not yet given out."""
         blocks: list[str] = []
-        if self._cur:
-            self._take_line("".join(self._cur), blocks)
-            self._cur = []
+        if self.partial:
+            self._take_line("".join(self.partial), blocks)
+            self.partial.clear()
         rest = "".join(self._lines)
         self._lines = []
         return [*blocks, rest] if rest.strip() else blocks
 
     def _cur_head(self, n: int) -> str:
         head = ""
-        for part in self._cur:
+        for part in self.partial:
             head += part
             if len(head) >= n:
                 break
@@ -74,16 +78,16 @@ class BlockSplitter:
 
     def _take_line(self, line: str, blocks: list[str]) -> None:
         blank = not line.strip()
-        if self._blank_at is not None and not blank and self._fences.open is None:
+        if self.blank_at is not None and not blank and self._fences.open is None:
             if not self._continues(line):
                 blocks.append("".join(self._lines))
                 self._lines = []
-            self._blank_at = None
+            self.blank_at = None
         self._lines.append(line)
         was_open = self._fences.open is not None
         kind = self._fences.line(line.rstrip("\n"))
-        if not was_open and kind == "text" and blank and "".join(self._lines[:-1]).strip() and self._blank_at is None:
-            self._blank_at = len(self._lines) - 1
+        if not was_open and kind == "text" and blank and "".join(self._lines[:-1]).strip() and self.blank_at is None:
+            self.blank_at = len(self._lines) - 1
 
     def _continues(self, line: str) -> bool:
         """Does a line after a blank line continue the block (indented, or the list goes on)?"""

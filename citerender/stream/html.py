@@ -19,14 +19,14 @@ class HtmlSink:
 
     def __init__(self, pipeline: Pipeline, env: dict[str, Any], state: CitationState) -> None:
         self.pipeline, self.env, self.state = pipeline, env, state
-        self._blocks = BlockSplitter()
+        self.blocks = BlockSplitter()  # the stream adds a chunk that completes nothing itself
 
     def write(self, text: str, *, plain: bool = False) -> str:
-        blocks = self._blocks.feed(text)  # most chunks complete no block
+        blocks = self.blocks.feed(text)  # most chunks complete no block
         return "".join([self._render(b) for b in blocks]) if blocks else ""
 
     def close(self) -> str:
-        return "".join(self._render(b) for b in self._blocks.close())
+        return "".join(self._render(b) for b in self.blocks.close())
 
     def _render(self, block: str) -> str:
         p = self.pipeline
