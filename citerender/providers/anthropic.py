@@ -20,6 +20,7 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
     """The source one citation names, and the locator of its ``cited_text`` (a numbered line)."""
     kind = c.get("type")
     cited = str(c.get("cited_text", "") or "")
+    page = None  # the page the cited text is on, for a PDF
     if kind in ("web_search_result_location", "web_fetch_result_location"):
         sid = b.source(f"url:{c.get('url')}", "search", title=c.get("title"), url=c.get("url"))
     elif kind == "search_result_location":  # a search result the caller passed in: its source is a URL or a name
@@ -50,8 +51,7 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
         if where:
             b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
         page = where if kind == "page_location" else None
-        return sid, (b.add_line(sid, cited, page) if cited else None)
-    return sid, (b.add_line(sid, cited) if cited else None)
+    return sid, (b.add_line(sid, cited, page) if cited else None)
 
 
 CITATION_KINDS = (

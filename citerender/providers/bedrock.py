@@ -29,6 +29,7 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
     loc = cit.get("location") or {}
     web = loc.get("web") if isinstance(loc, Mapping) else None
     cited = " ".join(str(c.get("text", "")) for c in cit.get("sourceContent") or [] if isinstance(c, Mapping)).strip()
+    page = None  # the page the cited text is on, for a PDF
     if isinstance(web, Mapping):
         sid = b.source(
             f"url:{web.get('url')}", "search", title=cit.get("title") or web.get("domain"), url=web.get("url")
@@ -51,8 +52,7 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
             )
             b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(shown)
             page = shown if kind == "documentPage" else None
-            return sid, (b.add_line(sid, cited, page) if cited else None)
-    return sid, (b.add_line(sid, cited) if cited else None)
+    return sid, (b.add_line(sid, cited, page) if cited else None)
 
 
 def converse(resp: Mapping[str, Any], b: Builder) -> list[str]:
