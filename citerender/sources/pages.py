@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..syntax.types import LineRange
 
+__all__ = ["page_of", "passage_pages", "range_label", "shown_pages"]
+
 
 class Source(Protocol):
     """What these read of a :class:`~citerender.sources.model.Source` (which uses them)."""
@@ -20,8 +22,6 @@ class Source(Protocol):
     @property
     def line_unit(self) -> str: ...
 
-
-__all__ = ["page_of", "passage_pages", "range_label", "shown_pages"]
 
 #: a page location a reader can turn to: ``page 7``, ``pages 3–4``
 _PAGES = re.compile(r"pages? [0-9]{1,6}(?:\u2013[0-9]{1,6})?")
