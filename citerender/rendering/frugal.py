@@ -6,7 +6,6 @@ answer together about a sixth of the peak memory (``python -m bench --only scale
 from __future__ import annotations
 
 import sys
-import sysconfig
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,8 +17,9 @@ __all__ = ["IN_PLACE", "PageRenderer", "grows_in_place", "normalize"]
 
 
 #: CPython (with its GIL) extends a string in place when nothing else holds it; elsewhere ``+=``
-#: copies the whole page at each block (quadratic), and the fragments are joined instead
-IN_PLACE = sys.implementation.name == "cpython" and not sysconfig.get_config_var("Py_GIL_DISABLED")
+#: copies the whole page at each block (quadratic), and the fragments are joined instead. (The GIL
+#: asked of ``sys``, 3.13's documented test, rather than of ``sysconfig``: no import at start-up.)
+IN_PLACE = sys.implementation.name == "cpython" and bool(getattr(sys, "_is_gil_enabled", lambda: True)())
 
 
 def grows_in_place() -> bool:
