@@ -615,3 +615,90 @@ def test_ai_sdk_ui_message_stream_documented_example(tmp_path: Path) -> None:
     entries = soup.select(".citerender-bibliography li")
     assert [e.select_one(".citerender-ref-title").get_text() for e in entries] == ["example.com", "Title"]
     assert entries[0].select_one("a.citerender-ref-title")["href"] == "https://example.com"
+
+
+def test_ai_sdk_tool_results_name_the_pages_a_web_search_read() -> None:
+    """A provider-executed web search streamed as UI message chunks: its ``tool-output-available``
+    output lists the pages searched and an ``openPage`` action names the page read. Built in the
+    SDK's documented chunk shapes (its stream-protocol page shows a tool output, not a web
+    search's): every page is a source, consulted (listed with the option) unless cited."""
+    chunks = [
+        {"type": "text-start", "id": "t"},
+        {"type": "text-delta", "id": "t", "delta": "Zig 0.14 shipped."},
+        {"type": "text-end", "id": "t"},
+        {"type": "source-url", "sourceId": "s1", "url": "https://zig.example/0.14", "title": "Zig 0.14"},
+        {"type": "tool-input-start", "toolCallId": "ws_1", "toolName": "web_search", "providerExecuted": True},
+        {
+            "type": "tool-output-available",
+            "toolCallId": "ws_1",
+            "providerExecuted": True,
+            "output": {
+                "action": {"type": "search", "query": "zig"},
+                "sources": [
+                    {"type": "url", "url": "https://zig.example/0.14"},
+                    {"type": "url", "url": "https://zig.example/news"},
+                ],
+            },
+        },
+        {
+            "type": "tool-output-available",
+            "toolCallId": "ws_2",
+            "output": {"action": {"type": "openPage", "url": "https://blog.example/zig"}},
+        },
+        {
+            "type": "tool-output-available",
+            "toolCallId": "t3",
+            "output": {"action": {"type": "openPage", "url": "javascript:alert(1)"}},
+        },
+    ]
+    a = adapt(chunks)
+    assert a.text == "Zig 0.14 shipped.\ue200cite\ue202turn0search0\ue201"
+    assert [s.url for s in a.registry.values()] == [
+        "https://zig.example/0.14",
+        "https://zig.example/news",
+        "https://blog.example/zig",
+    ]
+    soup = BeautifulSoup(render(a.text, a.registry, consulted=True).html, "html.parser")
+    assert [x["href"] for x in soup.select(".citerender-consulted a[href]")] == [
+        "https://zig.example/news",
+        "https://blog.example/zig",
+    ]
+
+
+def test_an_openai_web_search_call_that_opened_a_page_names_it_consulted() -> None:
+    """``open_page`` and ``find_in_page`` actions name the page they read (OpenAI's documented
+    ``web_search_call`` action shapes): consulted, once, beside the searched sources."""
+    response = {
+        "object": "response",
+        "output": [
+            {
+                "type": "web_search_call",
+                "id": "ws_1",
+                "status": "completed",
+                "action": {
+                    "type": "search",
+                    "query": "zig",
+                    "sources": [{"type": "url", "url": "https://zig.example/news"}],
+                },
+            },
+            {
+                "type": "web_search_call",
+                "id": "ws_2",
+                "status": "completed",
+                "action": {"type": "open_page", "url": "https://blog.example/zig"},
+            },
+            {
+                "type": "web_search_call",
+                "id": "ws_3",
+                "status": "completed",
+                "action": {"type": "find_in_page", "url": "https://blog.example/zig", "pattern": "0.14"},
+            },
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Zig 0.14 shipped.", "annotations": []}],
+            },
+        ],
+    }
+    a = adapt(response)
+    assert [s.url for s in a.registry.values()] == ["https://zig.example/news", "https://blog.example/zig"]

@@ -525,8 +525,15 @@ def test_ai_sdk_content_places_each_source_where_its_provider_annotation_says() 
     html = render(ours.text, ours.registry).html
     urls = {s["url"].replace("?utm_source=openai", "") for s in content if s["type"] == "source"}
     assert urls <= _links(html)
-    assert len(ours.registry) == len(urls) == 7  # ten source parts, seven distinct pages
+    assert len(urls) == 7  # ten source parts, seven distinct pages
     assert not [n for n in ours.notes if n[0] in ("CR505", "CR507")]
+    # the web search tool's results (its sources, the pages it opened) are the pages consulted,
+    # the same ones the response itself lists: nothing the SDK passed on is dropped
+    pages = {ours.registry[sid].url for sid in ours.registry}
+    assert pages == {direct.registry[sid].url for sid in direct.registry} and len(pages) == 16
+    consulted = render(ours.text, ours.registry, consulted=True).html
+    listed = {a["href"] for a in BeautifulSoup(consulted, "html.parser").select(".citerender-consulted a[href]")}
+    assert listed == pages - {u for u in pages if u in _links(html)} and len(listed) == 9
 
 
 def test_ai_sdk_content_with_a_document_source_cites_it_after_its_text() -> None:

@@ -9,8 +9,9 @@ by the spanless source parts that follow it (one group at its end). A UI message
 (``text-delta``, ``source-url`` … chunks) folds into a message.
 
 ``generateText``'s ``content`` (or ``steps[i].content``, and ``streamText``'s full stream) is read
-too: ``text`` parts and ``source`` parts (``sourceType`` ``url`` or ``document``), reasoning and tool
-parts left out. A text part that carries its provider's own annotations in ``providerMetadata``
+too: ``text`` parts and ``source`` parts (``sourceType`` ``url`` or ``document``); a tool's result
+that names web pages (a provider's web search: its ``sources``, the page an ``openPage`` or
+``findInPage`` action read) gives consulted sources; reasoning left out. A text part that carries its provider's own annotations in ``providerMetadata``
 (OpenAI's, Azure's and xAI's ``url_citation`` spans, which the SDK passes through) places each
 source where those spans say, instead of grouping every source at the part's end.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .common import Builder, insert_edits, url_citations, url_source
+from .common import Builder, consult, insert_edits, searched, url_citations, url_source
 from .offsets import SpanReader
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
     pending: list[str] = []
     spanned: set[str] = set()  # URLs the last text part's provider annotations placed
     placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
+    read: list[Any] = []  # pages a tool read: consulted, named after the cited ones (as OpenAI's are)
 
     def flush() -> None:
         if pending and out:
@@ -55,6 +57,9 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
         kind = part.get("type")
         if kind == "source":  # generateText's content: one type, told apart by sourceType
             kind = "source-url" if part.get("sourceType") == "url" else "source-document"
+        if isinstance(kind, str) and kind.startswith("tool-"):  # a web search tool's result (``tool-result``,
+            read += searched(part.get("output", part.get("result")))  # or a UI message's tool part)
+            continue
         if kind == "text":
             flush()
             text = str(part.get("text", ""))
@@ -90,6 +95,7 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
     for index, edits in placed.items():  # before the group at the part's end, which moves nothing
         out[index] = insert_edits(out[index], edits)
     flush()
+    consult(read, b)
     return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
 
 
@@ -137,6 +143,8 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             texts[key]["text"] += str(c.get("delta", c.get("text", "")))
         elif kind in ("text", "source-url", "source-document", "source"):  # a whole part (generateText's content)
             parts.append(dict(c))
+        elif isinstance(kind, str) and kind.startswith("tool-") and ("output" in c or "result" in c):
+            parts.append(dict(c))  # a tool's result (``tool-result``, ``tool-output-available``): pages it read
     return {"role": "assistant", "parts": parts}
 
 

@@ -16,12 +16,14 @@ __all__ = [
     "Adapted",
     "Builder",
     "Note",
+    "consult",
     "first_text",
     "index_range",
     "insert_edits",
     "link_span_at",
     "no_span",
     "retrieved_source",
+    "searched",
     "url_citations",
     "url_source",
     "web_url",
@@ -200,6 +202,30 @@ def url_source(cit: Mapping[str, Any], b: Builder) -> str:
     url = str(cit.get("url"))
     clean = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
     return b.source(f"url:{clean}", "search", title=cit.get("title"), url=clean)
+
+
+def consult(found: Iterable[Any], b: Builder) -> None:
+    """Pages a response says were searched or opened, not necessarily cited (OpenAI's
+    ``action.sources`` and opened pages, xAI's ``citations``, a web search tool's result in the AI
+    SDK): sources the consulted option lists when nothing cites them. URLs or ``{"url": …}``."""
+    for u in found:
+        page = {"url": u} if isinstance(u, str) else u if isinstance(u, Mapping) else {}
+        if isinstance(page.get("url"), str) and page["url"].lower().startswith(("http://", "https://")):
+            url_source(page, b)
+
+
+def searched(result: Any) -> list[Any]:
+    """What a web search call or tool result names: its ``sources`` and the page its ``action``
+    opened or searched in (``open_page``/``openPage``, ``find_in_page``/``findInPage``)."""
+    if not isinstance(result, Mapping):
+        return []
+    pages = list(result.get("sources") or []) if isinstance(result.get("sources"), list) else []
+    action = result.get("action")
+    if isinstance(action, Mapping):
+        pages += list(action.get("sources") or []) if isinstance(action.get("sources"), list) else []
+        if isinstance(action.get("url"), str):
+            pages.append(action["url"])
+    return pages
 
 
 def link_span_at(text: str, start: int, end: int) -> int | None:

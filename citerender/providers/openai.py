@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .azure import context_of, on_your_data
-from .common import Builder, insert_edits, unknown_annotation, url_citations, url_source
+from .common import Builder, consult, insert_edits, searched, unknown_annotation, url_citations
 from .litellm import provider_fields
 from .offsets import SpanReader
 
@@ -48,18 +48,13 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 def _consulted(resp: Mapping[str, Any], b: Builder) -> None:
-    """What the response says was searched but need not cite: a web search call's
-    ``action.sources`` (OpenAI) and the response's ``citations`` URLs (xAI), as sources the
-    consulted option lists when nothing cites them."""
+    """What the response says was searched but need not cite: a web search call's sources and
+    the pages it opened (OpenAI), the response's ``citations`` URLs (xAI)."""
     urls: list[Any] = list(resp.get("citations") or []) if isinstance(resp.get("citations"), list) else []
     for item in resp.get("output") or []:
         if isinstance(item, Mapping) and item.get("type") == "web_search_call":
-            action = item.get("action")
-            urls.extend((action.get("sources") or []) if isinstance(action, Mapping) else [])
-    for u in urls:
-        found = {"url": u} if isinstance(u, str) else u if isinstance(u, Mapping) else {}
-        if isinstance(found.get("url"), str) and found["url"].lower().startswith(("http://", "https://")):
-            url_source(found, b)
+            urls += searched(item)
+    consult(urls, b)
 
 
 def _output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader) -> tuple[int, int, str]:
