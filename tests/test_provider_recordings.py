@@ -645,6 +645,20 @@ def test_an_anthropic_pdf_citation_shows_the_page_its_passage_is_on() -> None:
     assert page is not None and page.get_text() == "page 3"
 
 
+def test_a_failed_anthropic_web_search_is_reported_not_dropped() -> None:
+    """The recorded web search response with its result replaced by the error block Anthropic
+    documents for the tool (``web_search_tool_result_error``, ``max_uses_exceeded``): no source,
+    and a CR511 naming the query the search ran for."""
+    data = _data("anthropic-web-search.json")
+    call = next(b for b in data["content"] if b["type"] == "server_tool_use")
+    for block in data["content"]:
+        if block["type"] == "web_search_tool_result" and block["tool_use_id"] == call["id"]:
+            block["content"] = {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}
+    adapted = adapt(data)
+    (note,) = [n for n in adapted.notes if n[0] == "CR511"]
+    assert repr(call["input"]["query"]) in note[1] and "max_uses_exceeded" in note[1]
+
+
 def test_a_providers_quoted_passages_are_called_passages_not_lines() -> None:
     """The text a provider quotes is kept as numbered rows of its source, but they are no lines of
     the page or file: card, bibliography back-links (and what a screen reader hears of them) and the

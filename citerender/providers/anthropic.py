@@ -96,16 +96,25 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
 
 def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str]) -> None:
     """What the server tools looked at: every search result and fetched page a source (consulted
-    unless cited); a page web fetch could not read is reported (CR511), naming its URL."""
+    unless cited); a page web fetch could not read, or a search that failed, is reported (CR511)."""
     kind, content = block.get("type"), block.get("content")
     if kind == "server_tool_use" and isinstance(block.get("input"), Mapping):
-        url = block["input"].get("url")
-        if isinstance(url, str):
-            tool_urls[str(block.get("id"))] = url
+        asked = block["input"].get("url", block["input"].get("query"))  # a fetch's page, a search's query
+        if isinstance(asked, str):
+            tool_urls[str(block.get("id"))] = asked
     elif kind == "web_search_tool_result" and isinstance(content, list):
         for r in content:
             if isinstance(r, Mapping) and isinstance(r.get("url"), str):
                 b.source(f"url:{r['url']}", "search", title=r.get("title"), url=r["url"])
+    elif kind == "web_search_tool_result" and isinstance(content, Mapping) and "error" in str(content.get("type")):
+        query = tool_urls.get(str(block.get("tool_use_id")))
+        what = f"for {query[:200]!r}" if query else "it ran"
+        b.note(
+            (
+                "CR511",
+                f"Anthropic's web search {what} failed ({content.get('error_code')}): the answer has none of its results",
+            )
+        )
     elif kind == "web_fetch_tool_result" and isinstance(content, Mapping):
         if content.get("type") == "web_fetch_result" and isinstance(content.get("url"), str):
             doc = content.get("content")
