@@ -355,7 +355,7 @@ CODE_TABLE = [
         "CR511",
         "url-not-retrieved",
         Severity.WARNING,
-        "a page the model was asked to read could not be retrieved, or its web search failed (Gemini's URL context, Anthropic's web fetch and web search): it supports nothing in the answer",
+        "a page the model was asked to read could not be retrieved, or its web search failed (Gemini's URL context, Anthropic's web fetch and web search, OpenAI's web search calls): it supports nothing in the answer",
         "check the URL or the search's error; the answer was written without that page or those results",
     ),
     Code(

@@ -702,3 +702,20 @@ def test_an_openai_web_search_call_that_opened_a_page_names_it_consulted() -> No
     }
     a = adapt(response)
     assert [s.url for s in a.registry.values()] == ["https://zig.example/news", "https://blog.example/zig"]
+
+
+def test_an_openai_web_search_call_that_failed_is_reported() -> None:
+    """``status: "failed"`` (a documented ``web_search_call`` status): CR511, not silence."""
+    response = {
+        "object": "response",
+        "output": [
+            {"type": "web_search_call", "id": "ws_9", "status": "failed", "action": {"type": "search", "query": "zig"}},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "No.", "annotations": []}],
+            },
+        ],
+    }
+    (note,) = [n for n in adapt(response).notes if n[0] == "CR511"]
+    assert "ws_9" in note[1]

@@ -54,6 +54,13 @@ def _consulted(resp: Mapping[str, Any], b: Builder) -> None:
     for item in resp.get("output") or []:
         if isinstance(item, Mapping) and item.get("type") == "web_search_call":
             urls += searched(item)
+            if item.get("status") == "failed":  # the answer was written without what it would have found
+                b.note(
+                    (
+                        "CR511",
+                        f"a web search call failed ({str(item.get('id'))[:80]}): the answer has none of its results",
+                    )
+                )
     consult(urls, b)
 
 
