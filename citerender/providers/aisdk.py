@@ -11,9 +11,10 @@ by the spanless source parts that follow it (one group at its end). A UI message
 ``generateText``'s ``content`` (or ``steps[i].content``, and ``streamText``'s full stream) is read
 too: ``text`` parts and ``source`` parts (``sourceType`` ``url`` or ``document``); a tool's result
 that names web pages (a provider's web search: its ``sources``, the page an ``openPage`` or
-``findInPage`` action read) gives consulted sources; reasoning left out. A text part that carries its provider's own annotations in ``providerMetadata``
-(OpenAI's, Azure's and xAI's ``url_citation`` spans, which the SDK passes through) places each
-source where those spans say, instead of grouping every source at the part's end.
+``findInPage`` action read) gives consulted sources; reasoning left out. A text part that carries
+its provider's own annotations in ``providerMetadata`` (OpenAI's, Azure's and xAI's
+``url_citation`` spans, which the SDK passes through) places each source where those spans say,
+instead of grouping every source at the part's end.
 
 Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
 without markers, one ``source-url``/``source-document`` part per reference in our numbering (the

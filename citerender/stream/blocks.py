@@ -20,8 +20,8 @@ class BlockSplitter:
 
     def __init__(self) -> None:
         self._lines: list[str] = []  # complete lines of the block being built
-        #: the partial line, in pieces (one long line stays linear); one list, changed in place, so
-        #: the stream can add a chunk that completes nothing without a call (``append``)
+        #: the partial line, in pieces (one long line stays linear); the stream appends a chunk
+        #: that completes nothing here itself, without a call to :meth:`feed`
         self.partial: list[str] = []
         #: a blank line after text: the block may end there (while None, a chunk without a line
         #: break completes no block)
