@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from markupsafe import Markup, escape
 
-from ..sources.pages import page_of, range_label
+from ..sources.pages import passage_pages, range_label
 from ..sources.urls import safe_url
 from .state import Reference
 
@@ -56,7 +56,7 @@ SEPARATOR = " &#183; "
 
 def page_html(source: Source, n: int) -> str:
     """The page passage ``n`` of ``source`` is on, shown after it, when the provider said."""
-    page = page_of(source, n)
+    page = passage_pages(source, n, n)
     return f' <span class="citerender-lpage">{_escape(page)}</span>' if page else ""
 
 

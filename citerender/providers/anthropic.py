@@ -41,16 +41,15 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
             url=doc.get("url"),
             meta={"document_index": idx},
         )
-        where = {
-            "page_location": index_range("page", "pages", c.get("start_page_number"), c.get("end_page_number")),
-            "content_block_location": index_range(
-                "block", "blocks", c.get("start_block_index"), c.get("end_block_index")
-            ),
-            "char_location": f"characters {c.get('start_char_index')}–{c.get('end_char_index')}",
-        }.get(str(kind))
+        where = None
+        if kind == "page_location":
+            where = page = index_range("page", "pages", c.get("start_page_number"), c.get("end_page_number"))
+        elif kind == "content_block_location":
+            where = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
+        elif kind == "char_location":
+            where = f"characters {c.get('start_char_index')}–{c.get('end_char_index')}"
         if where:
             b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
-        page = where if kind == "page_location" else None
     return sid, (b.add_line(sid, cited, page) if cited else None)
 
 

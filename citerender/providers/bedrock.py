@@ -16,9 +16,9 @@ from .offsets import SpanReader
 __all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
 
 #: a citation's location: what its range counts (one, many), end exclusive as Anthropic's; a
-#: character range is left as offsets
-_WHERE = {
-    "documentChar": ("characters", "characters"),
+#: character range (None) is left as offsets
+_WHERE: dict[str, tuple[str, str] | None] = {
+    "documentChar": None,
     "documentPage": ("page", "pages"),
     "documentChunk": ("chunk", "chunks"),
     "searchResultLocation": ("search result block", "search result blocks"),
@@ -44,12 +44,9 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
             meta={"location": kind, "index": index},
         )
         if kind in _WHERE and isinstance(where, Mapping):
-            one, many = _WHERE[kind]
-            shown = (
-                f"characters {where.get('start')}–{where.get('end')}"
-                if kind == "documentChar"
-                else index_range(one, many, where.get("start"), where.get("end"))
-            )
+            units = _WHERE[kind]
+            start, end = where.get("start"), where.get("end")
+            shown = index_range(*units, start, end) if units else f"characters {start}–{end}"
             b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(shown)
             page = shown if kind == "documentPage" else None
     return sid, (b.add_line(sid, cited, page) if cited else None)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..syntax.types import LineRange
 
-__all__ = ["page_of", "passage_pages", "range_label", "shown_pages"]
+__all__ = ["passage_pages", "range_label", "shown_pages"]
 
 
 class Source(Protocol):
@@ -36,20 +36,14 @@ def shown_pages(locations: Any) -> str | None:
     return ", ".join(dict.fromkeys(x for x in locations if isinstance(x, str) and _PAGES.fullmatch(x))) or None
 
 
-def passage_pages(source: Source, rng: LineRange) -> str | None:
-    """The pages the passages of ``rng`` are on, when the provider said (``meta.line_pages``)."""
+def passage_pages(source: Source, low: int, high: int) -> str | None:
+    """The pages passages ``low``–``high`` are on, when the provider said (``meta.line_pages``)."""
     pages = source.meta.get("line_pages")
-    return shown_pages(pages[max(rng.low, 1) - 1 : rng.high]) if isinstance(pages, list | tuple) else None
-
-
-def page_of(source: Source, n: int) -> str | None:
-    """The page passage ``n`` is on, when the provider said."""
-    pages = source.meta.get("line_pages")
-    return shown_pages(pages[n - 1 : n]) if isinstance(pages, list | tuple) and n >= 1 else None
+    return shown_pages(pages[max(low, 1) - 1 : high]) if isinstance(pages, list | tuple) else None
 
 
 def range_label(source: Source, rng: LineRange) -> str:
     """A cited range as a reader is told it: ``lines 8–13``, ``passage 1, page 7``."""
     label = rng.label(source.line_unit)
-    on = passage_pages(source, rng)
+    on = passage_pages(source, rng.low, rng.high)
     return f"{label}, {on}" if on else label

@@ -207,7 +207,9 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         url = _md_url(ref.source.url)
         if url:
             parts.append(url)
-        if ref.source.pages and not (use.lines_valid and use.lines and passage_pages(ref.source, use.lines)):
+        if ref.source.pages and not (
+            use.lines_valid and use.lines and passage_pages(ref.source, use.lines.low, use.lines.high)
+        ):
             parts.append(ref.source.pages)  # the note's passage names its own page otherwise
         if ref.source.updated:
             parts.append(f"updated {_md_escape(ref.source.updated)}")
