@@ -15,7 +15,7 @@ from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
 from ..syntax.residue import clean_html
 from .answers import sidecar_for, sources_file, split_front_matter
-from .files import write_atomic
+from .files import refuse_links, write_atomic
 from .manifest import (
     MANIFEST,
     file_stamp,
@@ -28,7 +28,7 @@ from .manifest import (
 )
 from .pool import PageResult
 
-__all__ = ["ASSET_CSS", "Build", "options_key"]
+__all__ = ["ASSET_CSS", "Build", "options_key", "write_output"]
 
 ASSET_CSS = "assets/citerender.css"
 
@@ -50,6 +50,13 @@ def options_key(opts: RenderOptions) -> str:
                 theme_hash.update(f.read_bytes())
     scorer = f"{type(opts.scorer).__module__}.{type(opts.scorer).__qualname__}" if opts.scorer else ""
     return f"{ver}|{replace(opts, scorer=None)!r}|{scorer}|{theme_hash.hexdigest()}"
+
+
+def write_output(task: dict[str, Any], data: bytes) -> None:
+    """A worker's page, written atomically inside its build's output folder (the folder that
+    ``out`` lies ``out_rel`` deep in) and never through a link there."""
+    out = Path(task["out"])
+    write_atomic(out, data, make_parents=True, root=out.parents[task["out_rel"].count("/")])
 
 
 class Build:
@@ -203,8 +210,16 @@ class Build:
             }
         )
 
+    def refuse_links(self) -> None:
+        """Refuse the build, before it writes anything, when a file it would write or delete (a
+        page, an asset, the manifest, an output of an earlier build) lies through a symbolic link
+        inside the output folder: pages would be written, and stale ones deleted, wherever it points."""
+        for rel in sorted(self.planned | set(self.owned) | {MANIFEST}):
+            refuse_links(self.out_dir, self.out_dir / rel)
+
     def start(self) -> None:
         """Record ownership of every planned output before writing any of them."""
+        self.refuse_links()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(self.out_dir, self.planned | set(self.owned))
         for t in self.tasks:
@@ -218,7 +233,7 @@ class Build:
         """Write a site-wide file unless it is already exactly this."""
         path = self.out_dir / rel
         if hash_file(path) != hash_bytes(data):
-            write_atomic(path, data, make_parents=True)
+            write_atomic(path, data, make_parents=True, root=self.out_dir)
         self.journal[rel] = {"output_hash": hash_bytes(data)}
 
     def write_page(self, rel: str, html: str) -> None:
@@ -272,6 +287,7 @@ class Build:
                 continue
             target = self.out_dir / rel
             if entry.get("output_hash") and hash_file(target) == entry["output_hash"]:
+                refuse_links(self.out_dir, target)  # checked at the start; a link made since is refused too
                 target.unlink()
                 removed.append(rel)
                 del self.journal[rel]

@@ -37,8 +37,7 @@ from ..sources.clean import display_text
 from ..sources.model import Registry
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
-from .build_state import ASSET_CSS, Build, options_key
-from .files import write_atomic
+from .build_state import ASSET_CSS, Build, options_key, write_output
 from .manifest import hash_bytes, unchanged
 from .pool import PageResult, Progress, run_pages
 from .site import BuildResult, owned_files
@@ -242,7 +241,7 @@ def _render_task(task: dict[str, Any]) -> PageResult:
             home_label="All conversations",
         )  # fmt: skip
         data = clean_html(page)[0].encode("utf-8")
-        write_atomic(Path(task["out"]), data, make_parents=True)
+        write_output(task, data)
         res.output_hash = hash_bytes(data)
         res.errors = sum(d.severity.value == "error" for _, d in r.diagnostics)
         res.warnings = sum(d.severity.value == "warning" for _, d in r.diagnostics)

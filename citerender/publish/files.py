@@ -10,10 +10,50 @@ from pathlib import Path
 
 from ..errors import CiterenderError
 
-__all__ = ["write_atomic"]
+__all__ = ["linked_part", "refuse_links", "write_atomic"]
 
 
-def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = False) -> None:
+def linked_part(root: Path, path: Path) -> Path | None:
+    """The first entry on the way from ``root`` down to ``path`` (``path`` itself included) that is a
+    symbolic link, or that ``path`` does not lie under; None when the way is plain folders.
+
+    Paths are followed component by component with ``lstat``, never resolved: a link inside the
+    folder, wherever it points (even back inside), is a way out that a later change can redirect."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return path
+    here = root
+    for part in rel.parts:
+        if part in ("", ".", ".."):
+            return here / part
+        here = here / part
+        try:
+            if stat.S_ISLNK(os.lstat(here).st_mode):
+                return here
+        except OSError:
+            return None  # the rest of the way does not exist yet: nothing to follow
+    return None
+
+
+def refuse_links(root: Path, path: Path) -> None:
+    """Raise unless ``path`` can be written or deleted without going through a link inside ``root``."""
+    linked = linked_part(root, path)
+    if linked is None:
+        return
+    try:
+        where = f" (to {linked.readlink()})"
+    except OSError:
+        where = ""
+    raise CiterenderError(
+        f"{linked.relative_to(root) if linked.is_relative_to(root) else linked} is a symbolic link{where}: "
+        "a build never writes or deletes through a link inside its output folder",
+        path=str(linked),
+        hint="remove the link, or build into the folder it points to",
+    )
+
+
+def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = False, root: Path | None = None) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically; failures become :class:`CiterenderError`.
 
     The temporary file is ``.NAME.XXXXXXXX.tmp`` next to the target, created exclusively, so a site
@@ -21,14 +61,22 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
     regular file (``-o /dev/null``, ``/dev/stdout``, a named pipe) is written in place: a rename
     would put a regular file where the device was — for ``/dev/null``, breaking every program on
     the machine that opens it.
+
+    With ``root`` (a build's output folder) the file is written only if no folder on its way from
+    ``root``, nor the file itself, is a symbolic link, and never in place: a build writes nothing
+    outside its folder.
     """
     p = Path(path)
+    if root is not None:
+        refuse_links(root, p)
     if p.is_dir():
         raise CiterenderError("output path is a directory", path=str(p))
     # a lone surrogate (JSON allows "\ud800") cannot be UTF-8: written as "?", never a traceback
     payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
     with contextlib.suppress(OSError):
         if not stat.S_ISREG(p.stat().st_mode):
+            if root is not None:
+                raise CiterenderError("output path exists and is not a regular file", path=str(p))
             _write_in_place(p, payload)
             return
     if make_parents:
@@ -38,6 +86,8 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
             raise CiterenderError(f"cannot create the output folder: {e.strerror or e}", path=str(p.parent)) from None
     elif not p.parent.is_dir():
         raise CiterenderError("output directory does not exist", path=str(p.parent))
+    if root is not None:
+        refuse_links(root, p)  # again, the folders made: a link planted meanwhile is refused too
     try:  # created exclusively (O_EXCL, mode 0600): a planted symlink is never followed
         fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as e:

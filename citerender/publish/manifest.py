@@ -141,7 +141,7 @@ def save_manifest(path: Path, files: Mapping[str, Any]) -> None:
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8")
-    write_atomic(path, data, make_parents=True)
+    write_atomic(path, data, make_parents=True, root=path.parent)
 
 
 def _displayed(entry: Any) -> Any:

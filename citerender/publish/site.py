@@ -26,9 +26,10 @@ from ..syntax.escapes import visible
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .answers import find_answers, load_answer
-from .build_state import ASSET_CSS, Build
-from .files import write_atomic
+from .build_state import ASSET_CSS, Build, write_output
+from .files import refuse_links
 from .manifest import (
+    MANIFEST,
     hash_bytes,
     load_manifest,
 )
@@ -65,7 +66,7 @@ class BuildResult:
 
 def _render_page(task: dict[str, Any]) -> PageResult:
     """Worker: render one answer and write its page (atomically)."""
-    src, out, rel = Path(task["src"]), Path(task["out"]), task["rel"]
+    src, rel = Path(task["src"]), task["rel"]
     opts: RenderOptions = task["options"]
     res = PageResult(rel=rel, out=task["out_rel"], title=rel, input_hash=task["input_hash"])
     try:
@@ -77,7 +78,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"])
         page = clean_html(page)[0]  # the title comes from front matter: the same safety net as the body
         data = page.encode("utf-8")
-        write_atomic(out, data, make_parents=True)
+        write_output(task, data)
         res.output_hash = hash_bytes(data)
         res.errors = sum(d.severity.value == "error" for d in r.diagnostics)
         res.warnings = sum(d.severity.value == "warning" for d in r.diagnostics)
@@ -144,6 +145,7 @@ def build_site(
 def owned_files(out_dir: Path, out: str | Path) -> dict[str, Any]:
     """What a previous build wrote in ``out_dir`` (its manifest); a folder that holds files but
     no manifest is somebody else's, and refused."""
+    refuse_links(out_dir, out_dir / MANIFEST)  # a linked manifest would be read, and written, elsewhere
     owned = load_manifest(out_dir)
     if owned is None:
         if out_dir.exists() and any(out_dir.iterdir()):
