@@ -27,10 +27,12 @@ class SupportReport:
         return sum(1 for c in self.claims if c.verdict == verdict)
 
     @property
-    def supported_share(self) -> float:
-        """Supported claims among those that could be checked (``unchecked`` left out)."""
+    def supported_share(self) -> float | None:
+        """Supported claims among those that could be checked (``unchecked`` left out); None when
+        no claim could be checked — no share is claimed (never 100% of nothing, which a CI gate
+        on the share would pass)."""
         checked = len(self.claims) - self.count("unchecked")
-        return self.count("supported") / checked if checked else 1.0
+        return self.count("supported") / checked if checked else None
 
     def in_file(self, first_line: int) -> SupportReport:
         """The report with lines counted in the file, for an answer starting on its line
@@ -43,7 +45,7 @@ class SupportReport:
         return {
             "claims": [c.to_dict() for c in self.claims],
             "counts": {v: self.count(v) for v in VERDICTS},
-            "supported_share": round(self.supported_share, 4),
+            "supported_share": None if self.supported_share is None else round(self.supported_share, 4),
         }
 
     def to_json(self) -> str:
@@ -63,7 +65,11 @@ class SupportReport:
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
         counts = ", ".join(f"{self.count(v)} {v}" for v in VERDICTS if self.count(v))
-        lines.append(f"supported: {self.supported_share:.0%} of checked claims ({counts or 'no claims'})")
+        share = self.supported_share
+        if share is None:
+            lines.append(f"supported: no claim could be checked, no share ({counts or 'no claims'})")
+        else:
+            lines.append(f"supported: {share:.0%} of checked claims ({counts})")
         return "\n".join(lines)
 
 

@@ -281,7 +281,8 @@ class _Checker:
         claim supported, since ``NaN < 0.5`` is false."""
         scorer = self.scorer
         assert scorer is not None
-        name = getattr(type(scorer), "__qualname__", type(scorer).__name__)
+        name = getattr(scorer, "name", None)  # MODULE:NAME for --scorer; else the class
+        name = name if isinstance(name, str) and name else getattr(type(scorer), "__qualname__", type(scorer).__name__)
         try:
             value = scorer.score(claim.text, evidence)
         except Exception as e:  # a team's model: its failure is a verdict we cannot use, not our crash
@@ -290,7 +291,7 @@ class _Checker:
             ok = isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= float(value) <= 1.0
             if ok:  # NaN fails both comparisons; infinities fail one
                 return float(value)
-            problem = f"returned {str(value)[:60]!r}, not a number in [0, 1]"
+            problem = f"returned {repr(value)[:60]}, not a number in [0, 1]"
         claim.reasons.append(f"the support scorer {name} {problem}")
         if claim.group is not None:
             self.st.report(
