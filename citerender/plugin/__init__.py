@@ -20,8 +20,9 @@ from .core import citation_core
 from .dialects import dialect_rule
 from .direction import add_direction_rule
 from .flanking import add_flanking_rule
+from .links import LinkPolicy
 from .options import BibliographyRenderer, PluginOptions
-from .rules import LinkPolicy, backslash_rule, citation_inline, escapes_rule, text_or_citation
+from .rules import backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .styles import add_render_rules
 from .tables import add_table_rules
 

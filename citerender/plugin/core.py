@@ -32,6 +32,7 @@ from .placement import (
     verbatim_ids,
 )
 from .scrub import scrub_attr, scrub_html_block, scrub_html_inline
+from .split import split_text
 from .state import BibliographyMeta, CitationState, citation_meta, citation_state
 
 __all__ = ["NO_CITES", "DocumentPass", "citation_core"]
@@ -76,6 +77,11 @@ class DocumentPass:
         self.quiet = (
             not opts.needs_attention(src) and not verbatim_ids(src, st.registry) and not may_hold(self.dialect, src)
         )
+        # a reference definition's title or URL holding a marker: every block that may use it is read
+        refs = env.get("references") or {}
+        self.refs_marked = not self.quiet and any(
+            opts.needs_attention(f"{ref.get('title') or ''} {ref.get('href') or ''}") for ref in refs.values()
+        )
 
     @cached_property
     def copy_paste(self) -> bool:
@@ -107,7 +113,10 @@ class DocumentPass:
         elif tok.type == "inline" and tok.children is not None:
             content = tok.content
             if not (
-                opts.needs_attention(content) or verbatim_ids(content, st.registry) or may_hold(self.dialect, content)
+                opts.needs_attention(content)
+                or verbatim_ids(content, st.registry)
+                or may_hold(self.dialect, content)
+                or (self.refs_marked and "[" in content)
             ):
                 self.blocks.append((NO_CITES, bool(tok.content.strip()), False))  # nothing of ours in here
                 return
@@ -305,12 +314,17 @@ class InlinePass:
                 tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, self.code_cursor
             )
         elif t in ("link_open", "image"):
-            self._attributes(tok)
+            self.out.append(tok)
+            self.out.extend(self._attributes(tok))
+            return
         else:
             self.line_has_text = self.line_has_text or t not in ("em_open", "em_close", "strong_open", "strong_close")
         self.out.append(tok)
 
-    def _attributes(self, tok: Token) -> None:
+    def _attributes(self, tok: Token) -> list[Token]:
+        """Marks removed from a link's or an image's attributes; the citations of an image's alt
+        text, returned to stand right after the image (alt text is plain text: a citation there
+        would vanish, its back-link pointing nowhere)."""
         for name in ("href", "src", "title"):
             val = tok.attrs.get(name)
             if isinstance(val, str):
@@ -329,9 +343,12 @@ class InlinePass:
             sub = Token("inline", "", 0)
             sub.children, sub.content, sub.map = tok.children, tok.content, self.block.map
             InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
-            tok.children = [c for c in (sub.children or []) if c.type == "text" or c.type == "image"]
+            kids = sub.children or []
+            tok.children = [c for c in kids if c.type == "text" or c.type == "image"]
             self.line_has_text = True
             self.has_text = True
+            return [c for c in kids if c.type == "citation"]
+        return []
 
     # ------------------------------------------------------------------ lines and positions
 
@@ -374,33 +391,3 @@ def _last_kept(out: list[Token], before: int) -> int:
     while k >= 0 and out[k].type == "citation_dropped":
         k -= 1
     return k
-
-
-def _token(kind: str, content: str = "", mark: Mark | None = None, after: int = 0) -> Token:
-    tok = Token(kind, "", 0)
-    tok.content = content
-    tok.meta = {"mark": mark, "after": after}
-    return tok
-
-
-def split_text(tok: Token, marks: list[Mark]) -> list[Token]:
-    """Split a text token around copy-paste marks into text and citation tokens."""
-    out: list[Token] = []
-    pos = 0
-    text = tok.content
-    for mk in marks:
-        after = mk.start - pos  # text between the last mark and this one: the search starts past it
-        if after:
-            out.append(_token("text", text[pos : mk.start]))
-        if mk.kind is MarkKind.TEXT or (mk.kind is MarkKind.CITATION and mk.text):
-            out.append(_token("text", mk.text))
-            if mk.kind is MarkKind.TEXT:
-                out.append(_token("citation_dropped", mark=mk, after=after))
-        if mk.kind is MarkKind.CITATION:
-            out.append(_token("citation", mark=mk, after=after))
-        elif mk.kind in (MarkKind.DROPPED, MarkKind.HIGHLIGHT_OPEN, MarkKind.HIGHLIGHT_CLOSE):
-            out.append(_token("citation_dropped", mark=mk, after=after))
-        pos = mk.end
-    if pos < len(text):
-        out.append(_token("text", text[pos:]))
-    return out

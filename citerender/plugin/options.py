@@ -94,3 +94,10 @@ class PluginOptions:
             or "entity[" in text
             or ("%" in text and "%EE%88%8" in text.upper())
         )
+
+    def marker_end(self, src: str, at: int) -> int:
+        """Where the marker starting at ``at`` ends (past its stop character), or -1 when none starts there."""
+        if src[at] != self.fmt.start:
+            return -1
+        stop = src.find(self.fmt.stop, at + 1, at + 512)
+        return -1 if stop == -1 else stop + 1

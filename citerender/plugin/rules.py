@@ -5,81 +5,35 @@
   (entities become text, highlight marks become ``citation_highlight_*``); the ``text`` rule, first
   of all, hands it the markers it stops at (``text_or_citation``);
 * inline ``citation_backslash`` (before ``escape``): a backslash never swallows a marker;
-* ``LinkPolicy``: the parser's link check, the one URL allow-list (and no marker residue).
+* a marker inside a link destination or a URL is removed and reported (the link policy, ``links``,
+  makes no link of that URL).
 """
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Callable
-from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
-from ..sources.urls import allowed_link
 from ..syntax.escapes import normalize_escapes, printable
-from ..syntax.residue import url_has_residue
 from ..syntax.scanner import Scanner
 from ..syntax.types import Mark, MarkKind
+from .links import in_destination, in_url
 from .options import PluginOptions
 from .state import citation_state
 
 __all__ = [
     "MAX_MARKERS",
-    "LinkPolicy",
     "backslash_rule",
     "citation_inline",
     "escapes_rule",
-    "in_destination",
     "text_or_citation",
 ]
 
 #: The most markers one answer may hold (see SECURITY.md).
 MAX_MARKERS = 100_000
-_IN_DESTINATION = re.compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
-
-
-class LinkPolicy:
-    """The parser's ``validateLink`` (answer links, autolinks, linkify, reference definitions):
-    :func:`citerender.sources.urls.allowed_link`, the one allow-list, instead of markdown-it's
-    deny-list of four schemes; ``data:image/…`` only while the ``image`` rule reads an image's
-    destination (shown, or written as ``[image: alt]`` text, as ``images`` says). A URL holding
-    marker residue is refused too: residue is removed from the output afterwards, and removal
-    could make a refused URL (``java%EE%88%80script:``) live."""
-
-    def __init__(self, marker_chars: str) -> None:
-        self.marker_chars = marker_chars
-        self._reading = threading.local()  # inside the image rule, on this thread
-
-    def __call__(self, url: str) -> bool:
-        if not allowed_link(url, image=getattr(self._reading, "image", False)) or url_has_residue(url):
-            return False
-        decoded = unquote(url)
-        return not any(c in decoded for c in self.marker_chars)
-
-    def install(self, md: MarkdownIt) -> None:
-        """Make this ``md``'s link check, wrapping its ``image`` rule."""
-        md.validateLink = self  # type: ignore[method-assign]
-        image = next((r.fn for r in md.inline.ruler.__rules__ if r.name == "image"), None)
-        if image is not None:
-            md.inline.ruler.at("image", self._image_rule(image))
-
-    def _image_rule(self, image: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
-        """markdown-it's ``image`` rule, during which an image may have a ``data:image`` source."""
-        reading = self._reading
-
-        def rule(state: StateInline, silent: bool) -> bool:
-            reading.image = True
-            try:
-                return image(state, silent)
-            finally:
-                reading.image = False
-
-        return rule
 
 
 def escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
@@ -147,17 +101,15 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
                 parsed.clear()
             parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
-    if mk.kind is not MarkKind.DROPPED and in_destination(src, pos):
-        # the would-be link is refused (LinkPolicy): its URL stays text, the marker goes
-        mk = Mark(
-            MarkKind.DROPPED,
-            pos,
-            end,
-            mk.raw,
-            notes=(
-                ("CR311", f"marker {printable(mk.raw)} removed from a link destination; the link is shown as text"),
-            ),
-        )
+    where = None
+    if mk.kind is not MarkKind.DROPPED:
+        if in_destination(src, pos):  # the would-be link is refused (LinkPolicy): its URL stays text
+            where = "a link destination; the link"
+        elif in_url(src, pos, end, opts.marker_end):  # a bare URL or an autolink cut in two
+            where = "a URL; the URL"
+    if where is not None:
+        notes = (("CR311", f"marker {printable(mk.raw)} removed from {where} is shown as text"),)
+        mk = Mark(MarkKind.DROPPED, pos, end, mk.raw, notes=notes)
     if not silent:
         st.marks += 1
         if st.marks > MAX_MARKERS:
@@ -169,16 +121,12 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             state.push("text", "", 0).content = mk.text
             state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
         else:
-            state.push(_TOKEN_TYPES.get(mk.kind, "citation_dropped"), "", 0).meta = {"mark": mk, "offset": pos}
+            meta = {"mark": mk, "offset": pos}
+            if where is not None:
+                meta["in_url"] = True  # the linkify rules make no link of the URL's halves
+            state.push(_TOKEN_TYPES.get(mk.kind, "citation_dropped"), "", 0).meta = meta
     state.pos = end
     return True
-
-
-def in_destination(src: str, pos: int) -> bool:
-    """Does the marker at ``pos`` sit in a link destination (``](url…`` right before it)? The
-    ``](`` is found first, so a marker costs one ``rfind``, not a regex tried at 400 positions."""
-    opener = src.rfind("](", max(0, pos - 400), pos)
-    return opener != -1 and _IN_DESTINATION.fullmatch(src, opener + 2, pos) is not None
 
 
 def backslash_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
