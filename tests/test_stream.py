@@ -130,13 +130,17 @@ def test_partial_marker_is_held_then_released() -> None:
     assert tail == "[^1]" and any(d.code == "CR107" for d in sr.diagnostics)
 
 
-def test_html_blocks_appear_when_complete() -> None:
+def test_html_blocks_appear_when_decided() -> None:
+    """A block is shown once the parser has closed it: a heading at its line's end, a paragraph
+    at a blank line after it, a list only when a block after it starts."""
     sr = StreamRenderer(REG, output="html")
-    assert sr.feed(expand("# Title{S}cite{D}a{E}\n")) == ""
-    out = sr.feed("\nPara")
+    out = sr.feed(expand("# Title{S}cite{D}a{E}\n"))
     assert out.startswith('<h1 id="title">Title') and "citerender-cite" in out
-    assert sr.feed(" continues.") == ""
-    assert sr.close().startswith("<p>Para continues.")
+    assert sr.feed("Para") == "" and sr.feed(" continues.\n") == ""
+    assert sr.feed("\n").startswith("<p>Para continues.")
+    assert sr.feed("- a\n\n") == "" and sr.feed("- b\n\n") == ""  # the list may go on
+    assert sr.feed("After.\n").startswith("<ul>")
+    assert sr.close() == "<p>After.</p>\n"
 
 
 def test_utf8_split_inside_a_character() -> None:

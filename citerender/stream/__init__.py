@@ -93,7 +93,7 @@ class StreamRenderer:
         self._prose = self._sink.prose if isinstance(self._sink, MarkdownSink) else None
         # HTML is written a whole block at a time: a chunk inside a line of a block (most of them)
         # only joins the line being built, added here without a call through the sink
-        self._blocks = self._sink.blocks if isinstance(self._sink, HtmlSink) else None
+        self._partial = self._sink.partial if isinstance(self._sink, HtmlSink) else None
         self._plain_prefix = plain_prefix(self.fmt)
 
     def feed(self, chunk: str | bytes) -> str:
@@ -103,10 +103,10 @@ class StreamRenderer:
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
         if not text:
             return ""
-        blocks = self._blocks
-        if blocks is not None:  # HTML, a whole block at a time: no marker spans a line break, so
-            if blocks.blank_at is None and "\n" not in text:  # nothing is held back before one
-                blocks.partial.append(text)
+        partial = self._partial
+        if partial is not None:  # HTML reads whole lines: no marker spans a line break, so
+            if "\n" not in text:  # nothing is held back before one
+                partial.append(text)
                 return ""
             return self._sink.write(text)
         whole = self._pending + text if self._pending else text
@@ -134,7 +134,11 @@ class StreamRenderer:
         self._closed = True
         committed = self._pending + self._decoder.decode(b"", final=True)
         self._pending = ""
-        out = (self._sink.write(committed) if committed else "") + self._sink.close()
+        if self._partial is not None:  # HTML: the last line, complete or not, is read by close
+            self._partial.append(committed)
+            out = self._sink.close()
+        else:
+            out = (self._sink.write(committed) if committed else "") + self._sink.close()
         report_uncited(self._state, consulted=self.options.consulted)
         return out
 

@@ -1,0 +1,138 @@
+"""The pipeline's core chain, run in the steps a stream needs: ``md.parse`` is its core rules in
+order, and a stream runs the same rules on each decided block, stopping where it must look.
+
+* :meth:`Chain.blocks` runs the rules up to markdown-it's ``block`` rule: the block structure
+  alone, which says where the text's blocks end (:mod:`.blocks`).
+* :meth:`Chain.inline` runs them up to ``inline``: every link label and footnote label the text
+  looks up is known then (:class:`Labels`), before any citerender rule has numbered anything,
+  so a block that looked up a label not yet defined can be put back and parsed again later.
+* :meth:`Chain.finish` runs the rest, but for the footnotes' tail: the model's note definitions
+  are kept aside and the notes section is built from all of them at the end (:meth:`Chain.notes`),
+  as ``render()`` builds it after the whole answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore, block, inline
+from markdown_it.token import Token
+
+__all__ = ["Chain", "Labels", "NoteLabels", "label_env"]
+
+Rule = Callable[[StateCore], None]
+
+
+def _tail_rule(md: MarkdownIt) -> Any:
+    """The footnote plugin's tail rule, if the parser has it (the full preset)."""
+    try:
+        from mdit_py_plugins.footnote.index import footnote_tail
+    except ImportError:  # pragma: no cover - mdit-py-plugins is a dependency
+        return None
+    return footnote_tail if footnote_tail in md.core.ruler.getRules("") else None
+
+
+class Chain:
+    """One parser's core rules, split where a stream looks (see the module docstring)."""
+
+    def __init__(self, md: MarkdownIt) -> None:
+        self.md = md
+        rules: list[Rule] = list(md.core.ruler.getRules(""))
+        self.tail: Rule | None = _tail_rule(md)
+        b, i = rules.index(block), rules.index(inline)
+        self._to_block, self._to_inline = rules[: b + 1], rules[: i + 1]
+        self._rest = [r for r in rules[i + 1 :] if r is not self.tail]
+        self._after_tail = rules[rules.index(self.tail) + 1 :] if self.tail is not None else self._rest
+
+    def blocks(self, text: str, env: dict[str, Any]) -> list[Token]:
+        """The block tokens of ``text`` (inline content not parsed)."""
+        state = StateCore(text, self.md, env)
+        for rule in self._to_block:
+            rule(state)
+        return state.tokens
+
+    def inline(self, text: str, env: dict[str, Any]) -> StateCore:
+        """``text`` parsed up to its inline tokens (no citerender numbering yet)."""
+        state = StateCore(text, self.md, env)
+        for rule in self._to_inline:
+            rule(state)
+        return state
+
+    def finish(self, state: StateCore, notes: list[Token]) -> list[Token]:
+        """The rest of the chain; the model's note definitions are moved to ``notes``."""
+        if self.tail is not None:
+            state.tokens = _without_definitions(state.tokens, notes)
+        for rule in self._rest:
+            rule(state)
+        return state.tokens
+
+    def notes(self, state: StateCore, notes: Sequence[Token]) -> list[Token]:
+        """The last tokens of a stream (``state``, parsed by :meth:`inline`) and the notes section
+        built from every definition kept aside, through the rest of the chain."""
+        state.tokens = [*notes, *state.tokens]
+        if self.tail is not None:
+            self.tail(state)
+        for rule in self._after_tail:
+            rule(state)
+        return state.tokens
+
+
+def _without_definitions(tokens: list[Token], notes: list[Token]) -> list[Token]:
+    """``tokens`` without the footnote definitions' runs, which go to ``notes``."""
+    if not any(t.type == "footnote_reference_open" for t in tokens):
+        return tokens
+    kept: list[Token] = []
+    inside = False
+    for tok in tokens:
+        if tok.type == "footnote_reference_open":
+            inside = True
+        (notes if inside else kept).append(tok)
+        if tok.type == "footnote_reference_close":
+            inside = False
+    return kept
+
+
+class Labels(dict[str, Any]):
+    """``env["references"]`` that notes each label looked up and not found (``missed``). Always
+    true: a rule that reads an empty table as none (``env.get("references") or {}``) still asks it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missed: set[str] = set()
+
+    def __bool__(self) -> bool:
+        return True
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self.missed.add(key)
+            return default
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        found = dict.__contains__(self, key)
+        if not found and isinstance(key, str):
+            self.missed.add(key)
+        return found
+
+
+class NoteLabels(Labels):
+    """The footnote plugin's ``refs`` (``:label`` to the note's number, -1 while unused), noting
+    the labels looked up and not found. Always true: an empty one made the plugin skip the
+    lookup, so a reference before any definition was not noted. A definition read after a
+    reference to it keeps the number given (``render()`` reads every definition first)."""
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if value == -1 and dict.get(self, key, -1) >= 0:
+            return
+        dict.__setitem__(self, key, value)
+
+
+def label_env(env: dict[str, Any]) -> tuple[Labels, NoteLabels]:
+    """Put the noting label tables into ``env`` (before any parse); return them."""
+    refs, notes = Labels(), NoteLabels()
+    env["references"] = refs
+    env["footnotes"] = {"refs": notes, "list": {}}
+    return refs, notes
