@@ -50,14 +50,14 @@ def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -
     it that goes on right after it (past any further markers: ``next_mark(src, at)`` is the end of
     a marker starting at ``at``, or -1)? A citation right after a URL (``…/page`` + marker + ``.``)
     is not inside it."""
+    start = max(0, pos - _LOOKBACK)
+    run = max(src.rfind(" ", start, pos), src.rfind("\n", start, pos), src.rfind("\t", start, pos)) + 1
+    if _URL_BEFORE.search(src, max(run, start), pos) is None:
+        return False  # first, as it looks back a bounded way: a run of markers is not walked per marker
     at = end
     while at < len(src) and (past := next_mark(src, at)) > at:
         at = past
-    if at >= len(src) or _GOES_ON.match(src, at) is None:
-        return False
-    start = max(0, pos - _LOOKBACK)
-    run = max(src.rfind(" ", start, pos), src.rfind("\n", start, pos), src.rfind("\t", start, pos)) + 1
-    return _URL_BEFORE.search(src, max(run, start), pos) is not None
+    return at < len(src) and _GOES_ON.match(src, at) is not None
 
 
 def _in_url_mark(tok: Token | None) -> bool:
