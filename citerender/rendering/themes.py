@@ -9,10 +9,12 @@ what is shown.
 from __future__ import annotations
 
 import html
+import os
 import re
-from collections.abc import Sequence
+import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
@@ -22,8 +24,18 @@ from markupsafe import escape
 from ..errors import CiterenderError
 from ..plugin.bibliography import NOTE_STYLES, bibliography_entries, mark_after_long, render_bibliography
 from ..plugin.state import Reference
+from ..sources.files import decode_text, read_bytes
 
-__all__ = ["Theme", "builtin_themes", "load_theme", "themes_root"]
+__all__ = [
+    "MAX_THEME_ENTRIES",
+    "MAX_THEME_FILE_BYTES",
+    "Theme",
+    "builtin_themes",
+    "check_theme_folder",
+    "load_theme",
+    "own_file",
+    "themes_root",
+]
 
 
 def themes_root() -> Path:
@@ -72,9 +84,11 @@ class Theme:
         from jinja2.sandbox import ImmutableSandboxedEnvironment
 
         # themes are shared like stylesheets: their templates run sandboxed (no attribute access
-        # to internals such as __globals__, no mutation of what they are given)
+        # to internals such as __globals__, no mutation of what they are given), and every
+        # template, however it is loaded (``{% include %}``, ``{% extends %}``, ``{% import %}``),
+        # is read by :func:`own_file`: never a file outside its theme's folder
         return ImmutableSandboxedEnvironment(
-            loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in self.dirs]),
+            loader=jinja2.FunctionLoader(self._template_source),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
@@ -89,10 +103,22 @@ class Theme:
         for d in self.dirs:
             f = d / "style.css"
             if f.is_file():
-                own = f.read_text(encoding="utf-8")
+                own = own_file(f, d, self.name)
                 dark = "prefers-color-scheme: dark" in own  # dark code colours only where the page goes dark
                 return core + "\n" + code_css(dark=dark) + "\n" + own
         return core + "\n" + code_css(dark=False) + "\n"
+
+    def _template_source(self, name: str) -> tuple[str, str, Callable[[], bool]] | None:
+        """Jinja2's loader: ``name`` from the first folder of the chain that has it (the folder
+        itself, never a file a link in it points to outside it), with a check that it is unchanged."""
+        from jinja2.loaders import split_template_path
+
+        pieces = split_template_path(name)  # refuses "..": a name never climbs out of the folder
+        for d in self.dirs:
+            f = d.joinpath(*pieces)
+            if f.is_file():
+                return own_file(f, d, self.name), str(f), partial(_unchanged, f, f.stat().st_mtime_ns)
+        return None
 
     def _own(self, template: str) -> bool:
         """Does the theme chain override the default theme's ``template``?"""
@@ -231,14 +257,15 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
     elif p.is_dir():
         dirs = [p.resolve()]
         name = p.name
+        check_theme_folder(dirs[0], name)
         base = "default"
-        meta = p / "theme.toml"
+        meta = dirs[0] / "theme.toml"
         if meta.is_file():
             import tomllib  # a theme.toml is rare: read when there is one
 
             try:
-                base = str(tomllib.loads(meta.read_text(encoding="utf-8")).get("base", "default"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+                base = str(tomllib.loads(own_file(meta, dirs[0], name)).get("base", "default"))
+            except tomllib.TOMLDecodeError as e:
                 raise CiterenderError(f"invalid theme.toml: {e}", path=str(meta)) from None
             if base not in builtin_themes():  # a name, never a path (base = "../../elsewhere")
                 raise CiterenderError(
@@ -257,6 +284,69 @@ def load_theme(name_or_path: str | Path | Theme = "default") -> Theme:
     if root / "default" not in dirs:
         dirs.append(root / "default")
     return Theme(name, tuple(dirs))
+
+
+#: the largest template or stylesheet a theme may hold, and the most entries its folder may have
+MAX_THEME_FILE_BYTES = 4 * 1024 * 1024
+MAX_THEME_ENTRIES = 2_000
+
+
+def _unchanged(f: Path, mtime: int) -> bool:
+    """Is the template Jinja2 compiled from ``f`` still the file's text (its cache asks)?"""
+    try:
+        return f.stat().st_mtime_ns == mtime
+    except OSError:
+        return False
+
+
+def own_file(f: Path, folder: Path, theme: str) -> str:
+    """The text of ``f``, a file of the theme folder ``folder`` (resolved): refused, naming the
+    file, when ``f`` (or a folder on its way) is a link to something outside the folder, or is
+    not a regular file. A shared theme may not publish ``~/.aws/credentials`` through a link."""
+    try:
+        real = f.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise CiterenderError(f"theme {theme!r}: {f.name} cannot be read", path=str(f)) from None
+    if not real.is_relative_to(folder):
+        raise _outside(theme, f, real)
+    return decode_text(read_bytes(real, limit=MAX_THEME_FILE_BYTES, what="theme file"), str(f), "theme file")
+
+
+def _outside(theme: str, f: Path, real: Path) -> CiterenderError:
+    return CiterenderError(
+        f"theme {theme!r}: {f.name} is a link to {real}, outside the theme folder",
+        path=str(f),
+        hint="a theme reads only its own files: copy that file into the theme folder",
+    )
+
+
+def check_theme_folder(folder: Path, theme: str) -> None:
+    """Refuse a theme folder (resolved) that holds a link to anything outside it, or anything but
+    folders and regular files (a FIFO would block a build), before a page is rendered with it."""
+    todo, seen = [folder], 0
+    while todo:
+        with os.scandir(todo.pop()) as entries:
+            for e in entries:
+                seen += 1
+                if seen > MAX_THEME_ENTRIES:
+                    raise CiterenderError(
+                        f"theme {theme!r}: the folder holds more than {MAX_THEME_ENTRIES:,} files",
+                        path=str(folder),
+                        hint="pass the theme's own folder (templates and style.css)",
+                    )
+                p = Path(e.path)
+                if e.is_symlink():
+                    real = p.resolve()
+                    if not real.is_relative_to(folder):
+                        raise _outside(theme, p, real)
+                elif e.is_dir(follow_symlinks=False):
+                    todo.append(p)
+                elif not stat.S_ISREG(e.stat(follow_symlinks=False).st_mode):
+                    raise CiterenderError(
+                        f"theme {theme!r}: {e.name} is not a regular file (a FIFO, device or socket)",
+                        path=str(p),
+                        hint="a theme holds templates and style.css",
+                    )
 
 
 @lru_cache(maxsize=2)
