@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
 from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, Severity, in_file
+from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
 from ..rendering.exports.markdown import to_stripped
@@ -21,8 +24,11 @@ from ..rendering.pipeline import pipeline
 from ..rendering.themes import load_theme
 from ..sources.model import Registry
 from ..syntax.escapes import visible
+from ..syntax.guide import strip_citations
+from ..syntax.residue import remove_residue
+from .answers import registry_for, sources_file
 
-__all__ = ["Transformed", "page_prefix", "transform_for_host"]
+__all__ = ["Transformed", "page_prefix", "prepare_page", "transform_for_host"]
 
 
 def page_prefix(name: str) -> str:
@@ -167,3 +173,49 @@ def transform_for_host(
         text = text.rstrip("\n") + f"\n\n{out.bib_placeholder}\n"
     out.markdown = text
     return out
+
+
+def prepare_page(
+    markdown: str,
+    meta: dict[str, Any],
+    path: Path,
+    root: Path,
+    options: RenderOptions,
+    *,
+    token: str,
+    name: str,
+    heading: str = "Sources",
+) -> tuple[Transformed, list[str], list[Path]]:
+    """A host's page ready for its parser, whatever is wrong with it: one page never stops the site.
+
+    Sources that cannot be used (a bad or missing id, a file outside ``root`` or missing, invalid
+    JSON/YAML) are reported and the page is rendered without them, its citations unverified; a page
+    citerender cannot render at all keeps its text, every marker removed. Returns the page, the
+    problems (for the host's warnings, which its strict mode fails on) and the sources files read."""
+    problems: list[str] = []
+    try:
+        registry, used = registry_for(meta, path, root)
+    except Exception as e:  # a CiterenderError (bad sources), or a bug of ours: the page is still built
+        registry, used = None, _named_file(meta, path, root)
+        problems.append(f"the page's sources were not used, it is rendered without them: {_why(e)}")
+    try:
+        result = transform_for_host(markdown, registry, options, token=token, path=name, heading=heading)
+    except Exception as e:  # the answer is over a limit, or a bug of ours
+        problems.append(f"citations were not rendered, every marker was removed: {_why(e)}")
+        plain = remove_residue(strip_citations(markdown))
+        result = Transformed(plain, token, path=name, stripped=plain)
+    return result, [visible(p) for p in problems], used
+
+
+def _why(e: Exception) -> str:
+    return str(e) if isinstance(e, CiterenderError) else internal_failure(e)
+
+
+def _named_file(meta: dict[str, Any], path: Path, root: Path) -> list[Path]:
+    """The sources file inside ``root`` a page names, even one that cannot be used: it is the
+    site's input, never published as a file of the site."""
+    try:
+        target = sources_file(meta, path, root)
+    except Exception:  # outside the docs, or not even a path: nothing of the site's to keep back
+        return []
+    return [target] if target is not None and target.is_file() else []

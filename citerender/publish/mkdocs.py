@@ -21,11 +21,12 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 
+from ..errors import CiterenderError
 from ..options import DIALECTS, STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
-from .answers import SIDE_SUFFIXES, registry_for, split_front_matter
+from .answers import SIDE_SUFFIXES, split_front_matter
 from .files import write_atomic
-from .host import SUPPORT_LEVELS, Transformed, host_css, page_prefix, transform_for_host
+from .host import SUPPORT_LEVELS, Transformed, host_css, page_prefix, prepare_page
 
 CSS_PATH = "assets/citerender.css"
 SIDECAR = re.compile("(?:" + "|".join(re.escape(s) for s in SIDE_SUFFIXES) + ")$", re.I)
@@ -62,6 +63,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         self.options = _DEFAULTS
         self.source_files: set[Path] = set()  # sources named in front matter: input, not output
         self.strict = False
+        self.css = ""
 
     def on_config(self, config: Any) -> Any:
         repo = self.config.repo
@@ -79,6 +81,12 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             dialect=self.config.dialect,
         )
         self.strict = bool(config.get("strict"))
+        try:  # a theme that cannot be used (one that reads outside its folder…) stops the build now, clearly
+            self.css = host_css(load_theme(self.config.theme).css)  # dark when the page is, not the system
+        except CiterenderError as e:
+            from mkdocs.exceptions import PluginError
+
+            raise PluginError(f"citerender: {e}") from None
         if CSS_PATH not in config["extra_css"]:
             config["extra_css"].append(CSS_PATH)
         return config
@@ -88,28 +96,29 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         return "report" if value is True else "off" if value is False else str(value)
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
-
+        """The page with placeholders for its citations; what is wrong with one page (its sources,
+        its markers) is a warning at that page, never the end of the build (``--strict`` fails on it)."""
         from mkdocs.plugins import get_plugin_logger
 
-        src = Path(page.file.abs_src_path)
-        registry, used = registry_for(page.meta or {}, src, Path(config["docs_dir"]))
-        self.source_files.update(used)
+        src, uri = Path(page.file.abs_src_path), page.file.src_uri
         opts = self.options
         if self.config.id_prefix == "auto":
-            opts = replace(opts, id_prefix=page_prefix(page.file.src_uri))
-        result = transform_for_host(
-            markdown, registry, opts, token=self.token, path=page.file.src_uri, heading=self.config.heading
-        )
+            opts = replace(opts, id_prefix=page_prefix(uri))
+        result, problems, used = prepare_page(
+            markdown, page.meta or {}, src, Path(config["docs_dir"]), opts,
+            token=self.token, name=uri, heading=self.config.heading,
+        )  # fmt: skip
+        self.source_files.update(used)
         log = get_plugin_logger(__name__)
-        # lines are counted in the file, front matter included (read again only if something is said)
-        first_line = split_front_matter(page.file.content_string, str(src))[2] if result.diagnostics else 1
+        for problem in problems:
+            log.warning(f"{uri}: {problem}")
         # errors are warnings, so that ``mkdocs build --strict`` fails on them; so are the support
         # checks when asked (check_support: error), and a page without sources under --strict
         for level, message, _ in result.for_host(
-            check_support=self._check_support(), strict=self.strict, first_line=first_line
+            check_support=self._check_support(), strict=self.strict, first_line=_first_line(page, result)
         ):
             getattr(log, level)(message)
-        self.pages[page.file.src_uri] = result
+        self.pages[uri] = result
         return result.markdown
 
     def on_files(self, files: Any, config: Any) -> Any:
@@ -133,8 +142,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             if copy.is_file():
                 copy.unlink()
 
-        css = host_css(load_theme(self.config.theme).css)  # dark when the page is, not when the system is
-        write_atomic(Path(config["site_dir"]) / CSS_PATH, css, make_parents=True)
+        write_atomic(Path(config["site_dir"]) / CSS_PATH, self.css, make_parents=True)
 
 
 def _clean_toc(items: Any, result: Transformed) -> None:
@@ -143,3 +151,14 @@ def _clean_toc(items: Any, result: Transformed) -> None:
         if getattr(item, "id", None):
             item.id = result.strip_placeholders(item.id)
         _clean_toc(getattr(item, "children", []) or [], result)
+
+
+def _first_line(page: Any, result: Transformed) -> int:
+    """The file line the page's Markdown starts on (after its front matter), read again only when
+    there is something to say; 1 when the front matter cannot be read (MkDocs shows it as text)."""
+    if not result.diagnostics:
+        return 1
+    try:
+        return split_front_matter(page.file.content_string, page.file.src_uri)[2]
+    except CiterenderError:
+        return 1

@@ -25,11 +25,13 @@ from typing import Any
 
 from docutils import nodes
 
+from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
-from .answers import registry_for, split_front_matter
+from ..syntax.escapes import visible
+from .answers import split_front_matter
 from .files import write_atomic
-from .host import host_css, page_prefix, transform_for_host
+from .host import host_css, page_prefix, prepare_page
 
 CSS_NAME = "citerender.css"
 _PH = re.compile(r"CITERENDERSPHINX(?:P\d+|BIB)X")
@@ -48,7 +50,7 @@ def _options(app: Any) -> RenderOptions:
         prefix = app.config.citerender_id_prefix
         opts = app.citerender_options = RenderOptions.build(
             style=app.config.citerender_style,
-            theme=app.config.citerender_theme,
+            theme=_theme(app.config.citerender_theme),
             unknown=app.config.citerender_unknown,
             repo=repo,
             repo_url=app.config.citerender_repo_url,
@@ -60,6 +62,20 @@ def _options(app: Any) -> RenderOptions:
     return opts
 
 
+def _theme(name: str) -> str:
+    """``citerender_theme``, or the built-in one when it cannot be used (a theme that reads outside
+    its folder…): said as a warning (``-W`` fails on it), since Sphinx shows any exception that
+    stops a build as a crash report."""
+    try:
+        load_theme(name)  # its folder checked: every file of it its own, regular files only
+    except CiterenderError as e:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(visible(f"citerender_theme is not used, the built-in theme is: {e}"))
+        return str(_DEFAULTS.theme)
+    return name
+
+
 def _store(env: Any) -> dict[str, dict[str, Any]]:
     if not hasattr(env, "citerender_pages"):
         env.citerender_pages = {}
@@ -67,23 +83,30 @@ def _store(env: Any) -> dict[str, dict[str, Any]]:
 
 
 def on_source_read(app: Any, docname: str, source: list[str]) -> None:
+    """The document with placeholders for its citations; what is wrong with one document (its
+    front matter, its sources, its markers) is a warning at that document, never an "Extension
+    error" that stops the build (``-W`` fails on the warning)."""
+    from sphinx.util import logging
 
+    log = logging.getLogger(__name__)
     path = Path(app.env.doc2path(docname))
     if path.suffix.lower() not in (".md", ".markdown"):
         return
     text = source[0]
-    meta, body, first_line = split_front_matter(text, str(path))
+    try:
+        meta, body, first_line = split_front_matter(text, str(path))
+    except CiterenderError as e:  # MyST reports the front matter too; its citations are still rendered
+        log.warning(visible(f"the front matter was not read: {e}"), location=(docname, e.line) if e.line else docname)
+        meta, body, first_line = {}, text, 1
     front = text[: len(text) - len(body)]
-    registry, _ = registry_for(meta, path, Path(app.srcdir))
     opts = _options(app)
     if app.config.citerender_id_prefix == "auto":  # singlehtml joins every document into one page
         opts = replace(opts, id_prefix=page_prefix(docname))
-    result = transform_for_host(
-        body, registry, opts, token="SPHINX", path=docname, heading=app.config.citerender_heading
+    result, problems, _ = prepare_page(
+        body, meta, path, Path(app.srcdir), opts, token="SPHINX", name=docname, heading=app.config.citerender_heading
     )
-    from sphinx.util import logging
-
-    log = logging.getLogger(__name__)
+    for problem in problems:
+        log.warning(problem, location=docname)
     # a warning is what ``sphinx-build -W`` fails on: errors, the support checks when asked
     # (citerender_check_support = "error"), and a page without sources under -W
     strict = bool(getattr(app, "_fail_on_warnings", None) or getattr(app, "warningiserror", False))  # Sphinx 9, older
@@ -145,11 +168,19 @@ def on_build_finished(app: Any, exception: Exception | None) -> None:
         if copy.is_file():
             write_atomic(copy, page["source"])
 
-    write_atomic(
-        Path(app.outdir) / "_static" / CSS_NAME,
-        host_css(load_theme(app.config.citerender_theme).css),  # dark when the page is, not the system
-        make_parents=True,
-    )
+    write_atomic(Path(app.outdir) / "_static" / CSS_NAME, host_css(_css(app)), make_parents=True)
+
+
+def _css(app: Any) -> str:
+    """The theme's CSS (made dark when the page is, not the system, by :func:`host_css`), or the
+    built-in theme's when it cannot be read (said as a warning)."""
+    try:
+        return str(load_theme(_options(app).theme).css)
+    except CiterenderError as e:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(visible(f"citerender_theme is not used, the built-in theme is: {e}"))
+        return str(load_theme(_DEFAULTS.theme).css)
 
 
 def setup(app: Any) -> dict[str, Any]:
