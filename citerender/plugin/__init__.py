@@ -1,8 +1,9 @@
 """The markdown-it-py plugin: markers become ``citation`` tokens, numbered and grouped.
 
-Wiring only; the pieces live in their modules: ``rules`` (parsing rules), ``core`` (the core
-rule), ``locate``, ``scrub``, ``numbering``, ``placement``, ``state`` (per-document state and
-typed token meta), ``styles`` and ``bibliography`` (render rules).
+Wiring only; the pieces live in their modules: ``rules`` and ``links`` (parsing rules and the
+link policy), the chain of core rules — ``scrub`` → ``core`` (read, group, number) →
+``placement`` → ``listing`` (the bibliography token) — ``locate``, ``numbering``, ``state``
+(per-document state and typed token meta), ``styles`` and ``bibliography`` (render rules).
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from .dialects import dialect_rule
 from .direction import add_direction_rule
 from .flanking import add_flanking_rule
 from .links import LinkPolicy
+from .listing import bibliography_rule
 from .options import BibliographyRenderer, PluginOptions
+from .placement import placement_rule
 from .rules import backslash_rule, citation_inline, escapes_rule, text_or_citation
+from .scrub import scrub_rule
 from .styles import add_render_rules
 from .tables import add_table_rules
 
@@ -66,7 +70,11 @@ def citation_plugin(
     md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
     md.inline.ruler.before("link", "citation_dialect", dialect_rule(opts))  # [doc1], [ID:0], … when named
     add_flanking_rule(md, opts.fmt.marker_set)  # ``**Bold.**`` right before a marker closes
+    # the chain of core rules, in the order the work happens (each can be disabled by name)
+    md.core.ruler.push("citerender_scrub", partial(scrub_rule, opts=opts))
     md.core.ruler.push("citerender", partial(citation_core, opts=opts))
+    md.core.ruler.push("citerender_placement", partial(placement_rule, opts=opts))
+    md.core.ruler.push("citerender_bibliography", partial(bibliography_rule, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
         from .evidence.support import evidence_core
 

@@ -1,15 +1,17 @@
-"""The core rule: clean up, group, resolve, number, check placement, add the bibliography.
+"""The ``citerender`` core rule: marks read, citations grouped, resolved and numbered.
 
-It runs after ``text_join``. Copy-paste forms in text become citations; markers in code, raw HTML
-and link attributes are removed and reported; adjacent citations become one group; sources are
-resolved against the registry and numbered by first citation; placement is checked; the
-bibliography token is appended.
+One link of the plugin's chain of core rules (after ``text_join``), in the order the work happens:
+``citerender_scrub`` (scrub: marks in code, math, raw HTML and link attributes) → ``citerender``
+(this: copy-paste forms in text become citations, adjacent citations one group, sources resolved
+against the registry and numbered by first citation, each citation's own placement checked) →
+``citerender_placement`` (the checks over the whole answer) → ``citerender_bibliography`` (sources
+never cited; the bibliography token). Each can be disabled by name with ``md.core.ruler.disable``.
 """
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any
 
 from markdown_it.rules_core import StateCore
@@ -17,33 +19,25 @@ from markdown_it.token import Token
 
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
-from .code import scrub_code, scrub_code_span, scrub_math
-from .dialects import active_dialect, dialect_hint, may_hold
+from .dialects import active_dialect, may_hold
 from .locate import Locator, locator, place, report_mark, where
-from .numbering import drop_empty_groups, forget_uses, report_uncited, resolve
+from .numbering import drop_empty_groups, resolve
 from .options import PluginOptions
 from .placement import (
     check_before_punctuation,
     check_citation_only_lines,
-    check_grouped_at_end,
     check_in_emphasis,
     check_in_link,
     report_verbatim_ids,
     verbatim_ids,
 )
-from .scrub import scrub_attr, scrub_html_block, scrub_html_inline
 from .split import split_text
-from .state import BibliographyMeta, CitationState, citation_meta, citation_state
+from .state import CitationState, citation_meta, citation_state
 
-__all__ = ["NO_CITES", "DocumentPass", "citation_core"]
+__all__ = ["DocumentPass", "citation_core"]
 
 _DEPTH_KINDS = {f"{k}_{e}": k for k in ("em", "strong", "link") for e in ("open", "close")}
 _NAV_FAMILIES = ("navlist", "filenavlist")
-#: stands for a block without citations in the grouped-at-end check (which reads only cited ones)
-NO_CITES = Token("inline", "", 0)
-#: an answer longer than this (about two printed pages) may print its bibliography on a new page
-LONG_ANSWER = 6_000
-_MATH_BLOCKS = ("math_block", "math_block_label")
 _MATH_INLINE = ("math_inline", "math_inline_double")
 
 
@@ -53,14 +47,14 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     if doc.quiet:
         doc.skim(state.tokens)
     else:
-        for tok in state.tokens:
-            doc.visit(tok)
-    doc.finish(state.tokens)
+        for i, tok in enumerate(state.tokens):
+            doc.visit(i, tok)
+    doc.st.blocks = doc.blocks
 
 
 class DocumentPass:
-    """The core rule's work, one block-level token at a time (``visit``), then the checks over
-    the whole answer and its bibliography (``finish``; a stream's blocks skip them until its end)."""
+    """The core rule's work, one inline token at a time (``visit``); what it learns of each block
+    (``blocks``) is left in the state for the checks over the whole answer."""
 
     def __init__(self, src: str, env: MutableMapping[str, Any], opts: PluginOptions) -> None:
         st = self.st = citation_state(env, opts.registry)
@@ -70,17 +64,12 @@ class DocumentPass:
             st.original = src
         self.src = src
         self.opts = opts
-        self.blocks: list[tuple[Token, bool, bool]] = []  # (inline token, has text, has citation)
+        self.blocks: list[tuple[int, bool, bool]] = []  # (token index or -1, has text, has citation)
         # nothing of ours anywhere (no marker character, form or residue, no id written out): every
         # block is looked at for its text only, with one search of the answer instead of one a block
         self.dialect = active_dialect(opts, st)  # [doc1], [ID:0], … read as citations
         self.quiet = (
             not opts.needs_attention(src) and not verbatim_ids(src, st.registry) and not may_hold(self.dialect, src)
-        )
-        # a reference definition's title or URL holding a marker: every block that may use it is read
-        refs = env.get("references") or {}
-        self.refs_marked = not self.quiet and any(
-            opts.needs_attention(f"{ref.get('title') or ''} {ref.get('href') or ''}") for ref in refs.values()
         )
 
     @cached_property
@@ -97,51 +86,20 @@ class DocumentPass:
     def skim(self, tokens: list[Token]) -> None:
         """The blocks of a quiet answer (nothing of ours anywhere): their text only, in one pass."""
         self.blocks.extend(
-            (NO_CITES, bool(tok.content.strip()), False)
+            (-1, bool(tok.content.strip()), False)
             for tok in tokens
             if tok.type == "inline" and tok.children is not None
         )
 
-    def visit(self, tok: Token) -> None:
-        st, loc, opts = self.st, self.loc, self.opts
-        if tok.type == "html_block":
-            tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
-        elif tok.type in ("fence", "code_block"):
-            scrub_code(tok, st, loc, opts.fmt, not opts.options.keep_code_residue)
-        elif tok.type in _MATH_BLOCKS:
-            scrub_math(tok, st, opts.fmt, partial(loc.offset, tok, tok.content, None, ""))
-        elif tok.type == "inline" and tok.children is not None:
-            content = tok.content
-            if not (
-                opts.needs_attention(content)
-                or verbatim_ids(content, st.registry)
-                or may_hold(self.dialect, content)
-                or (self.refs_marked and "[" in content)
-            ):
-                self.blocks.append((NO_CITES, bool(tok.content.strip()), False))  # nothing of ours in here
-                return
-            has_text, cited = InlinePass(tok, st, loc, opts, self.copy_paste).run()
-            self.blocks.append((tok if cited else NO_CITES, has_text, cited))  # only a cited one is read
-
-    def finish(self, tokens: list[Token]) -> None:
-        """The checks over the whole answer, and the bibliography token appended to ``tokens``."""
-        st, opts = self.st, self.opts
-        if not st.whole_document:
+    def visit(self, index: int, tok: Token) -> None:
+        if tok.type != "inline" or tok.children is None:
             return
-        check_grouped_at_end(self.blocks, st)
-        if self.dialect is None and not st.references and st.registry:
-            hint = dialect_hint(self.src)
-            if hint is not None:
-                st.report("CR308", f"no source is cited, but {hint} as citations", None)
-        report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
-        forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
-        if opts.bibliography and (st.references or st.consulted):
-            tok = Token("citerender_bibliography", "", 0)
-            tok.block = True
-            tok.meta = BibliographyMeta(  # type: ignore[assignment]
-                references=st.references, consulted=st.consulted, long=len(self.src) > LONG_ANSWER
-            )
-            tokens.append(tok)
+        st, opts, content = self.st, self.opts, tok.content
+        if not (opts.needs_attention(content) or verbatim_ids(content, st.registry) or may_hold(self.dialect, content)):
+            self.blocks.append((-1, bool(content.strip()), False))  # nothing of ours in here
+            return
+        has_text, cited = InlinePass(tok, st, self.loc, opts, self.copy_paste).run()
+        self.blocks.append((index if cited else -1, has_text, cited))  # only a cited one is read
 
 
 class InlinePass:
@@ -162,7 +120,6 @@ class InlinePass:
         self.highlights: list[tuple[int, int]] = []  # (index in out, nesting level) of open highlights
         self.level = 0
         self.cursor = 0
-        self.code_cursor = [0]
         self.line_has_text = False
         self.line_cites: list[Token] = []
         self.cite_only_lines: list[Token] = []
@@ -300,55 +257,30 @@ class InlinePass:
                 at = self.content.find(tok.content, self.cursor)
                 if at != -1:
                     self.cursor = at + len(tok.content)
-            scrub_code_span(
-                tok, self.st, self.loc, self.block, self.content, self.code_cursor, self.opts.fmt,
-                not self.opts.options.keep_code_residue,
-            )  # fmt: skip
             visible = bool(tok.content.strip())
             self.line_has_text = self.line_has_text or visible
             self.has_text = self.has_text or visible
-        elif t in _MATH_INLINE:
-            scrub_math(tok, self.st, self.opts.fmt, lambda: self.loc.offset(self.block, self.content, None, ""))
-        elif t == "html_inline":
-            tok.content = scrub_html_inline(
-                tok.content, self.st, self.loc, self.block, self.content, self.opts.fmt, self.code_cursor
-            )
-        elif t in ("link_open", "image"):
+        elif t == "image" and tok.children:
             self.out.append(tok)
-            self.out.extend(self._attributes(tok))
+            self.out.extend(self._alt_text(tok))
             return
+        elif t in _MATH_INLINE or t == "html_inline" or t == "link_open":
+            pass  # scrubbed by ``citerender_scrub``
         else:
             self.line_has_text = self.line_has_text or t not in ("em_open", "em_close", "strong_open", "strong_close")
         self.out.append(tok)
 
-    def _attributes(self, tok: Token) -> list[Token]:
-        """Marks removed from a link's or an image's attributes; the citations of an image's alt
-        text, returned to stand right after the image (alt text is plain text: a citation there
-        would vanish, its back-link pointing nowhere)."""
-        for name in ("href", "src", "title"):
-            val = tok.attrs.get(name)
-            if isinstance(val, str):
-                clean = scrub_attr(val, self.opts.fmt)
-                if clean != val:
-                    self.st.report(
-                        "CR311",
-                        f"marker removed from a link {name}",
-                        self.loc.offset(self.block, self.content, None, ""),
-                    )
-                    if name == "title":
-                        tok.attrs[name] = clean
-                    else:  # LinkPolicy refuses these; never turn a cleaned URL into a link
-                        del tok.attrs[name]
-        if tok.type == "image" and tok.children:
-            sub = Token("inline", "", 0)
-            sub.children, sub.content, sub.map = tok.children, tok.content, self.block.map
-            InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
-            kids = sub.children or []
-            tok.children = [c for c in kids if c.type == "text" or c.type == "image"]
-            self.line_has_text = True
-            self.has_text = True
-            return [c for c in kids if c.type == "citation"]
-        return []
+    def _alt_text(self, tok: Token) -> list[Token]:
+        """The citations of an image's alt text, returned to stand right after the image (alt text
+        is plain text: a citation there would vanish, its back-link pointing nowhere)."""
+        sub = Token("inline", "", 0)
+        sub.children, sub.content, sub.map = tok.children, tok.content, self.block.map
+        InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
+        kids = sub.children or []
+        tok.children = [c for c in kids if c.type == "text" or c.type == "image"]
+        self.line_has_text = True
+        self.has_text = True
+        return [c for c in kids if c.type == "citation"]
 
     # ------------------------------------------------------------------ lines and positions
 
@@ -371,7 +303,6 @@ class InlinePass:
             pos = meta["offset"] = found if found != -1 else self.cursor
         if pos + len(mk.raw) > self.cursor:
             self.cursor = pos + len(mk.raw)
-        self.code_cursor[0] = max(self.code_cursor[0], self.cursor)
         meta["place"], meta["content"] = self.place, self.content
         if st.spans is not None:
             meta["span"] = self.loc.span(self.block, self.content, pos, mk.raw)

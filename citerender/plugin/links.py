@@ -85,7 +85,7 @@ class LinkPolicy:
     def install(self, md: MarkdownIt) -> None:
         """Make this ``md``'s link check and normalisation, wrapping its ``image`` and ``linkify`` rules."""
         md.validateLink = self  # type: ignore[method-assign]
-        md.normalizeLink = self._normalize(md.normalizeLink)  # type: ignore[method-assign]
+        md.normalizeLink = self._normalize(md.normalizeLink)  # type: ignore[method-assign,assignment]
         inline = {r.name: r.fn for r in md.inline.ruler.__rules__}
         if "image" in inline:
             md.inline.ruler.at("image", self._image_rule(inline["image"]))

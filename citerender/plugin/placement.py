@@ -1,17 +1,22 @@
-"""Placement checks: where a citation stands in the text (CR301, CR303, CR305–CR307, CR309)."""
+"""Placement checks: where a citation stands in the text (CR301, CR303, CR305–CR307, CR309), and the
+``citerender_placement`` core rule, which makes the checks over the whole answer (CR305, CR308's
+dialect hint) once the citation rule has read every block."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from ..sources.model import Registry
 from ..syntax.charset import CharSet
 from ..syntax.patterns import TURN_ID
+from .dialects import active_dialect, dialect_hint
 from .locate import Locator, where
-from .state import CitationState
+from .options import PluginOptions
+from .state import CitationState, citation_state
 
 __all__ = [
     "check_before_punctuation",
@@ -19,6 +24,7 @@ __all__ = [
     "check_grouped_at_end",
     "check_in_emphasis",
     "check_in_link",
+    "placement_rule",
     "report_verbatim_ids",
     "verbatim_ids",
 ]
@@ -81,12 +87,26 @@ def _prefix_word(prefix: str) -> re.Pattern[str]:
     return re.compile(re.escape(prefix) + r"[\w-]*")
 
 
-def check_grouped_at_end(blocks: list[tuple[Token, bool, bool]], st: CitationState) -> None:
+def placement_rule(state: StateCore, *, opts: PluginOptions) -> None:
+    """The ``citerender_placement`` core rule: the placement checks over the whole answer, from
+    what the citation rule left of each block (``blocks``); a stream's blocks wait for its end."""
+    st = citation_state(state.env, opts.registry)
+    if not st.whole_document:
+        return
+    check_grouped_at_end(st.blocks, state.tokens, st)
+    if not st.references and st.registry and active_dialect(opts, st) is None:
+        hint = dialect_hint(state.src)
+        if hint is not None:
+            st.report("CR308", f"no source is cited, but {hint} as citations", None)
+
+
+def check_grouped_at_end(blocks: list[tuple[int, bool, bool]], tokens: list[Token], st: CitationState) -> None:
+    """CR305: three or more blocks of text, and every citation in the last one."""
     text_blocks = [b for b in blocks if b[1] or b[2]]
     cited = [i for i, b in enumerate(text_blocks) if b[2]]
     if len(text_blocks) < 3 or not cited or cited[0] != len(text_blocks) - 1:
         return
-    last = text_blocks[-1][0]
+    last = tokens[text_blocks[-1][0]]
     cites = [c for c in last.children or [] if c.type == "citation"]
     n = sum(len(c.meta["uses"]) for c in cites)
     if n >= 2:

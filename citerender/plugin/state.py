@@ -100,6 +100,9 @@ class CitationState:
     #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
     #: (:class:`citerender.plugin.evidence.claims.Claim`)
     claims: list[Any] = field(default_factory=list)
+    #: per inline block, in order: (its index in the token stream, or -1 when it cites nothing;
+    #: has text; cites), for the document-wide placement checks after the citation rule
+    blocks: list[tuple[int, bool, bool]] = field(default_factory=list)
     # the rules' own caches, by owner: their shapes are the owners' business (see :meth:`cache`)
     _line_starts: array[int] | None = field(default=None, repr=False)
     _caches: dict[str, Any] = field(default_factory=dict, repr=False)

@@ -1,0 +1,35 @@
+"""The ``citerender_bibliography`` core rule, the last of the chain (see ``core``): sources the
+answer never cites are reported, and listed as the options say (``list_all``, ``consulted``); the
+resolver's lookup table is dropped; the ``citerender_bibliography`` token is appended for the
+render rules. Disabled (``md.core.ruler.disable("citerender_bibliography")``), a plugin user
+places the bibliography, or none, and uncited sources go unreported."""
+
+from __future__ import annotations
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from .numbering import forget_uses, report_uncited
+from .options import PluginOptions
+from .state import BibliographyMeta, citation_state
+
+__all__ = ["LONG_ANSWER", "bibliography_rule"]
+
+#: an answer longer than this (about two printed pages) may print its bibliography on a new page
+LONG_ANSWER = 6_000
+
+
+def bibliography_rule(state: StateCore, *, opts: PluginOptions) -> None:
+    """Core rule (see the module docstring); a stream's blocks wait for its end."""
+    st = citation_state(state.env, opts.registry)
+    if not st.whole_document:
+        return
+    report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
+    forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
+    if opts.bibliography and (st.references or st.consulted):
+        tok = Token("citerender_bibliography", "", 0)
+        tok.block = True
+        tok.meta = BibliographyMeta(  # type: ignore[assignment]
+            references=st.references, consulted=st.consulted, long=len(state.src) > LONG_ANSWER
+        )
+        state.tokens.append(tok)
