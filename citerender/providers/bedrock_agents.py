@@ -8,27 +8,28 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .bedrock import kb_source, knowledge_base
 from .common import Builder
 
-__all__ = ["agent", "collect_agent_events"]
+__all__ = ["agent", "answer_text", "collect_agent_events"]
 
 
 def collect_agent_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold ``InvokeAgent`` events (or ``{"completion": [events]}``) into one response."""
-    text: list[str] = []
+    chunks: list[Any] = []
     citations: list[Any] = []
     retrieved: list[Any] = []
     for e in events:
         chunk = e.get("chunk")
         if isinstance(chunk, Mapping):
-            text.append(_text(chunk.get("bytes")))
+            chunks.append(chunk.get("bytes"))
             citations.extend((chunk.get("attribution") or {}).get("citations") or [])
         retrieved.extend(_lookups(e.get("trace")))
-    return {"output": {"text": "".join(text)}, "citations": citations, "retrieved": retrieved}
+    return {"output": {"text": answer_text(chunks)}, "citations": citations, "retrieved": retrieved}
 
 
 def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -40,15 +41,34 @@ def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
     return knowledge_base(resp, b)
 
 
-def _text(data: Any) -> str:
-    """A chunk's ``bytes``: base64 in saved JSON (botocore's encoding of a blob), else the text."""
-    if not isinstance(data, str):
-        return bytes(data).decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else ""
+def answer_text(chunks: Sequence[Any]) -> str:
+    """The answer the chunks' ``bytes`` spell, decoded as one UTF-8 stream: a character may be
+    split across two chunks, so no chunk is decoded alone. Saved as JSON, the bytes are base64
+    (botocore's encoding of a blob): the chunks are read as base64 when every one of them is valid
+    base64 and together they decode as UTF-8, else as the text they are (whatever characters the
+    answer holds: a no-break space, an emoji sequence)."""
+    strings = [c for c in chunks if isinstance(c, str)]
+    if strings and len(strings) == len([c for c in chunks if c is not None]):
+        decoded = _from_base64(strings)
+        if decoded is not None:
+            return decoded
+        return "".join(strings)
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    out = [
+        decoder.decode(bytes(c)) if isinstance(c, (bytes, bytearray)) else c if isinstance(c, str) else ""
+        for c in chunks
+    ]
+    return "".join(out) + decoder.decode(b"", final=True)
+
+
+def _from_base64(strings: Sequence[str]) -> str | None:
+    """The text the base64 ``strings`` encode as one UTF-8 stream, or None when they do not."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
     try:
-        decoded = base64.b64decode(data, validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return data
-    return decoded if all(ch.isprintable() or ch in "\n\t\r" for ch in decoded) else data
+        text = "".join(decoder.decode(base64.b64decode(s, validate=True)) for s in strings)
+        return text + decoder.decode(b"", final=True)
+    except (binascii.Error, ValueError):  # not base64, or base64 of bytes that are no UTF-8 text
+        return None
 
 
 def _lookups(trace: Any) -> Iterator[Any]:

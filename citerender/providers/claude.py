@@ -20,6 +20,7 @@ from typing import Any
 
 from ..sources.model import registry_from_data
 from ..syntax.format import DEFAULT_FORMAT
+from .common import insert_edits
 from .content_refs import md_text
 from .threads import BrokenGraph, Conversation, Turn, assembled, entered, shown_title, timestamp
 
@@ -175,9 +176,7 @@ class _Answer:
             ids = at.setdefault(end, [])
             if source["id"] not in ids:
                 ids.append(source["id"])
-        for end in sorted(at, reverse=True):
-            text = text[:end] + DEFAULT_FORMAT.marker(*at[end]) + text[end:]
-        return text
+        return insert_edits(text, [(end, end, DEFAULT_FORMAT.marker(*ids)) for end, ids in at.items()])
 
     def sources(self) -> list[dict[str, Any]]:
         """The cited pages (titled and quoted from the searches when the citation was not), then

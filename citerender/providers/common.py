@@ -10,6 +10,7 @@ from typing import Any
 from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
 from .offsets import SpanReader
+from .zones import Zones
 
 __all__ = [
     "LINK_SPAN",
@@ -148,10 +149,30 @@ def index_range(one: str, many: str, start: Any, end: Any) -> str:
 
 
 def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:
-    """Apply (start, end, replacement) edits, end-to-start; overlapping edits keep the first."""
+    """Apply (start, end, replacement) edits, end-to-start; overlapping edits keep the first.
+
+    An insertion (``start == end``: a citation after its words) goes where the one placement rule
+    of every adapter lets it (:class:`.zones.Zones`): never inside inline code, a link, a URL or a
+    code block, whatever offsets the provider gave; the same insertion twice at one place is made once."""
+    zones: Zones | None = None
+    edits: list[tuple[int, int, str]] = []
+    made: dict[tuple[int, str], None] = {}
+    broken: set[int] = set()  # places after a closing block that already got their line break
+    for start, end, rep in inserts:
+        if start == end:
+            zones = zones or Zones(text)
+            start, before = zones.settle(start)
+            end = start
+            if (start, rep) in made:
+                continue
+            made[(start, rep)] = None
+            if before and start not in broken:
+                broken.add(start)
+                rep = before + rep
+        edits.append((start, end, rep))
     out = []
     pos = 0
-    for start, end, rep in sorted(inserts, key=lambda x: (x[0], x[1])):
+    for start, end, rep in sorted(edits, key=lambda x: (x[0], x[1])):
         start = max(start, pos)
         end = max(end, start)
         out.append(text[pos:start])

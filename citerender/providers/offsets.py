@@ -77,15 +77,87 @@ class Placed:
     note: tuple[str, str] | None = None
 
 
+class _Loose:
+    """A text with each run of spaces read as one space (``flat``), and both ways between its
+    positions and the text's: a span is compared with its cited text, and a cited text looked up,
+    in time linear in the cited text, never re-reading the span."""
+
+    def __init__(self, text: str) -> None:
+        flat: list[str] = []
+        to_flat: list[int] = []  # text index → flat index (the flat length of text[:i])
+        to_text: list[int] = []  # flat index → text index
+        pos = n = 0
+        for m in _SPACE.finditer(text):
+            a, b = m.span()
+            flat.append(text[pos:a])
+            to_flat.extend(range(n, n + a - pos))
+            to_text.extend(range(pos, a))
+            n += a - pos
+            flat.append(" ")
+            to_flat.append(n)
+            to_flat.extend([n + 1] * (b - a - 1))
+            to_text.append(a)
+            n += 1
+            pos = b
+        flat.append(text[pos:])
+        to_flat.extend(range(n, n + len(text) - pos + 1))
+        to_text.extend(range(pos, len(text) + 1))
+        self.flat = "".join(flat)
+        self.to_flat, self.to_text = to_flat, to_text
+        self.words: set[str] | None = None
+        self.grams: set[str] | None = None
+        self.found: dict[str, tuple[int, int] | None] = {}
+        #: characters :meth:`find` may still scan: a few times the text, so that a response whose
+        #: every citation is looked up costs linear time (those past it are placed as declared)
+        self.budget = 32 * (len(self.flat) + 1) + (1 << 24)
+
+    def covers(self, s: int, e: int, want: str) -> bool:
+        """Does ``text[s:e]``, spacing collapsed and stripped, read as ``want``?"""
+        flat = self.flat
+        a, b = self.to_flat[s], self.to_flat[e]
+        if a < b and flat[a] == " ":
+            a += 1
+        if b > a and flat[b - 1] == " ":
+            b -= 1
+        return b - a == len(want) and flat.startswith(want, a)
+
+    def find(self, want: str) -> tuple[int, int] | None:
+        """The first span of the text that reads as ``want`` (spacing collapsed), else None."""
+        if want in self.found:
+            return self.found[want]
+        pieces = want.split(" ")
+        if len(pieces) > 2:  # its inner words are whole words of the text, or it is not there
+            if self.words is None:
+                self.words = set(self.flat.split(" "))
+            if any(p not in self.words for p in pieces[1:-1]):
+                self.found[want] = None
+                return None
+        if self.grams is None:  # every three characters of the text, to rule out most texts not in it
+            flat = self.flat
+            self.grams = {flat[i : i + 3] for i in range(len(flat) - 2)}
+        if any(want[i : i + 3] not in self.grams for i in range(len(want) - 2)):
+            self.found[want] = None
+            return None
+        if self.budget <= 0:
+            return None  # not looked up (reported by the caller as not found)
+        at = self.flat.find(want)
+        self.budget -= (at if at != -1 else len(self.flat)) + len(want)
+        found = None if at == -1 else (self.to_text[at], self.to_text[at + len(want) - 1] + 1)
+        self.found[want] = found
+        return found
+
+
 class SpanReader:
     """Reads one text's spans in a provider's unit (``unit``), checking each against the text it
-    claims to cover when the provider gives it."""
+    claims to cover when the provider gives it. Everything about the text is computed once per
+    reader, so placing k citations costs time linear in the text plus their cited texts."""
 
     def __init__(self, text: str, unit: str = "codepoint") -> None:
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {', '.join(UNITS)}")
         self.text, self.unit = text, unit
         self._tables: dict[str, list[int]] = {}
+        self._loose: _Loose | None = None
 
     def _units(self, unit: str) -> list[int]:
         """The text's table in ``unit`` (built once per reader)."""
@@ -100,6 +172,11 @@ class SpanReader:
     def _limit(self, unit: str) -> int:
         return len(self.text) if unit == "codepoint" else self._units(unit)[-1]
 
+    def _flat(self) -> _Loose:
+        if self._loose is None:
+            self._loose = _Loose(self.text)
+        return self._loose
+
     def place(self, start: int | None, end: int | None, cited: str | None = None) -> Placed:
         """The span ``[start, end)`` (``start`` omitted: 0), placed. With ``cited``, the unit and
         end convention that make the span cover it are found; failing that, ``cited`` is looked up
@@ -109,20 +186,28 @@ class SpanReader:
         e0 = int(end if end is not None else s0)
         want = _loose(cited) if cited and cited.strip() else ""
         if want:
+            loose = self._flat()
             for unit in (self.unit, *(u for u in UNITS if u != self.unit)):
                 for extra in (0, 1):  # exclusive end, then inclusive
                     s, e = self._cp(s0, unit), self._cp(e0 + extra, unit)
-                    if 0 <= s <= e <= len(text) and _loose(text[s:e]) == want:
+                    if 0 <= s <= e <= len(text) and loose.covers(s, e, want):
                         note = None
                         if unit != self.unit or extra:
                             how = f"{unit} offsets" + (", end inclusive" if extra else "")
                             note = ("CR503", f"span {s0}–{e0} matched its cited text as {how}")
                         return Placed(s, e, after_last_word(text, e), note)
-            found = _locate(text, want)
+            found = loose.find(want)
             if found is not None:
                 s, e = found
                 note = ("CR503", f"span {s0}–{e0} did not match its cited text: placed where that text is")
                 return Placed(s, e, after_last_word(text, e), note)
+            if want not in loose.found:
+                return self._declared(s0, e0, "", "its cited text was not looked up (too many spans did not match)")
+        return self._declared(s0, e0, want)
+
+    def _declared(self, s0: int, e0: int, want: str, why: str | None = None) -> Placed:
+        """The span placed at its declared offsets (clamped into the text, reported)."""
+        text = self.text
         limit = self._limit(self.unit)
         note = None
         if not 0 <= s0 <= e0 <= limit:
@@ -131,17 +216,11 @@ class SpanReader:
         e = self._cp(max(0, min(max(e0, s0), limit)), self.unit)
         e = min(e, len(text))
         at = after_last_word(text, e)
-        if note is None and want:
-            note = ("CR503", f"span {s0}–{e0} did not match its cited text, which is not in the answer")
+        if note is None and (want or why):
+            note = ("CR503", f"span {s0}–{e0} did not match its cited text, " + (why or "which is not in the answer"))
         if note is None and 0 < at < len(text) and text[at - 1].isalnum() and text[at].isalnum():
             while at < len(text) and text[at].isalnum():  # mid-word: after the word (and its stop)
                 at += 1
             at = after_last_word(text, at)
             note = ("CR503", f"span {s0}–{e0} ends inside a word: placed after it")
         return Placed(s, e, at, note)
-
-
-def _locate(text: str, want: str) -> tuple[int, int] | None:
-    """The span of ``text`` that reads as ``want`` with its spacing collapsed."""
-    m = re.search(r"\s+".join(re.escape(w) for w in want.split(" ")), text)
-    return (m.start(), m.end()) if m else None

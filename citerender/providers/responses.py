@@ -271,12 +271,12 @@ def adapt(
     :param sources: sources the citations name by id when the response does not carry them
         (Mistral's reference ids, Cohere's document ids).
     """
+    surrogates: list[str] = []
+    data = clean_data(data, surrogates)  # once, where the response enters (its depth bounded there)
     provider = provider or detect_provider(data)
     if provider not in PROVIDERS:
         raise CiterenderError(f"unknown provider {provider!r}", hint=f"use one of {', '.join(PROVIDERS)}")
     b = Builder(fmt, sources)
-    surrogates: list[str] = []
-    data = clean_data(data, surrogates)  # once, where the response enters
     if surrogates:
         b.note(("CR114", f"lone surrogates replaced by U+FFFD in {', '.join(dict.fromkeys(surrogates))[:200]}"))
     given = data  # what the file looks like is told from it, not from its events folded the wrong way

@@ -87,10 +87,15 @@ class Conversation:
 
 def entered(data: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, list[tuple[str, str]]]:
     """A conversation's data as it enters, once: cleaned of lone surrogates (reported, CR114),
-    with the digest of the data as exported (a page is rebuilt when it changes)."""
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    with the digest of the data as exported (a page is rebuilt when it changes). Data nested too
+    deeply is a :class:`BrokenGraph`: that conversation is reported and skipped, the rest built."""
     surrogates: list[str] = []
-    cleaned = clean_data(data, surrogates)
+    try:
+        cleaned = clean_data(data, surrogates)  # first: it bounds the depth json.dumps walks
+    except CiterenderError as e:
+        title = shown_title(data.get("title") if "title" in data else data.get("name"))
+        raise BrokenGraph(f"CR506 conversation {title[:80]!r} was skipped: its data is {e.message}") from None
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
     notes = [("CR114", "lone surrogates replaced by U+FFFD in the conversation's data")] if surrogates else []
     return cleaned, digest, notes
 

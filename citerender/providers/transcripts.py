@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..sources.clean import clean_data
 from ..sources.files import MAX_INPUT_BYTES, read_text_file
 from .pydantic_ai import is_message, user_prompt
 from .responses import adapt, detect_provider, parse_json
@@ -73,6 +74,7 @@ def is_transcript(data: Any) -> bool:
 
 def transcript(data: Any, provider: str | None = None, *, title: str = "Transcript") -> Conversation:
     """The conversation a transcript holds (``provider`` names the responses' format, else each is recognised)."""
+    data = clean_data(data, [])  # its depth bounded, user turns' lone surrogates replaced, as responses' are
     turns = _turns(data)
     if turns is None:
         raise CiterenderError("a transcript is a JSON list of turns", hint='or {"title": …, "turns": [...]}')

@@ -8,6 +8,11 @@ export is made safe once, here, so no later stage meets what it cannot encode or
   shown to readers as text, so it obeys the rule for answers' prose.
 
 What was changed is returned, so the caller can report it (CR114).
+
+It is also the one depth guard of parsed data: every sources file, provider response, dataset row
+and export conversation passes :func:`clean_data`, which refuses data nested deeper than
+``MAX_NESTING`` (``CiterenderError``, "nested too deeply"), so no later walk of the data (an
+adapter, an export, the conversation tree, ``json.dumps``) can run out of stack.
 """
 
 from __future__ import annotations
@@ -16,11 +21,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import CiterenderError
 from ..syntax.guide import strip_citations
 from ..syntax.patterns import LONE_SURROGATE
 from ..syntax.residue import has_residue, remove_residue
 
-__all__ = ["clean_data", "display_text", "no_surrogates"]
+__all__ = ["MAX_NESTING", "clean_data", "display_text", "no_surrogates"]
+
+#: the deepest nesting of lists and objects read (real responses and exports nest a few dozen at most)
+MAX_NESTING = 100
 
 _SPACES = re.compile(r"[ \t]{2,}")
 _BEFORE_STOP = re.compile(r"[ \t]+([.,;:!?])")
@@ -50,19 +59,26 @@ def _may_hold_marker(value: str) -> bool:
     return has_residue(value) or any(w in value for w in _MARKER_WORDS)
 
 
-def clean_data(value: Any, changed: list[str], where: str = "") -> Any:
+def clean_data(value: Any, changed: list[str], where: str = "", *, depth: int = 0) -> Any:
     """``value`` (parsed JSON/YAML) with lone surrogates replaced in every string, key and item;
-    ``changed`` gets the place of each replacement."""
+    ``changed`` gets the place of each replacement. Data nested more than ``MAX_NESTING`` levels
+    deep is a :class:`CiterenderError` (the recursion here, and every later walk, stays bounded)."""
     if isinstance(value, str):
         out, hit = no_surrogates(value)
         if hit:
             changed.append(where or "a value")
         return out
+    if not isinstance(value, (Mapping, list)):
+        return value
+    if depth >= MAX_NESTING:
+        raise CiterenderError(
+            f"nested too deeply: more than {MAX_NESTING} levels of lists and objects"
+            + (f" (at {where[:80]})" if where else ""),
+            hint="flatten the data; no response, export or sources file nests that deep",
+        )
     if isinstance(value, Mapping):
         return {
-            clean_data(k, changed, where): clean_data(v, changed, f"{where}.{k}" if where else str(k))
+            clean_data(k, changed, where): clean_data(v, changed, f"{where}.{k}" if where else str(k), depth=depth + 1)
             for k, v in value.items()
         }
-    if isinstance(value, list):
-        return [clean_data(v, changed, where) for v in value]
-    return value
+    return [clean_data(v, changed, where, depth=depth + 1) for v in value]

@@ -93,6 +93,7 @@ def load_yaml(raw: str, name: str, *, first_line: int = 1, what: str = "YAML") -
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        problem = "nested too deeply" if "nesting depth" in problem else problem  # libyaml's limit
         raise CiterenderError(
             f"invalid {what}: {problem}", path=name, line=mark.line + first_line if mark is not None else None
         ) from None
@@ -134,15 +135,19 @@ def load_sources(path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT) -> R
     name = str(path)
     raw = read_text_file(path, what="sources file")
     suffix = Path(path).suffix.lower()
-    if suffix in (".json", ".yaml", ".yml", ".toml"):
-        return registry_from_data(parse_data(raw, suffix, name), path=name, raw=raw, fmt=fmt)
     stripped = raw.lstrip()
+    if suffix in (".json", ".yaml", ".yml", ".toml") or stripped.startswith(("{", "[")):
+        data = parse_data(raw, suffix if suffix in (".yaml", ".yml", ".toml") else ".json", name)
+        try:
+            return registry_from_data(data, path=name, raw=raw, fmt=fmt)
+        except CiterenderError as e:  # the data's own checks (its depth: clean_data) name the file too
+            if e.path is None:
+                e.path = name
+            raise
     if stripped.startswith("Citation Marker:"):
         return parse_tool_output(raw, path=name, fmt=fmt)
     if stripped.startswith("<BLOCK"):
         return parse_blocks(raw, path=name, fmt=fmt)
-    if stripped.startswith(("{", "[")):
-        return registry_from_data(parse_data(raw, ".json", name), path=name, raw=raw, fmt=fmt)
     raise CiterenderError(
         "cannot tell the sources format",
         path=name,

@@ -4,7 +4,8 @@ A :class:`Repository` turns a cited path into a :class:`Source`: with a checkout
 file's lines are read (for hover cards and line checks); with a web address (``url``) the source
 links to ``URL/path`` and each citation to its lines (``#L10-L20``, as GitHub and GitLab
 anchor them). Without either, the path itself is the reference. A path that leaves the
-checkout (``..``, absolute, a symlink out) is never read.
+checkout (``..``, absolute, a symlink out) is never read, nor one that resolves to a hidden path
+(a symlink into ``.git/``, to ``.env``) unless hidden paths are asked for.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class Repository:
         problem = None
         found = False
         if self.root is not None:
-            lines, problem = _read_lines(Path(self.root), clean)
+            lines, problem = _read_lines(Path(self.root), clean, self.include_hidden)
             found = problem is None
         return RepoFile(Source(clean, title=clean, url=url, lines=lines, line_anchors=True).shown(), found, problem)
 
@@ -91,11 +92,21 @@ def _clean_path(path: str) -> str | None:
     return "/".join(parts)
 
 
-def _read_lines(root: Path, path: str) -> tuple[tuple[str, ...] | None, str | None]:
+def _read_lines(root: Path, path: str, include_hidden: bool) -> tuple[tuple[str, ...] | None, str | None]:
+    """The lines of ``path`` in the checkout, or why they are not read. Judged on the path the
+    file resolves to, symlinks followed: a link (of any name) into ``.git/`` or to ``.env`` is as
+    hidden as they are, and one that leads out of the checkout is never read."""
     base = root.resolve()
     target = (base / path).resolve()
     if not target.is_relative_to(base):
-        return None, f"{path!r} leads outside the repository checkout"
+        return None, f"{path!r} leads outside the repository checkout (through a symbolic link): not read or quoted"
+    inside = target.relative_to(base).parts
+    if not include_hidden and any(part.startswith(".") for part in inside):
+        shown = "/".join(inside)
+        return None, (
+            f"path {path[:200]!r} is a symbolic link to {shown[:200]!r}, which is hidden (a dotfile or a VCS"
+            " folder such as .git): not read or quoted; --repo-include-hidden reads hidden paths"
+        )
     if not target.is_file():
         return None, f"{path!r} is not in the repository checkout"
     if target.stat().st_size > MAX_REPO_FILE_BYTES:

@@ -1,0 +1,281 @@
+"""Where a citation may go in an answer's Markdown: the one placement rule every adapter's
+markers obey, whatever offsets the provider gave.
+
+A marker put inside inline code is shown as code (the citation is lost, its visible form stays);
+inside a link (its text, its destination, an autolink or a bare URL, its host included) it breaks
+the link or, punycoded into a host, links somewhere else; inside a fenced code block or a link
+reference definition it breaks the block. :class:`Zones` finds those places in one linear pass
+and :meth:`Zones.settle` moves a citation out of them: after an inline zone (and after the
+closing punctuation that follows it, as :func:`.offsets.after_last_word` does), before a block
+(after the block when nothing precedes it). The Markdown read is CommonMark's, approximated where
+exactness would cost more than linear time (a destination or title longer than ``_MAX_DEST`` is
+not taken for one; a code span's run of backticks is closed by the next run of the same length in
+its paragraph)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+__all__ = ["Zones", "settle"]
+
+_CLOSING = ".,;:!?)]}\"'\u201d\u2019\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u300d\u300f"
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
+_REF_DEF = re.compile(r"^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*\S.*$", re.M)
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_TICKS = re.compile(r"`+")
+_BRACKET = re.compile(r"[\[\]]")
+_AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[\w.-]+)>")
+#: a bare URL or domain, as linkify reads one (a host with a letter TLD, then any path)
+_BARE = re.compile(
+    r"(?<![\w@.-])(?:(?:https?|ftp)://|mailto:|www\.|(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b))"
+    r"[^\s<]*"
+)
+_URL_TAIL = ".,:;!?*_~'\""
+_MAX_DEST = 2048  # longer destinations and titles are not looked for (keeps the scan linear)
+
+
+class Zones:
+    """The places of ``text`` a citation must not go, as disjoint ``[start, end)`` ranges.
+
+    :param complete: False for a text still streaming in: a code span, link or autolink opened in
+        its last paragraph and not yet closed is taken to run to the text's end (the citation waits)."""
+
+    def __init__(self, text: str, *, complete: bool = True) -> None:
+        self.text = text
+        self.complete = complete
+        self._found: list[tuple[int, int, bool]] = []  # (start, end, is a block), overlapping
+        pos = 0
+        for start, end in self._blocks():
+            self._inline(pos, start)
+            self._found.append((start, end, True))
+            pos = end
+        self._inline(pos, len(text))
+        self._found.sort()
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.blocks: list[bool] = []
+        for start, end, block in self._found:  # nested and overlapping zones merged: one list of disjoint ones
+            if self.ends and start < self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            elif end > start:
+                self.starts.append(start)
+                self.ends.append(end)
+                self.blocks.append(block)
+        del self._found
+
+    # ------------------------------------------------------------------ finding
+
+    def _add(self, start: int, end: int, block: bool) -> None:
+        self._found.append((start, end, block))
+
+    def _blocks(self) -> list[tuple[int, int]]:
+        """Fenced code blocks (an unclosed one runs to the end) and link reference definitions."""
+        text = self.text
+        found: list[tuple[int, int]] = []
+        opened: tuple[int, str, int] | None = None  # (start, fence char, length)
+        for m in _FENCE.finditer(text):
+            run = m.group(1)
+            if opened is None:
+                if run[0] == "`" and "`" in m.group(2):
+                    continue  # a backtick fence's info string holds no backtick: inline code
+                opened = (m.start(), run[0], len(run))
+            elif run[0] == opened[1] and len(run) >= opened[2] and not m.group(2).strip():
+                found.append((opened[0], _line_end(text, m.end())))
+                opened = None
+        if opened is not None:
+            found.append((opened[0], len(text)))
+        for m in _REF_DEF.finditer(text):
+            if not any(s <= m.start() < e for s, e in found):
+                found.append((m.start(), _line_end(text, m.end())))
+        found.sort()
+        merged: list[tuple[int, int]] = []
+        for s, e in found:
+            if merged and s < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+            else:
+                merged.append((s, e))
+        return merged
+
+    def _inline(self, start: int, end: int) -> None:
+        """Inline zones of ``text[start:end]``, paragraph by paragraph (none crosses a blank line)."""
+        pos = start
+        for m in _PARAGRAPH_BREAK.finditer(self.text, start, end):
+            self._paragraph(pos, m.start(), last=False)
+            pos = m.end()
+        self._paragraph(pos, end, last=end == len(self.text))
+
+    def _paragraph(self, start: int, end: int, *, last: bool) -> None:
+        text = self.text
+        open_end = last and not self.complete
+        code = self._code_spans(start, end, open_end)
+        for s, e in code:
+            self._add(s, e, False)
+        in_code = _Ranges(code)
+        for m in _AUTOLINK.finditer(text, start, end):
+            if not in_code.holds(m.start()):
+                self._add(m.start(), m.end(), False)
+        if open_end and (lt := text.rfind("<", start, end)) != -1 and ">" not in text[lt:end]:
+            self._add(lt, end, False)  # an autolink still coming
+        for m in _BARE.finditer(text, start, end):
+            url = _trim_url(m.group())
+            if url and not in_code.holds(m.start()):
+                self._add(m.start(), m.start() + len(url) + (1 if open_end and m.end() == end else 0), False)
+        self._links(start, end, in_code, open_end)
+
+    def _code_spans(self, start: int, end: int, open_end: bool) -> list[tuple[int, int]]:
+        """Code spans: a run of N backticks closed by the next run of exactly N (escaped openers skipped)."""
+        text = self.text
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, start, end)]
+        by_length: dict[int, list[int]] = {}
+        for k, (s, e) in enumerate(runs):
+            by_length.setdefault(e - s, []).append(k)
+        spans: list[tuple[int, int]] = []
+        k = 0
+        while k < len(runs):
+            s, e = runs[k]
+            if _escaped(text, s):
+                s += 1
+            same = by_length.get(e - s, [])
+            at = bisect_right(same, k)
+            if e > s and at < len(same) and runs[same[at]][1] - runs[same[at]][0] == e - s:
+                close = same[at]
+                spans.append((s, runs[close][1]))
+                k = close + 1
+                continue
+            if open_end and e > s:
+                spans.append((s, end + 1))  # not closed yet: the rest may be code
+                break
+            k += 1
+        return spans
+
+    def _links(self, start: int, end: int, in_code: _Ranges, open_end: bool) -> None:
+        """Inline links and images ``[text](dest "title")``, and full references ``[text][label]``."""
+        text = self.text
+        stack: list[int] = []
+        for m in _BRACKET.finditer(text, start, end):
+            i = m.start()
+            if _escaped(text, i) or in_code.holds(i):
+                continue
+            if m.group() == "[":
+                stack.append(i)
+                continue
+            if not stack:
+                continue
+            opener = stack.pop()
+            close = _link_end(text, i + 1, end)
+            if close is not None:
+                begin = opener - 1 if opener > start and text[opener - 1] == "!" else opener
+                self._add(begin, close, False)
+        if open_end and stack:
+            self._add(stack[0], end + 1, False)  # a link still coming
+
+    # ------------------------------------------------------------------ settling
+
+    def zone_at(self, at: int) -> tuple[int, int, bool] | None:
+        """The zone ``at`` lies strictly inside (``start < at < end``), else None."""
+        k = bisect_right(self.starts, at - 1) - 1
+        if k >= 0 and at < self.ends[k]:
+            return self.starts[k], self.ends[k], self.blocks[k]
+        return None
+
+    def settle(self, at: int) -> tuple[int, str]:
+        """Where a citation meant for ``at`` goes, and what must precede it there (a line break
+        when it follows a block that ends the text)."""
+        text = self.text
+        at = max(0, min(at, len(text)))
+        for _ in range(64):
+            zone = self.zone_at(at)
+            if zone is None:
+                return at, ""
+            s, e, block = zone
+            if block:
+                before = s
+                while before > 0 and text[before - 1].isspace():
+                    before -= 1
+                if before > 0 and self.zone_at(before) is None:
+                    return before, ""
+                at = min(e, len(text))
+                if at == len(text):
+                    return at, "" if text.endswith("\n") else "\n\n"
+                return at + 1 if text[at] == "\n" else at, ""
+            at = min(e, len(text))
+            while at < len(text) and text[at] in _CLOSING:
+                at += 1
+        return len(text), ""
+
+
+class _Ranges:
+    """Sorted disjoint ranges, asked whether they hold a position."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.starts = [s for s, _ in ranges]
+        self.ends = [e for _, e in ranges]
+
+    def holds(self, at: int) -> bool:
+        k = bisect_right(self.starts, at) - 1
+        return k >= 0 and at < self.ends[k]
+
+
+def settle(text: str, at: int) -> tuple[int, str]:
+    """:meth:`Zones.settle` for one position (build :class:`Zones` once for many)."""
+    return Zones(text).settle(at)
+
+
+def _line_end(text: str, at: int) -> int:
+    """The end of the line ``at`` is on, its line break included."""
+    nl = text.find("\n", at)
+    return len(text) if nl == -1 else nl + 1
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Is ``text[at]`` escaped by a backslash (an odd run of them before it)?"""
+    n = 0
+    while at - n - 1 >= 0 and text[at - n - 1] == "\\" and n < 64:
+        n += 1
+    return n % 2 == 1
+
+
+def _trim_url(url: str) -> str:
+    """A bare URL without the punctuation that ends its sentence (and an unbalanced ``)``)."""
+    while url and (url[-1] in _URL_TAIL or (url[-1] == ")" and url.count("(") < url.count(")"))):
+        url = url[:-1]
+    return url
+
+
+def _link_end(text: str, at: int, end: int) -> int | None:
+    """Where a link whose text's ``]`` is just before ``at`` ends: after ``(dest "title")`` or
+    ``[label]``; None when neither follows."""
+    if at >= end:
+        return None
+    if text[at] == "[":
+        close = text.find("]", at + 1, min(end, at + 1 + _MAX_DEST))
+        return close + 1 if close != -1 else None
+    if text[at] != "(":
+        return None
+    limit = min(end, at + _MAX_DEST)
+    i = _skip_space(text, at + 1, limit)
+    if i < limit and text[i] == "<":
+        gt = text.find(">", i, limit)
+        if gt == -1 or "\n" in text[i:gt]:
+            return None
+        i = gt + 1
+    else:
+        depth = 0
+        while i < limit and not text[i].isspace() and not (text[i] == ")" and depth == 0):
+            depth += {"(": 1, ")": -1}.get(text[i], 0) if not _escaped(text, i) else 0
+            i += 1
+    i = _skip_space(text, i, limit)
+    if i < limit and text[i] in "\"'(":
+        closer = ")" if text[i] == "(" else text[i]
+        q = text.find(closer, i + 1, limit)
+        if q == -1:
+            return None
+        i = _skip_space(text, q + 1, limit)
+    return i + 1 if i < limit and text[i] == ")" else None
+
+
+def _skip_space(text: str, i: int, limit: int) -> int:
+    while i < limit and text[i] in " \t\n":
+        i += 1
+    return i
