@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
-from ..syntax.types import LineRange
+from ..syntax.types import LineRange, line_locator
 from .bibliography import (
     CARD_STYLES,
     EN_DASH,
@@ -123,7 +123,7 @@ def passage_href(use: RefUse) -> str | None:
 
 
 def _line_anchor(lines: LineRange) -> str:
-    return f"L{lines.low}" if lines.low == lines.high else f"L{lines.low}-L{lines.high}"
+    return line_locator(lines.low, lines.high)
 
 
 #: labels kept for reuse per document: an answer citing every sentence has thousands of distinct

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
+from ..syntax.types import line_locator
 from .offsets import SpanReader
 from .zones import Zones
 
@@ -127,7 +128,7 @@ class Builder:
             pages = meta.setdefault("line_pages", [])
             pages.extend([None] * (len(lines) - len(pages)))
             pages[n] = pages[n] or page
-        return f"L{n + 1}"
+        return line_locator(n + 1, n + 1)
 
     def marker(self, sid: str, locator: str | None = None) -> str:
         return self.fmt.marker(sid, locator=locator)

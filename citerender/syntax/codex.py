@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .escapes import printable
-from .types import Citation, Mark, MarkKind, parse_locator
+from .types import Citation, Mark, MarkKind, line_locator, parse_locator
 
 __all__ = ["CODEX_RE", "codex_mark"]
 
@@ -23,7 +23,7 @@ def codex_mark(i: int, m: re.Match[str]) -> Mark:
     path = m.group(1).strip()
     low = int(m.group(2))
     high = int(m.group(3)) if m.group(3) else low
-    locator = f"L{low}" if high == low else f"L{low}-L{high}"
+    locator = line_locator(low, high)
     lines, _ = parse_locator(locator)
     if not path:
         return Mark(MarkKind.DROPPED, i, m.end(), m.group(0), notes=(("CR104", "Codex citation without a path"),))

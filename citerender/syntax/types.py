@@ -6,7 +6,16 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["MAX_MARKER_BODY", "Citation", "LineRange", "Mark", "MarkKind", "parse_locator", "pop_locator"]
+__all__ = [
+    "MAX_MARKER_BODY",
+    "Citation",
+    "LineRange",
+    "Mark",
+    "MarkKind",
+    "line_locator",
+    "parse_locator",
+    "pop_locator",
+]
 
 _STRICT_LOCATOR = re.compile(r"L(\d+)(?:-L(\d+))?\Z")
 _LOOSE_LOCATOR = re.compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
@@ -17,6 +26,12 @@ MAX_MARKER_BODY = 4000
 _MAX_DIGITS = 9
 
 
+def line_locator(first: int, last: int) -> str:
+    """The machine form of a line locator, ``L8`` or ``L8-L13``: the one place it is written
+    (markers, Markdown note labels, passage anchors, the checks' messages, Codex citations)."""
+    return f"L{first}" if first == last else f"L{first}-L{last}"
+
+
 @dataclass(frozen=True, slots=True)
 class LineRange:
     """A line locator, ``L8`` or ``L8-L13`` (1-based, inclusive)."""
@@ -25,7 +40,7 @@ class LineRange:
     last: int
 
     def __str__(self) -> str:
-        return f"L{self.first}" if self.first == self.last else f"L{self.first}-L{self.last}"
+        return line_locator(self.first, self.last)
 
     @property
     def is_reversed(self) -> bool:

@@ -27,6 +27,7 @@ from markdown_it.rules_core import StateCore
 
 from ...options import SupportScorer
 from ...sources.model import Registry
+from ...syntax.types import line_locator
 from ..locate import where
 from ..options import PluginOptions
 from ..state import CitationState, citation_state
@@ -357,11 +358,10 @@ class _Checker:
         found = self.indexed(registry).best(words, {e.source_id for e in claim.evidence})
         if found is not None and found[0] >= need and found[0] >= share + MARGIN and found[0] * len(words) >= MIN_WORDS:
             _, sid, a, b = found
-            where_ = f"L{a}" if a == b else f"L{a}-L{b}"
             self.flag(
                 claim,
                 "CR403",
-                f"the cited passage shares {share:.0%} of the claim's words; {sid} {where_} shares {found[0]:.0%}",
+                f"the cited passage shares {share:.0%} of the claim's words; {sid} {line_locator(a, b)} shares {found[0]:.0%}",
             )
             return True
         return share < LOW
@@ -386,8 +386,9 @@ class _Checker:
         if best is None or best[0] < need or best[0] < share + MARGIN or best[0] * len(words) < MIN_WORDS:
             return False
         first, last = best[1], best[1] + width - 1
-        lines = f"L{first}" if first == last else f"L{first}-L{last}"
-        self.flag(claim, "CR404", f"lines {lines} of {sid} match the claim better than the cited ones")
+        self.flag(
+            claim, "CR404", f"lines {line_locator(first, last)} of {sid} match the claim better than the cited ones"
+        )
         return True
 
 
