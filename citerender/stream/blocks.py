@@ -20,28 +20,31 @@ from markdown_it.token import Token
 __all__ = ["decided_end"]
 
 
+
 _CLOSED_BY_A_BLANK = frozenset({"paragraph_open", "blockquote_open", "table_open"})
 
 
-def decided_end(text: str, tokens: Sequence[Token]) -> int:
+def decided_end(text: str, tokens: Sequence[Token]) -> tuple[int, int, int]:
     """How much of ``text`` (complete lines; ``tokens`` its block tokens) is decided: up to the
-    end of the last top-level block, if it is closed, or of the one before it, or 0."""
-    tops = [t for t in tokens if t.level == 0 and t.nesting >= 0 and t.map is not None]
+    end of the last top-level block, if it is closed, or of the one before it. Returns the
+    offset and line there, and how many of ``tokens`` are the decided blocks' (zeros: none)."""
+    tops = [k for k, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map is not None]
     if not tops:
-        return 0
-    last = tops[-1]
+        return 0, 0, 0
+    last = tokens[tops[-1]]
     end = last.map[1] if last.map else 0
     if (
         last.type == "hr"
         or (last.type == "heading_open" and last.markup.startswith("#"))
         or (last.type in _CLOSED_BY_A_BLANK and end < text.count("\n"))
     ):
-        lines = end
-    elif len(tops) >= 2 and tops[-2].map is not None:
-        lines = tops[-2].map[1]
+        lines, count = end, len(tokens)
+    elif len(tops) >= 2:
+        before = tokens[tops[-2]].map
+        lines, count = (before[1] if before else 0), tops[-1]
     else:
-        return 0
+        return 0, 0, 0
     pos = 0
     for _ in range(lines):
         pos = text.index("\n", pos) + 1
-    return pos
+    return pos, lines, count

@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore, block, inline
 from markdown_it.token import Token
 
-__all__ = ["Chain", "Labels", "NoteLabels", "label_env"]
+__all__ = ["Chain", "Labels", "NoteLabels", "define", "label_env"]
 
 Rule = Callable[[StateCore], None]
 
@@ -43,6 +43,7 @@ class Chain:
         self.tail: Rule | None = _tail_rule(md)
         b, i = rules.index(block), rules.index(inline)
         self._to_block, self._to_inline = rules[: b + 1], rules[: i + 1]
+        self._before_block, self._block_to_inline = rules[:b], rules[b + 1 : i + 1]
         self._rest = [r for r in rules[i + 1 :] if r is not self.tail]
         self._after_tail = rules[rules.index(self.tail) + 1 :] if self.tail is not None else self._rest
 
@@ -60,18 +61,36 @@ class Chain:
             rule(state)
         return state
 
-    def finish(self, state: StateCore, notes: list[Token]) -> list[Token]:
-        """The rest of the chain; the model's note definitions are moved to ``notes``."""
+    def inline_blocks(self, text: str, env: dict[str, Any], tokens: list[Token]) -> StateCore:
+        """:meth:`inline` for a text whose block tokens :meth:`blocks` gave already (in another
+        env: the caller brings the definitions over, :func:`define`)."""
+        state = StateCore(text, self.md, env)
+        for rule in self._before_block:
+            rule(state)
+        state.tokens = tokens
+        for rule in self._block_to_inline:
+            rule(state)
+        return state
+
+    def finish(self, state: StateCore, notes: list[Token], sources: list[str]) -> list[Token]:
+        """The rest of the chain; the model's note definitions are moved to ``notes`` (and the
+        text they were read from to ``sources``)."""
         if self.tail is not None:
+            found = len(notes)
             state.tokens = _without_definitions(state.tokens, notes)
+            if len(notes) > found:
+                sources.append(state.src)
         for rule in self._rest:
             rule(state)
         return state.tokens
 
-    def notes(self, state: StateCore, notes: Sequence[Token]) -> list[Token]:
+    def notes(self, state: StateCore, notes: Sequence[Token], sources: Sequence[str]) -> list[Token]:
         """The last tokens of a stream (``state``, parsed by :meth:`inline`) and the notes section
-        built from every definition kept aside, through the rest of the chain."""
+        built from every definition kept aside, through the rest of the chain. The rules read
+        the text the notes came from too (whether it holds anything of theirs to look at)."""
         state.tokens = [*notes, *state.tokens]
+        if sources:
+            state.src = "\n".join([state.src, *sources])
         if self.tail is not None:
             self.tail(state)
         for rule in self._after_tail:
@@ -128,6 +147,19 @@ class NoteLabels(Labels):
         if value == -1 and dict.get(self, key, -1) >= 0:
             return
         dict.__setitem__(self, key, value)
+
+
+def define(env: dict[str, Any], scratch: dict[str, Any], lines: int, tokens: Sequence[Token]) -> None:
+    """Bring into ``env`` the definitions :meth:`Chain.blocks` read into ``scratch`` in the
+    first ``lines`` lines (``tokens``: their blocks), as the block rules would have."""
+    refs = env["references"]
+    for label, ref in (scratch.get("references") or {}).items():
+        if ref["map"][1] <= lines and not dict.__contains__(refs, label):
+            dict.__setitem__(refs, label, ref)
+    notes = env["footnotes"]["refs"]
+    for tok in tokens:
+        if tok.type == "footnote_reference_open":
+            notes[":" + tok.meta["label"]] = -1
 
 
 def label_env(env: dict[str, Any]) -> tuple[Labels, NoteLabels]:

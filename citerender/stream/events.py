@@ -18,10 +18,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..providers.common import Builder, link_span_at, unknown_annotation, url_source
 from ..providers.offsets import Placed, SpanReader
 from ..providers.openai import file_source, output_file_marker
+from ..providers.zones import Zones
+from ..sources.clean import clean_data
 from ..sources.model import Registry, registry_from_data
 from . import StreamRenderer
 
@@ -67,19 +70,33 @@ class LiveAnswer:
         self.wait = wait
         self.sep = "" if provider in ("anthropic", "gemini", "cohere") else "\n\n"
         self.apart = False  # Anthropic: a tool call came between this text block and the last
+        self.made: set[tuple[int, str]] = set()  # (place, marker) of each citation shown
 
     # ------------------------------------------------------------------ public API
 
     def feed(self, events: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> str:
-        """Take one event (or several, in order); return the output that is safe to show now."""
+        """Take one event (or several, in order); return the output that is safe to show now.
+
+        An event of a shape the provider never sends (not an object, a field of the wrong type,
+        nested too deeply) is a :class:`CiterenderError` naming the provider, as :func:`adapt`
+        makes it: never a raw ``TypeError`` or ``AttributeError`` from inside."""
         if self.closed:
             raise ValueError("feed() after close()")
-        batch = [events] if isinstance(events, Mapping) else list(events)
+        batch = [events] if isinstance(events, Mapping) else _events(events, self.provider)
         out = []
+        read = getattr(self, "_" + self.provider.replace("-", "_"))
         for e in batch:
-            if isinstance(e, Mapping):
-                getattr(self, "_" + self.provider.replace("-", "_"))(e)
-                out.append(self._release(final=False))
+            if not isinstance(e, Mapping):
+                raise CiterenderError(f"a {self.provider} event must be an object, not {type(e).__name__}")
+            surrogates: list[str] = []
+            e = clean_data(e, surrogates)  # as adapt() cleans a response: its depth bounded, surrogates replaced
+            if surrogates:
+                self.b.note(("CR114", "lone surrogates replaced by U+FFFD in an event"))
+            try:
+                read(e)
+            except _SHAPE_ERRORS as err:
+                raise _shape_error(self.provider, err) from None
+            out.append(self._release(final=False))
         return "".join(out)
 
     def close(self) -> str:
@@ -115,15 +132,20 @@ class LiveAnswer:
                 self.synced[sid] = key
                 self.registry.put(registry_from_data([data])[sid])
 
-    def _place(self, start: int, end: int, cited: str | None, unit: str) -> tuple[Placed, int]:
-        """Where a citation goes, and where the text resumes after it: past the span when the span
-        is only a ``([site](url))`` link the marker replaces (as the one-shot adapter does)."""
+    def _place(self, start: int, end: int, cited: str | None, unit: str, at: _At) -> tuple[Placed, int, str]:
+        """Where a citation goes, where the text resumes after it (past the span when the span is
+        only a ``([site](url))`` link the marker replaces, as the one-shot adapter does), and what
+        must precede it there; outside code and links, by the adapters' one rule (:mod:`.zones`)."""
         text = self.text
-        at = link_span_at(text, start, end) if unit == "codepoint" else None
-        if at is not None:
-            return Placed(start, end, at), end
-        p = SpanReader(text, unit).place(start, end, cited)
-        return p, p.at
+        link = link_span_at(text, start, end) if unit == "codepoint" else None
+        if link is not None:
+            return Placed(start, end, link), end, ""
+        p = at.reader(unit).place(start, end, cited if isinstance(cited, str) else None)
+        p.at, before = at.zones().settle(p.at)
+        if p.at < self.shown:  # its text is shown already: where the text has got to, out of code and links
+            p.at, before = at.zones().settle(self.shown, forward=True)
+            p.note = ("CR503", f"a citation arrived after its text was shown: placed at character {p.at}")
+        return p, p.at, before
 
     def _release(self, *, final: bool) -> str:
         """Hand the renderer the text no citation can still land inside, with the markers in it."""
@@ -133,10 +155,11 @@ class LiveAnswer:
             body -= 1
         limit = len(text) if final else min(self.hold, body)
         placed = []
+        where = _At(text, final)
         for start, end, cited, unit, marker in self.cites:
-            p, resume = self._place(start, end, cited, unit)
+            p, resume, before = self._place(start, end, cited, unit, where)
             settled = final or resume < body  # a word follows: no more punctuation can come between
-            placed.append((p, resume, marker, settled))
+            placed.append((p, resume, before + marker, settled))
             if not settled:
                 limit = min(limit, max(self.shown, p.at))
         ready = [(p, r, m) for p, r, m, settled in placed if settled and r <= limit]
@@ -150,6 +173,9 @@ class LiveAnswer:
             if at < pos:
                 self.b.note(("CR503", f"a citation arrived after its text was shown: placed at character {pos}"))
                 at = resume = pos
+            if (at, marker) in self.made:  # the same citation twice at one place: once, as insert_edits does
+                continue
+            self.made.add((at, marker))
             chunks.append(text[pos:at] + marker)
             pos = max(at, resume)
         if limit > pos:
@@ -224,9 +250,12 @@ class LiveAnswer:
                     self._append(("part", k), str(part["text"]))
             meta = cand.get("groundingMetadata")
             if meta:
+                offsets: dict[int, int] = {}  # a part's start in UTF-8 bytes, counted once per part
                 for part_index, start, end, cited, marker in supports(meta, self.b):
                     base = self.parts.get(("part", part_index), 0)
-                    offset = len(self.text[:base].encode("utf-8"))
+                    if base not in offsets:
+                        offsets[base] = len(self.text[:base].encode("utf-8"))
+                    offset = offsets[base]
                     s = offset + int(start or 0)
                     t = offset + int(end if end is not None else start or 0)
                     self.cites.append((s, t, cited, "utf8", marker))
@@ -251,3 +280,45 @@ class LiveAnswer:
                     )
         elif kind in ("content-end", "message-end"):
             self.hold = len(self.text)
+
+
+#: what reading an event of the wrong shape raises inside (as :func:`~citerender.providers.adapt` catches)
+_SHAPE_ERRORS = (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError)
+
+
+def _shape_error(provider: str, err: BaseException) -> CiterenderError:
+    detail = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
+    return CiterenderError(
+        f"the {provider} event has an unexpected shape ({detail})",
+        hint="feed the events exactly as the provider streams them (each a JSON object)",
+    )
+
+
+def _events(events: Any, provider: str) -> list[Any]:
+    """The events of one :meth:`LiveAnswer.feed` call, in order."""
+    if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+        raise CiterenderError(
+            f"feed() takes a {provider} event (an object) or a list of them, not {type(events).__name__}"
+        )
+    return list(events)
+
+
+class _At:
+    """What placing one release's citations reads, made once for all of them: a span reader per
+    unit and the text's zones (:class:`Zones`; an answer still streaming may have a code span or
+    a link open at its end)."""
+
+    def __init__(self, text: str, final: bool) -> None:
+        self.text, self.final = text, final
+        self._readers: dict[str, SpanReader] = {}
+        self._zones: Zones | None = None
+
+    def reader(self, unit: str) -> SpanReader:
+        if unit not in self._readers:
+            self._readers[unit] = SpanReader(self.text, unit)
+        return self._readers[unit]
+
+    def zones(self) -> Zones:
+        if self._zones is None:
+            self._zones = Zones(self.text, complete=self.final)
+        return self._zones

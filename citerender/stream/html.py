@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from ..plugin.state import CitationState
 from ..rendering.pipeline import Pipeline
 from ..syntax.residue import clean_html
 from .blocks import decided_end
-from .chain import Chain, label_env
+from .chain import Chain, define, label_env
 
 __all__ = ["HtmlSink"]
 
@@ -39,22 +40,55 @@ class HtmlSink:
         self._held: list[str] = []  # decided text held back: it missed a label
         self._missed: set[str] = set()
         self._notes: list[Token] = []  # the model's note definitions, for the notes section
+        self._note_sources: list[str] = []  # the text they were read from
+        self._scratch = pipeline.new_env(state.registry)  # the block rules' own (definitions too)
+        self._after_blank = True  # the last complete line was blank (or there is none)
+        self._open_text = False  # the lines not decided hold text
+        self._saved: tuple[dict[str, int], dict[int, Any]] = ({}, {})  # note numbers after the last block shown
 
     def write(self, text: str) -> str:
         head, _, rest = text.rpartition("\n")
-        self._open.append(_lines("".join(self.partial) + head + "\n"))
+        new = _lines("".join(self.partial) + head + "\n")
+        self._open.append(new)
         self.partial[:] = [rest] if rest else []
+        may_close = self._may_close(new)
+        self._after_blank = not new[:-1].rpartition("\n")[2].strip()
+        if not may_close:
+            self._open_text = self._open_text or bool(new.strip())
+            return ""
         lines = "".join(self._open)
-        cut = decided_end(lines, self.chain.blocks(lines, self.pipeline.new_env(self.state.registry)))
+        scratch = self._scratch
+        scratch.pop("references", None)
+        scratch.pop("footnotes", None)
+        tokens = self.chain.blocks(lines, scratch)
+        cut, line, count = decided_end(lines, tokens)
         self._open = [lines[cut:]] if cut < len(lines) else []
-        return self._decided(lines[:cut]) if cut else ""
+        self._open_text = cut < len(lines) and bool(lines[cut:].strip())
+        if not cut:
+            return ""
+        if self._held:  # behind blocks held back: parsed with them
+            return self._decided(lines[:cut])
+        define(self.env, scratch, line, tokens[:count])
+        return self._render(self.chain.inline_blocks(lines[:cut], self.env, tokens[:count]), lines[:cut])
+
+    def _may_close(self, new: str) -> bool:
+        """May the lines ``new`` close a block (else the parser is not asked yet)? A line starting
+        with a letter neither closes itself nor, after a line of text, what it continues; after a
+        blank line it may close what was open before. A blank line, or one that may open a
+        block, may close one. (Only when a block is shown depends on this, never what it shows.)"""
+        after_blank, text = self._after_blank, self._open_text
+        for line in new.split("\n")[:-1]:
+            if not line[:1].isalpha() or (after_blank and text):
+                return True
+            after_blank, text = False, True
+        return False
 
     def close(self) -> str:
         rest = "".join(self._held) + "".join(self._open) + _lines("".join(self.partial))
         self._held, self._open, self.partial[:] = [], [], []
         if not rest and not self._notes:
             return ""
-        return self._html(self.chain.notes(self.chain.inline(rest, self.env), self._notes))
+        return self._html(self.chain.notes(self.chain.inline(rest, self.env), self._notes, self._note_sources))
 
     def _decided(self, text: str) -> str:
         self._held.append(text)
@@ -65,21 +99,32 @@ class HtmlSink:
     def _held_blocks(self) -> str:
         """The held blocks' HTML, if they miss no label now; else they stay held."""
         text = "".join(self._held)
+        self._held = []
+        return self._render(self.chain.inline(text, self.env), text)
+
+    def _render(self, state: StateCore, text: str) -> str:
+        """The HTML of decided ``text`` parsed up to its inline tokens (``state``), unless it
+        missed a label: then it is held, and the note numbers it took are given back."""
         notes = self.env["footnotes"]
-        saved = dict(notes["refs"]), {k: dict(v) for k, v in notes["list"].items()}
+        missed = self.labels.missed | self.note_labels.missed
         self.labels.missed.clear()
         self.note_labels.missed.clear()
-        state = self.chain.inline(text, self.env)
-        missed = self.labels.missed | self.note_labels.missed
-        if missed:  # put the note numbers back: the blocks are parsed again when released
+        if missed:
             dict.clear(notes["refs"])
-            dict.update(notes["refs"], saved[0])
+            dict.update(notes["refs"], self._saved[0])
             notes["list"].clear()
-            notes["list"].update(saved[1])
-            self._missed = missed
+            notes["list"].update(self._saved[1])
+            self._held, self._missed = [text], missed
             return ""
-        self._held, self._missed = [], set()
-        return self._html(self.chain.finish(state, self._notes))
+        self._missed = set()
+        html = self._html(self.chain.finish(state, self._notes, self._note_sources))
+        self._save_notes()
+        return html
+
+    def _save_notes(self) -> None:
+        """Note the model's note numbers given so far (a block that is held gives its own back)."""
+        notes = self.env["footnotes"]
+        self._saved = dict(notes["refs"]), {k: dict(v) for k, v in notes["list"].items()}
 
     def _defines_missed(self, text: str) -> bool:
         """Does ``text`` define a label the held blocks missed (worth parsing them again)?"""
