@@ -13,7 +13,16 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-__all__ = ["UNITS", "Placed", "SpanReader", "after_last_word", "from_codepoints", "to_codepoints"]
+__all__ = [
+    "UNITS",
+    "LooseText",
+    "Placed",
+    "SpanReader",
+    "after_last_word",
+    "from_codepoints",
+    "loose_text",
+    "to_codepoints",
+]
 
 UNITS = ("codepoint", "utf16", "utf8")
 _SPACE = re.compile(r"\s+")
@@ -63,7 +72,7 @@ def after_last_word(text: str, end: int) -> int:
     return end
 
 
-def _loose(text: str) -> str:
+def loose_text(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
@@ -77,7 +86,7 @@ class Placed:
     note: tuple[str, str] | None = None
 
 
-class _Loose:
+class LooseText:
     """A text with each run of spaces read as one space (``flat``), and both ways between its
     positions and the text's: a span is compared with its cited text, and a cited text looked up,
     in time linear in the cited text, never re-reading the span."""
@@ -157,7 +166,7 @@ class SpanReader:
             raise ValueError(f"unit must be one of {', '.join(UNITS)}")
         self.text, self.unit = text, unit
         self._tables: dict[str, list[int]] = {}
-        self._loose: _Loose | None = None
+        self.loose_text: LooseText | None = None
 
     def _units(self, unit: str) -> list[int]:
         """The text's table in ``unit`` (built once per reader)."""
@@ -172,10 +181,10 @@ class SpanReader:
     def _limit(self, unit: str) -> int:
         return len(self.text) if unit == "codepoint" else self._units(unit)[-1]
 
-    def _flat(self) -> _Loose:
-        if self._loose is None:
-            self._loose = _Loose(self.text)
-        return self._loose
+    def _flat(self) -> LooseText:
+        if self.loose_text is None:
+            self.loose_text = LooseText(self.text)
+        return self.loose_text
 
     def place(self, start: int | None, end: int | None, cited: str | None = None) -> Placed:
         """The span ``[start, end)`` (``start`` omitted: 0), placed. With ``cited``, the unit and
@@ -184,7 +193,7 @@ class SpanReader:
         text = self.text
         s0 = int(start or 0)
         e0 = int(end if end is not None else s0)
-        want = _loose(cited) if cited and cited.strip() else ""
+        want = loose_text(cited) if cited and cited.strip() else ""
         if want:
             loose = self._flat()
             for unit in (self.unit, *(u for u in UNITS if u != self.unit)):

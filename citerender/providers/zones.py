@@ -7,7 +7,7 @@ the link or, punycoded into a host, links somewhere else; inside a fenced code b
 reference definition it breaks the block. :class:`Zones` finds those places in one linear pass
 and :meth:`Zones.settle` moves a citation out of them: after an inline zone (and after the
 closing punctuation that follows it, as :func:`.offsets.after_last_word` does), before a block
-(after the block when nothing precedes it). The Markdown read is CommonMark's, approximated where
+(after the block when nothing precedes it); and never inside a word, but after it. The Markdown read is CommonMark's, approximated where
 exactness would cost more than linear time (a destination or title longer than ``_MAX_DEST`` is
 not taken for one; a code span's run of backticks is closed by the next run of the same length in
 its paragraph)."""
@@ -28,7 +28,7 @@ _BRACKET = re.compile(r"[\[\]]")
 _AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[\w.-]+)>")
 #: a bare URL or domain, as linkify reads one (a host with a letter TLD, then any path)
 _BARE = re.compile(
-    r"(?<![\w@.-])(?:(?:https?|ftp)://|mailto:|www\.|(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b))"
+    r"(?<![A-Za-z0-9@-])(?:(?:https?|ftp)://|mailto:|www\.|(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b))"
     r"[^\s<]*"
 )
 _URL_TAIL = ".,:;!?*_~'\""
@@ -179,22 +179,30 @@ class Zones:
             return self.starts[k], self.ends[k], self.blocks[k]
         return None
 
-    def settle(self, at: int) -> tuple[int, str]:
+    def settle(self, at: int, *, forward: bool = False) -> tuple[int, str]:
         """Where a citation meant for ``at`` goes, and what must precede it there (a line break
-        when it follows a block that ends the text)."""
+        when it follows a block that ends the text). ``forward``: never before ``at`` (the text
+        before it is shown already), so after a block too."""
         text = self.text
         at = max(0, min(at, len(text)))
         for _ in range(64):
             zone = self.zone_at(at)
             if zone is None:
-                return at, ""
+                if not _inside_word(text, at):
+                    return at, ""
+                while at < len(text) and _word_char(text[at]):  # mid-word: after the word and its stop
+                    at += 1
+                while at < len(text) and text[at] in _CLOSING:
+                    at += 1
+                continue
             s, e, block = zone
-            if block:
+            if block and not forward:
                 before = s
                 while before > 0 and text[before - 1].isspace():
                     before -= 1
                 if before > 0 and self.zone_at(before) is None:
                     return before, ""
+            if block:
                 at = min(e, len(text))
                 if at == len(text):
                     return at, "" if text.endswith("\n") else "\n\n"
@@ -220,6 +228,16 @@ class _Ranges:
 def settle(text: str, at: int) -> tuple[int, str]:
     """:meth:`Zones.settle` for one position (build :class:`Zones` once for many)."""
     return Zones(text).settle(at)
+
+
+def _word_char(ch: str) -> bool:
+    """A letter or digit of a script that spaces its words (CJK runs are whole clauses: a
+    citation between two of their characters is in its place)."""
+    return ch.isalnum() and ord(ch) < 0x2E80
+
+
+def _inside_word(text: str, at: int) -> bool:
+    return 0 < at < len(text) and _word_char(text[at - 1]) and _word_char(text[at])
 
 
 def _line_end(text: str, at: int) -> int:
