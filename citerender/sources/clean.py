@@ -59,10 +59,13 @@ def _may_hold_marker(value: str) -> bool:
     return has_residue(value) or any(w in value for w in _MARKER_WORDS)
 
 
-def clean_data(value: Any, changed: list[str], where: str = "", *, depth: int = 0) -> Any:
+def clean_data(
+    value: Any, changed: list[str], where: str = "", *, depth: int = 0, path: str | None = None, line: int | None = None
+) -> Any:
     """``value`` (parsed JSON/YAML) with lone surrogates replaced in every string, key and item;
     ``changed`` gets the place of each replacement. Data nested more than ``MAX_NESTING`` levels
-    deep is a :class:`CiterenderError` (the recursion here, and every later walk, stays bounded)."""
+    deep is a :class:`CiterenderError` naming ``path`` and ``line`` (the file the data came from):
+    the recursion here, and every later walk of the data, stays bounded."""
     if isinstance(value, str):
         out, hit = no_surrogates(value)
         if hit:
@@ -74,11 +77,15 @@ def clean_data(value: Any, changed: list[str], where: str = "", *, depth: int = 
         raise CiterenderError(
             f"nested too deeply: more than {MAX_NESTING} levels of lists and objects"
             + (f" (at {where[:80]})" if where else ""),
+            path=path,
+            line=line,
             hint="flatten the data; no response, export or sources file nests that deep",
         )
     if isinstance(value, Mapping):
         return {
-            clean_data(k, changed, where): clean_data(v, changed, f"{where}.{k}" if where else str(k), depth=depth + 1)
+            clean_data(k, changed, where): clean_data(
+                v, changed, f"{where}.{k}" if where else str(k), depth=depth + 1, path=path, line=line
+            )
             for k, v in value.items()
         }
-    return [clean_data(v, changed, where, depth=depth + 1) for v in value]
+    return [clean_data(v, changed, where, depth=depth + 1, path=path, line=line) for v in value]

@@ -275,7 +275,7 @@ def source_from_mapping(
             f"{where} must be an object with an 'id', not {type(item).__name__}", path=path, line=line
         )
     surrogates: list[str] = []
-    item = cast("Mapping[str, Any]", clean_data(item, surrogates))
+    item = cast("Mapping[str, Any]", clean_data(item, surrogates, path=path, line=line))
     cleaned = [f"a lone surrogate replaced in {w}" for w in dict.fromkeys(surrogates)]
     if "id" not in item:
         raise CiterenderError(
