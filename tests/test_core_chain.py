@@ -21,8 +21,7 @@ REG = Registry(
 )
 #: an answer each rule has work in: a marker in code, citations, all grouped in the last paragraph
 ANSWER = expand(
-    "First paragraph with `code{S}cite{D}a{E}`.\n\nSecond paragraph.\n\n"
-    "Third.{S}cite{D}a{D}L1{E}{S}cite{D}b{E}\n"
+    "First paragraph with `code{S}cite{D}a{E}`.\n\nSecond paragraph.\n\nThird.{S}cite{D}a{D}L1{E}{S}cite{D}b{E}\n"
 )
 
 

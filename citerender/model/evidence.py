@@ -1,5 +1,5 @@
 """The support report: every claim of an answer, the passage it cites, and whether the passage
-supports it (see :mod:`citerender.plugin.evidence.support` for the checks), as data and as a table."""
+supports it (see :mod:`citerender.evidence.support` for the checks), as data and as a table."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..evidence.claims import Claim
 from ..options import RenderOptions, SupportScorer
-from ..plugin.evidence.claims import Claim
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
+from ..syntax.types import line_locator
 
 __all__ = ["SupportReport", "support_report"]
 
@@ -55,11 +56,7 @@ class SupportReport:
         """A per-claim table (line, verdict, cited passage, claim, reason) and the supported share."""
         rows = [("line", "verdict", "cites", "claim", "reason")]
         for c in self.claims:
-            cites = ", ".join(
-                f"[{e.number}]"
-                + (f" L{e.lines[0]}" + (f"-L{e.lines[1]}" if e.lines[1] != e.lines[0] else "") if e.lines else "")
-                for e in c.evidence
-            )
+            cites = ", ".join(f"[{e.number}]" + (f" {line_locator(*e.lines)}" if e.lines else "") for e in c.evidence)
             claim = c.text if len(c.text) <= width else c.text[: width - 1] + "…"
             rows.append((str(c.line), c.verdict, cites or "-", claim, "; ".join(c.reasons) or "-"))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 
 from markdown_it.token import Token
 
+from ..evidence.sentences import TERMINAL
 from ..options import RenderOptions
-from ..plugin.sentences import TERMINAL
 from ..plugin.state import CitationState
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry

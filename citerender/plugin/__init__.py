@@ -76,9 +76,10 @@ def citation_plugin(
     md.core.ruler.push("citerender_placement", partial(placement_rule, opts=opts))
     md.core.ruler.push("citerender_bibliography", partial(bibliography_rule, opts=opts))
     if opts.options.evidence:  # the claim checks (and their stemmer) load only when asked for
-        from .evidence.support import evidence_core
+        from .claims import claims_rule, support_rule
 
-        md.core.ruler.push("citerender_evidence", partial(evidence_core, opts=opts))
+        md.core.ruler.push("citerender_claims", partial(claims_rule, opts=opts))
+        md.core.ruler.push("citerender_support", partial(support_rule, opts=opts))
     if opts.style in NOTE_STYLES:  # after the checks: the claim each card or note supports, for highlighting
         add_claim_spans(md)
     add_render_rules(md, opts)

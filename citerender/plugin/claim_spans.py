@@ -17,7 +17,7 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .sentences import TERMINAL
+from ..evidence.sentences import TERMINAL
 
 __all__ = ["add_claim_spans", "claim_start"]
 
@@ -30,7 +30,7 @@ _STOPS = frozenset({"citation", "hardbreak", "image"})
 
 def add_claim_spans(md: MarkdownIt) -> None:
     """Register the rule (after citerender's core rule and its checks) and the spans' markup."""
-    md.core.ruler.push("citerender_claims", _claims)
+    md.core.ruler.push("citerender_claim_spans", _claims)
     md.add_render_rule("citation_claim_open", lambda self, t, i, o, e: '<span class="citerender-claim">')
     md.add_render_rule("citation_claim_close", lambda self, t, i, o, e: "</span>")
 

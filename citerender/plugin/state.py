@@ -98,7 +98,7 @@ class CitationState:
     #: spans), where visible marker forms are the author's text and stay
     code: list[tuple[int, int]] = field(default_factory=list)
     #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
-    #: (:class:`citerender.plugin.evidence.claims.Claim`)
+    #: (:class:`citerender.evidence.claims.Claim`)
     claims: list[Any] = field(default_factory=list)
     #: per inline block, in order: (its index in the token stream, or -1 when it cites nothing;
     #: has text; cites), for the document-wide placement checks after the citation rule
@@ -178,7 +178,7 @@ class CitationMeta(TypedDict, total=False):
     in_link: bool  # inside link text: numbers are shown without their own links
     title: str | None  # a navlist's title
     anchor: str  # the HTML id of the citing place (``cite-N``)
-    claims: list[Any]  # with ``evidence``: the claims this group closes (citerender.plugin.evidence.claims.Claim)
+    claims: list[int]  # with ``evidence``: the claims this group closes, by index in the state's ``claims``
 
 
 class BibliographyMeta(TypedDict, total=False):

@@ -30,6 +30,7 @@ from .bibliography import (
 )
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
+from .unsupported import card_warning, unsupported_flag, unsupported_reason
 
 __all__ = ["add_render_rules", "collapse_runs"]
 
@@ -257,29 +258,6 @@ def _pill_name(ref: Reference) -> str:
     return name if len(name) <= PILL_CHARS else name[: PILL_CHARS - 1].rstrip() + "\u2026"
 
 
-def unsupported_reason(meta: CitationMeta) -> str | None:
-    """Why the group's claim was found unsupported (``mark_unsupported``), or ``None``."""
-    for claim in meta.get("claims", ()):
-        if claim.verdict == "unsupported":
-            return "; ".join(claim.reasons) or "not found in the cited passage"
-    return None
-
-
-def _flag(reason: str) -> str:
-    """The visible, accessible mark of an unsupported claim, put before its citation: a badge a
-    reader sees, and what a screen reader says (the warning sign is not read out). A space before
-    it, not a word joiner: on a narrow screen the badge and its citation may go to the next line
-    together rather than push a long last word out of the column."""
-    return (
-        f' <span class="citerender-flag" role="note" title="{escape(reason)}"><span aria-hidden="true">\u26a0</span> '
-        f'unsupported<span class="citerender-sr">: {escape(reason)}</span></span>'
-    )
-
-
-def _card_warning(reason: str) -> str:
-    return f'<span class="citerender-card-warning">Check this claim: {escape(reason)}</span>'
-
-
 def _card_cite(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str, note: str | None = None
 ) -> str:
@@ -327,7 +305,7 @@ def _card_items(sources: list[list[RefUse]], env: Any, note: str | None) -> tupl
             item = cache[key] = _card_item(same)
         items += item
     if note is not None:
-        items = _card_warning(note) + items
+        items = card_warning(note) + items
     return items, (" citerender-unverified" if any(not s[0].reference.known for s in sources) else "")
 
 
@@ -390,9 +368,9 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     if opts.options.mark_unsupported:
 
         def flagged(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-            reason = unsupported_reason(citation_meta(tokens[idx]))
+            reason = unsupported_reason(citation_meta(tokens[idx]), env)
             html = cite(self, tokens, idx, options, env, reason)
-            return html if reason is None else _flag(reason) + html
+            return html if reason is None else unsupported_flag(reason) + html
 
         md.add_render_rule("citation", flagged)
     else:

@@ -25,9 +25,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..plugin.evidence.claims import Claim
-from ..plugin.evidence.support import LOW
-from ..plugin.evidence.words import content_stems
+from ..evidence.claims import Claim
+from ..evidence.support import LOW
+from ..evidence.words import content_stems
 
 __all__ = ["METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "wilson"]
 

@@ -12,7 +12,8 @@ precision over recall, and an optional scorer (CR406); each claim gets a verdict
 Verdicts: ``unsupported`` (CR401–CR403, CR405, CR406), ``weak`` (CR404, or few shared words and
 no better passage anywhere), ``supported``, ``unchecked`` (nothing to compare: the source holds
 no text). Time is linear in the answer plus the cited passages; the registry is indexed once, and
-only for claims whose passage does not match.
+only for claims whose passage does not match. Pure: claims, a registry and a scorer in, verdicts on
+the claims and a call of ``report(claim, code, message)`` for each finding out.
 """
 
 from __future__ import annotations
@@ -20,22 +21,20 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from markdown_it.rules_core import StateCore
-
-from ...options import SupportScorer
-from ...sources.model import Registry
-from ...syntax.types import line_locator
-from ..locate import where
-from ..options import PluginOptions
-from ..state import CitationState, citation_state
-from .claims import Claim, claims_of
+from ..options import SupportScorer
+from ..sources.model import Registry
+from ..syntax.types import line_locator
+from .claims import Claim
 from .quantities import Quantity, quantities
 from .words import NO_SPACE_SCRIPT, content_stems, quotations, quote_in, stance
 
-__all__ = ["check_support", "evidence_core"]
+__all__ = ["LOW", "Report", "check_support"]
+
+#: ``report(claim, code, message)``: what a check found, to report where the claim stands
+Report = Callable[[Claim, str, str], None]
 
 LOW = 0.25  # below this share of the claim's words, the passage does not speak of the claim
 GOOD = 0.6  # a passage sharing this much of the claim's words speaks of it
@@ -210,13 +209,11 @@ MAX_KEPT_PASSAGES = 4096
 
 
 class _Checker:
-    def __init__(self, st: CitationState, scorer: SupportScorer | None) -> None:
-        self.st, self.scorer = st, scorer
+    def __init__(self, registry: Registry | None, scorer: SupportScorer | None, report: Report) -> None:
+        self.registry, self.scorer, self.report = registry, scorer, report
         self.index: _Index | None = None
         # what a cited passage holds is the same in every answer citing it: kept with the sources
-        self.passages: dict[str, _Passage] = (
-            st.registry.derived("evidence.passages", dict) if st.registry is not None else {}
-        )
+        self.passages: dict[str, _Passage] = registry.derived("evidence.passages", dict) if registry is not None else {}
 
     def indexed(self, registry: Registry) -> _Index:
         """The registry's index of line words, built on first need and kept with the registry."""
@@ -239,8 +236,7 @@ class _Checker:
     def flag(self, claim: Claim, code: str, reason: str) -> None:
         claim.codes.append(code)
         claim.reasons.append(reason)
-        if claim.group is not None:
-            self.st.report(code, reason, where(claim.group, self.st))
+        self.report(claim, code, reason)
 
     def run(self, claim: Claim) -> None:
         evidence = claim.evidence_text
@@ -294,10 +290,7 @@ class _Checker:
                 return float(value)
             problem = f"returned {repr(value)[:60]}, not a number in [0, 1]"
         claim.reasons.append(f"the support scorer {name} {problem}")
-        if claim.group is not None:
-            self.st.report(
-                "CR407", f"the support scorer {name} {problem}: the claim is unchecked", where(claim.group, self.st)
-            )
+        self.report(claim, "CR407", f"the support scorer {name} {problem}: the claim is unchecked")
         return None
 
     def numbers(self, claim: Claim, passage: _Passage) -> None:
@@ -348,7 +341,7 @@ class _Checker:
         if len(words) < MIN_WORDS:
             return False
         share = _share(words, passage.stems)
-        registry = self.st.registry
+        registry = self.registry
         if share >= HALF or registry is None:
             return share < LOW
         need = GOOD if share < LOW else CLEAR  # a passage sharing some words needs a clearer rival
@@ -369,7 +362,7 @@ class _Checker:
     def better_lines(
         self, claim: Claim, words: set[str], sid: str, cited: tuple[int, int], share: float, need: float
     ) -> bool:
-        registry = self.st.registry
+        registry = self.registry
         src = registry.get(sid) if registry is not None else None
         if registry is None or src is None or src.lines is None:
             return False
@@ -392,21 +385,19 @@ class _Checker:
         return True
 
 
-def evidence_core(state: StateCore, opts: PluginOptions) -> None:
-    """The core rule (after the citation rule): claims, evidence and verdicts, when asked."""
-    if not opts.options.evidence:
-        return
-    st = citation_state(state.env)
-    st.claims = claims_of(state.tokens, st)
-    check_support(st.claims, st, opts.options.scorer)
-    for claim in st.claims:
-        if claim.group is not None:
-            claim.group.meta.setdefault("claims", []).append(claim)
+def _ignore(claim: Claim, code: str, message: str) -> None:
+    """The report of a caller who reads the claims' codes and reasons alone."""
 
 
-def check_support(claims: Sequence[Claim], st: CitationState, scorer: SupportScorer | None = None) -> None:
-    """Run every check on ``claims`` (in place: verdict, reasons, codes, score), reporting
-    diagnostics in ``st``."""
-    checker = _Checker(st, scorer)
+def check_support(
+    claims: Sequence[Claim],
+    registry: Registry | None,
+    scorer: SupportScorer | None = None,
+    report: Report = _ignore,
+) -> None:
+    """Run every check on ``claims`` (in place: verdict, reasons, codes, score) against the
+    passages they cite (and, for a better passage, the rest of ``registry``); each finding is
+    also passed to ``report``."""
+    checker = _Checker(registry, scorer, report)
     for claim in claims:
         checker.run(claim)

@@ -1,23 +1,23 @@
 """Claims and their evidence: for every citation group, the words it closes (its sentence, or the
 clause since the previous citation in that sentence; a list item's or table cell's text) and the
-passage it cites (the locator's lines, or the whole source without one)."""
+passage it cites (the locator's lines, or the whole source without one). Plain data, and the
+segmentation of a block's words (:func:`claim_texts`); the plugin's ``citerender_claims`` rule
+reads the blocks."""
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from markdown_it.token import Token
+from .sentences import TERMINAL
 
-from ..locate import where
-from ..sentences import TERMINAL
-from ..state import CitationState
+__all__ = ["GROUP", "Claim", "Evidence", "claim_texts"]
 
-__all__ = ["Claim", "Evidence", "claims_of"]
-
-_PH = "\x00"  # stands for a citation group while sentences are split
+#: stands for a citation group in a block's words while sentences are split
+GROUP = "\x00"
+_PH = GROUP
 # the end of a sentence: terminal punctuation (and closing quotes or brackets) before a space,
 # a citation or the end
 _SENTENCE_END = re.compile(TERMINAL + r"(?=\s|\x00|$)")
@@ -57,7 +57,6 @@ class Claim:
     reasons: list[str] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
     score: float | None = None
-    group: Token | None = field(default=None, repr=False, compare=False)
 
     @property
     def evidence_text(self) -> str:
@@ -77,46 +76,9 @@ class Claim:
         }
 
 
-def _evidence(group: Token) -> list[Evidence]:
-    out: list[Evidence] = []
-    seen: set[tuple[str, tuple[int, int] | None]] = set()
-    for use in group.meta["uses"]:
-        src = use.source
-        if not use.reference.known:
-            continue
-        rng = (use.lines.low, use.lines.high) if use.lines is not None and use.lines_valid else None
-        if (src.id, rng) in seen:
-            continue
-        seen.add((src.id, rng))
-        if rng is not None:
-            text = "\n".join(t for _, t in src.cited_lines(use.lines))
-        elif src.lines is not None:
-            text = "\n".join(src.lines)
-        else:
-            text = src.text or ""
-        out.append(Evidence(src.id, use.reference.number, rng, text))
-    return out
-
-
-def _flatten(children: Sequence[Token]) -> tuple[str, list[Token]]:
-    """The block's words with a placeholder per citation group (a code span stands as ``…``)."""
-    parts: list[str] = []
-    groups: list[Token] = []
-    for child in children:
-        if child.type == "citation":
-            parts.append(_PH)
-            groups.append(child)
-        elif child.type == "text":
-            parts.append(child.content.replace(_PH, ""))
-        elif child.type == "code_inline":  # an identifier or a command, not a claim: its numbers are not figures
-            parts.append("\u2026")
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append(" ")
-    return "".join(parts), groups
-
-
-def _segments(flat: str) -> Iterator[tuple[int, str]]:
-    """For each placeholder in ``flat``, in order: (index of the group, the words it closes)."""
+def claim_texts(flat: str) -> Iterator[tuple[int, str]]:
+    """For each :data:`GROUP` placeholder in ``flat`` (a block's words), in order: (index of the
+    group, the words it closes)."""
     ends = [m.end() for m in _SENTENCE_END.finditer(flat)]
     previous = ""
     last = 0  # just after the previous citation group
@@ -137,21 +99,3 @@ def _segments(flat: str) -> Iterator[tuple[int, str]]:
         yield k, words
         previous, last, k = words, i + 1, k + 1
         i = flat.find(_PH, i + 1)
-
-
-def claims_of(tokens: Sequence[Token], st: CitationState) -> list[Claim]:
-    """Every citation group's claim and evidence, in document order."""
-    out: list[Claim] = []
-    for tok in tokens:
-        if tok.type != "inline" or not tok.children:
-            continue
-        flat, groups = _flatten(tok.children)
-        if not groups:
-            continue
-        for k, words in _segments(flat):
-            group = groups[k]
-            if not group.meta["uses"]:
-                continue
-            line, col = st.line_col(where(group, st))
-            out.append(Claim(words, line, col, group.meta["anchor"], _evidence(group), group=group))
-    return out
