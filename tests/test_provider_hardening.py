@@ -140,6 +140,13 @@ def test_a_deep_conversation_is_skipped_and_the_others_build(tmp_path: Path, mak
     assert sum("Hi there." in p for p in pages) == 2  # the two good conversations have their pages
 
 
+def test_deep_front_matter_sources_name_the_answer(tmp_path: Path) -> None:
+    answer = tmp_path / "a.md"
+    answer.write_text(f"---\nsources:\n  - id: s1\n    meta: {'[' * 300}{']' * 300}\n---\nFact.{S}cite{D}s1{E}\n")
+    r = cli("render", answer)
+    assert r.returncode == 2 and "nested too deeply" in r.stderr and str(answer) in r.stderr, r.stderr
+
+
 def test_a_deep_live_event_is_a_clear_error() -> None:
     live = LiveAnswer("gemini")
     with pytest.raises(CiterenderError, match="nested too deeply"):
@@ -194,6 +201,14 @@ def _bedrock_spans(n: int, cited: Callable[[int], str]) -> dict[str, Any]:
     return {"output": {"text": text}, "citations": cits}
 
 
+def _aisdk_spans(n: int, cited: Callable[[int], str]) -> dict[str, Any]:
+    text = _words(n)
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    parts += [{"type": "source-document", "sourceId": f"d{i % 50}", "title": f"D{i % 50}", "startIndex": 0,
+               "endIndex": len(text), "citedText": cited(i)} for i in range(n // 4)]  # fmt: skip
+    return {"role": "assistant", "parts": parts}
+
+
 #: cited texts that do not match their spans: absent, absent but made of the answer's own
 #: characters, and present elsewhere in the answer (each found where it is)
 CITED: dict[str, Callable[[int], str]] = {
@@ -201,7 +216,7 @@ CITED: dict[str, Callable[[int], str]] = {
     "absent, the answer's letters": lambda i: f"w{i} w{i + 2}",
     "present elsewhere": lambda i: f"w{i} w{i + 1}",
 }
-MAKERS = {"gemini": _gemini_spans, "cohere": _cohere_spans, "bedrock-kb": _bedrock_spans}
+MAKERS = {"gemini": _gemini_spans, "cohere": _cohere_spans, "bedrock-kb": _bedrock_spans, "ai-sdk": _aisdk_spans}
 
 
 @pytest.mark.parametrize("cited", list(CITED), ids=list(CITED))
@@ -212,6 +227,29 @@ def test_placing_spans_that_miss_their_text_is_linear(provider: str, cited: str)
     adapt(small, provider)  # warm up
     ratio = _cpu(lambda: adapt(large, provider)) / max(_cpu(lambda: adapt(small, provider)), 1e-3)
     assert ratio <= 6, f"{provider}, {cited}: 4x the response cost {ratio:.1f}x"
+
+
+#: each provider's stream of many small text deltas (folded into one response before adapting)
+STREAMS: dict[str, Callable[[int], list[dict[str, Any]]]] = {
+    "anthropic": lambda n: [{"type": "message_start", "message": {"role": "assistant", "content": []}},
+                            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+    + [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "word "}}] * n,
+    "gemini": lambda n: [{"candidates": [{"content": {"parts": [{"text": "word "}]}}]}] * n,
+    "mistral": lambda n: [{"choices": [{"delta": {"content": "word "}}]}] * n,
+    "bedrock-converse": lambda n: [{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "word "}}}] * n,
+    "langchain": lambda n: [{"type": "AIMessageChunk", "content": [{"type": "text", "text": "word ", "index": 0}]}] * n,
+    "ai-sdk": lambda n: [{"type": "text-start", "id": "t"}] + [{"type": "text-delta", "id": "t", "delta": "word "}] * n,
+    "cohere": lambda n: [{"type": "content-delta", "delta": {"message": {"content": {"text": "word "}}}}] * n,
+    "openai-responses": lambda n: [{"type": "response.output_text.delta", "delta": "word "}] * n,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("provider", list(STREAMS))
+def test_folding_a_long_stream_is_linear(provider: str) -> None:
+    small, large = STREAMS[provider](10_000), STREAMS[provider](40_000)
+    assert adapt(small, provider).text.startswith("word word")
+    ratio = _cpu(lambda: adapt(large, provider)) / max(_cpu(lambda: adapt(small, provider)), 1e-3)
+    assert ratio <= 6, f"{provider}: 4x the events cost {ratio:.1f}x"
 
 
 def test_a_live_answer_placing_many_spans_is_linear() -> None:

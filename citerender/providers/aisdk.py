@@ -44,10 +44,12 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
     placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
     read: list[Any] = []  # pages a tool read: consulted, named after the cited ones (as OpenAI's are)
 
+    readers: dict[int, SpanReader] = {}  # one per text part, however many sources cite it
+
     def flush() -> None:
-        if pending and out:
-            stripped = out[-1].rstrip()
-            out[-1] = stripped + b.fmt.marker(*dict.fromkeys(pending)) + out[-1][len(stripped) :]
+        if pending and out:  # at the part's end, placed with the rest (out of code and links)
+            end = len(out[-1].rstrip())
+            placed.setdefault(len(out) - 1, []).append((end, end, b.fmt.marker(*dict.fromkeys(pending))))
         elif pending:
             b.note(("CR505", "sources came before any text: listed, not cited"))
         pending.clear()
@@ -91,11 +93,12 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
                 continue
             start, end, cited = span  # into the text part it follows (UTF-16: the SDK is JavaScript)
             locator = b.add_line(sid, cited) if cited and cited.strip() else None
-            at = b.place(SpanReader(out[-1], "utf16"), start, end, cited)
+            reader = readers.get(len(out) - 1) or readers.setdefault(len(out) - 1, SpanReader(out[-1], "utf16"))
+            at = b.place(reader, start, end, cited)
             placed.setdefault(len(out) - 1, []).append((at, at, b.marker(sid, locator)))
-    for index, edits in placed.items():  # before the group at the part's end, which moves nothing
-        out[index] = insert_edits(out[index], edits)
     flush()
+    for index, edits in placed.items():
+        out[index] = insert_edits(out[index], edits)
     consult(read, b)
     return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
 
@@ -131,21 +134,25 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold UI message stream chunks, or ``generateText``'s content parts, into a ``UIMessage``."""
     parts: list[dict[str, Any]] = []
     texts: dict[str, dict[str, Any]] = {}
+    deltas: dict[str, list[str]] = {}  # joined once at the end: a long stream stays linear
     for c in chunks:
         kind = c.get("type")
         if kind == "text-start":
             texts[str(c.get("id"))] = part = {"type": "text", "text": ""}
+            deltas.pop(str(c.get("id")), None)
             parts.append(part)
         elif kind == "text-delta":  # a UI message stream's ``delta``, streamText's full stream's ``text``
             key = str(c.get("id"))
             if key not in texts:
                 texts[key] = {"type": "text", "text": ""}
                 parts.append(texts[key])
-            texts[key]["text"] += str(c.get("delta", c.get("text", "")))
+            deltas.setdefault(key, []).append(str(c.get("delta", c.get("text", ""))))
         elif kind in ("text", "source-url", "source-document", "source"):  # a whole part (generateText's content)
             parts.append(dict(c))
         elif isinstance(kind, str) and kind.startswith("tool-") and ("output" in c or "result" in c):
             parts.append(dict(c))  # a tool's result (``tool-result``, ``tool-output-available``): pages it read
+    for key, pieces in deltas.items():
+        texts[key]["text"] += "".join(pieces)
     return {"role": "assistant", "parts": parts}
 
 

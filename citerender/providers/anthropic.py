@@ -128,6 +128,7 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold a streaming event sequence into the final response object."""
     message: dict[str, Any] = {"type": "message", "role": "assistant", "content": []}
     blocks: dict[int, dict[str, Any]] = {}
+    deltas: dict[tuple[int, str], list[str]] = {}  # (block, field) → pieces, joined once: linear in the stream
     for e in events:
         t = e.get("type")
         if t == "message_start":
@@ -138,15 +139,20 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 block.setdefault("text", "")
                 block["citations"] = list(block.get("citations") or [])
             blocks[int(e.get("index", 0))] = block
+            deltas.pop((int(e.get("index", 0)), "text"), None)
+            deltas.pop((int(e.get("index", 0)), "partial_json"), None)
         elif t == "content_block_delta":
-            block = blocks.setdefault(int(e.get("index", 0)), {"type": "text", "text": "", "citations": []})
+            index = int(e.get("index", 0))
+            block = blocks.setdefault(index, {"type": "text", "text": "", "citations": []})
             d = e.get("delta") or {}
             if d.get("type") == "text_delta":
-                block["text"] = block.get("text", "") + str(d.get("text", ""))
+                deltas.setdefault((index, "text"), []).append(str(d.get("text", "")))
             elif d.get("type") == "citations_delta":
                 block.setdefault("citations", []).append(d.get("citation"))
             elif d.get("type") == "input_json_delta":  # a server tool's input (web fetch's URL)
-                block["partial_json"] = block.get("partial_json", "") + str(d.get("partial_json", ""))
+                deltas.setdefault((index, "partial_json"), []).append(str(d.get("partial_json", "")))
+    for (index, name), pieces in deltas.items():
+        blocks[index][name] = str(blocks[index].get(name, "")) + "".join(pieces)
     for block in blocks.values():
         if "partial_json" in block:
             with contextlib.suppress(ValueError):

@@ -55,16 +55,23 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
 def converse(resp: Mapping[str, Any], b: Builder) -> list[str]:
     message = (resp.get("output") or {}).get("message") or {}
     out: list[str] = []
+    size = 0
+    edits: list[tuple[int, int, str]] = []  # each cited block's markers at its end, placed in the whole text
     for block in message.get("content") or []:
         if "text" in block:
-            out.append(str(block["text"]))
+            text = str(block["text"])
         elif isinstance(block.get("citationsContent"), Mapping):
             cc = block["citationsContent"]
             text = "".join(str(c.get("text", "")) for c in cc.get("content") or [] if isinstance(c, Mapping))
             markers = [b.marker(*_converse_source(c, b)) for c in cc.get("citations") or [] if isinstance(c, Mapping)]
-            stripped = text.rstrip()
-            out.append(stripped + "".join(dict.fromkeys(markers)) + text[len(stripped) :])
-    return ["".join(out)]
+            if markers:
+                end = size + len(text.rstrip())
+                edits.append((end, end, "".join(dict.fromkeys(markers))))
+        else:
+            continue
+        out.append(text)
+        size += len(text)
+    return [insert_edits("".join(out), edits)]
 
 
 def knowledge_base(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -115,15 +122,16 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if not isinstance(d, Mapping):
             continue
         i = int(d.get("contentBlockIndex", 0))
-        block = blocks.setdefault(i, {"text": "", "citations": []})
+        block = blocks.setdefault(i, {"text": [], "citations": []})  # text pieces joined once: linear
         delta = d.get("delta") or {}
         if "text" in delta:
-            block["text"] += str(delta["text"])
+            block["text"].append(str(delta["text"]))
         if isinstance(delta.get("citation"), Mapping):
             block["citations"].append(delta["citation"])
     content: list[dict[str, Any]] = []
     for i in sorted(blocks):
         blk = blocks[i]
+        blk["text"] = "".join(blk["text"])
         if blk["citations"]:
             content.append({"citationsContent": {"content": [{"text": blk["text"]}], "citations": blk["citations"]}})
         else:

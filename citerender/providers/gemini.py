@@ -144,20 +144,20 @@ def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold streamed responses into one: texts added part by part, the last grounding metadata kept."""
-    texts: list[str] = []
+    texts: list[list[str]] = []  # each part's pieces, joined once: linear in the stream
     meta: Any = None
     url_meta: Any = None
     for chunk in chunks:
         for cand in (chunk.get("candidates") or [])[:1]:
             for k, text in enumerate(_answer_texts(cand)):
                 while len(texts) <= k:
-                    texts.append("")
-                texts[k] += text
+                    texts.append([])
+                texts[k].append(text)
             if cand.get("groundingMetadata"):
                 meta = cand["groundingMetadata"]
             if cand.get("urlContextMetadata"):
                 url_meta = cand["urlContextMetadata"]
-    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": t} for t in texts]}}
+    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": "".join(t)} for t in texts]}}
     if meta is not None:
         cand_out["groundingMetadata"] = meta
     if url_meta is not None:

@@ -121,7 +121,9 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             if not isinstance(block, Mapping) or block.get("type") != "text":
                 continue
             key = block.get("index", k)
-            m = merged.setdefault(key, {"type": "text", "text": "", "annotations": []})
-            m["text"] += str(block.get("text", ""))
+            m = merged.setdefault(key, {"type": "text", "text": [], "annotations": []})
+            m["text"].append(str(block.get("text", "")))  # joined once, below: linear in the stream
             m["annotations"].extend(block.get("annotations") or [])
+    for m in merged.values():
+        m["text"] = "".join(m["text"])
     return {"type": "ai", "content_blocks": [merged[k] for k in merged]}

@@ -76,6 +76,7 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold streamed chunks: each ``delta.content`` (a string or a list of chunks) in order, text
     pieces joined, reference chunks kept where they came."""
     content: list[dict[str, Any]] = []
+    runs: dict[int, list[str]] = {}  # a text item's later pieces, joined once: linear in the stream
     for c in chunks:
         for choice in (c.get("choices") or [])[:1]:
             delta = (choice.get("delta") or {}).get("content")
@@ -84,7 +85,9 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 if not isinstance(piece, Mapping):
                     continue
                 if piece.get("type") == "text" and content and content[-1].get("type") == "text":
-                    content[-1] = {"type": "text", "text": content[-1]["text"] + str(piece.get("text", ""))}
+                    runs.setdefault(len(content) - 1, []).append(str(piece.get("text", "")))
                 else:
                     content.append(dict(piece))
+    for k, more in runs.items():
+        content[k] = {**content[k], "type": "text", "text": str(content[k].get("text", "")) + "".join(more)}
     return {"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": content}}]}
