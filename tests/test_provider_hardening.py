@@ -230,7 +230,7 @@ def test_placing_spans_that_miss_their_text_is_linear(provider: str, cited: str)
 
 
 #: each provider's stream of many small text deltas (folded into one response before adapting)
-STREAMS: dict[str, Callable[[int], list[dict[str, Any]]]] = {
+STREAMS: dict[str, Callable[[int], list[Any]]] = {
     "anthropic": lambda n: [{"type": "message_start", "message": {"role": "assistant", "content": []}},
                             {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
     + [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "word "}}] * n,
