@@ -16,9 +16,10 @@ from conftest import run_cli
 from citerender import check
 from citerender.providers import adapt
 from citerender.publish.check_dataset import check_dataset
-from citerender.publish.datasets import read_records, read_results
+from citerender.publish.datasets import read_records
 from citerender.publish.quality_rows import Totals, wilson
 from citerender.publish.records import check_record
+from citerender.publish.results_file import read_results
 from citerender.sources.model import registry_from_data
 
 S, D, E = "\ue200", "\ue202", "\ue201"

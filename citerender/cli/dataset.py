@@ -12,10 +12,9 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..publish.files import write_atomic
-from ..syntax.escapes import visible
 from .options import cli_scorer
 
-__all__ = ["add_check_dataset", "cmd_check_dataset"]
+__all__ = ["add_check_dataset", "cmd_check_dataset", "same_file"]
 
 
 def add_check_dataset(sub: Any, add_scorer: Any) -> None:
@@ -47,8 +46,7 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
     from ..options import RenderOptions
     from ..publish.check_dataset import check_dataset
 
-    if Path(a.output).resolve() == Path(a.data).resolve():
-        raise CiterenderError("the results file is the dataset", path=a.output, hint="write the results elsewhere")
+    _distinct_outputs(a)
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
     opts = RenderOptions.build(scorer=cli_scorer(a))
     summary = check_dataset(
@@ -73,8 +71,34 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
     return 1 if data["overall"]["failures"] else 0
 
 
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """``a`` and ``b`` name one file, however spelt: relative or absolute, through a symlink, a
+    hard link (:func:`os.path.samefile` when both exist, resolved paths otherwise)."""
+    pa, pb = Path(a), Path(b)
+    try:
+        if pa.exists() and pb.exists():
+            return pa.samefile(pb)
+        return pa.resolve() == pb.resolve()
+    except (OSError, RuntimeError):  # a loop of links, a name too long: not provably one file
+        return False
+
+
+def _distinct_outputs(a: argparse.Namespace) -> None:
+    """The results, ``--summary`` and ``--report`` never overwrite the dataset, nor each other."""
+    named = [("-o", a.output), ("--summary", a.summary), ("--report", a.report)]
+    outputs = [(opt, path) for opt, path in named if path]
+    for i, (opt, path) in enumerate(outputs):
+        if same_file(path, a.data):
+            raise CiterenderError(f"{opt} names the dataset itself", path=path, hint="write it elsewhere")
+        for other, earlier in outputs[:i]:
+            if same_file(path, earlier):
+                raise CiterenderError(f"{opt} and {other} name the same file", path=path, hint="give each its own")
+
+
 def _print_summary(data: dict[str, Any]) -> None:
-    print(f"judge: {data['judge']}")
+    from ..publish.check_dataset import one_line
+
+    print(one_line(f"judge: {data['judge']}"))
     resumed = f", {data['skipped']} already in the results" if data["skipped"] else ""
     print(f"checked {data['checked']} answer(s){resumed}; {data['overall']['failures']} record(s) failed")
     groups = data["groups"] if len(data["groups"]) > 1 else {"all": data["overall"]}
@@ -83,5 +107,5 @@ def _print_summary(data: dict[str, Any]) -> None:
         for metric, r in g["rates"].items():
             shown = "–" if r["value"] is None else f"{r['value']:.1%} [{r['ci95'][0]:.0%}, {r['ci95'][1]:.0%}]"
             cells.append(f"{metric} {shown}")
-        print(visible(f"{name} ({g['answers']} answers): " + "; ".join(cells)))
+        print(one_line(f"{name} ({g['answers']} answers): " + "; ".join(cells)))
     sys.stdout.flush()

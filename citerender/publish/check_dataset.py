@@ -2,28 +2,35 @@
 results written as they come, and the measures reduced per group (:mod:`.quality_rows`).
 
 Records stream in and results stream out, in the dataset's order whatever ``jobs`` is, so memory
-stays flat and a run killed and resumed writes the same results file as one that was not (ids
-already in the results are skipped). The worst answers are kept — a bounded number — for the
-report, which renders each with its unsupported claims marked.
+stays flat and a run killed and resumed writes the same results file as one that was not. Results
+are keyed by the row: each carries its row number, and a resume skips as many rows of an id as the
+results already hold of it (ids shared across rows — a question asked of several models — lose
+nothing). The worst answers are kept — a bounded number — for the report, which renders each with
+its unsupported claims marked.
 """
 
 from __future__ import annotations
 
 import heapq
+import json
+import pickle
 import sys
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..errors import CiterenderError
 from ..options import RenderOptions
-from .datasets import ResultsWriter, done_ids, read_records, read_results
+from ..syntax.escapes import visible
+from .datasets import read_records, results_format
 from .pool import Progress, run_pages
 from .quality_rows import Totals
 from .records import check_record
+from .results_file import ResultsWriter, done_ids, read_results
 
-__all__ = ["DatasetSummary", "check_dataset", "group_key"]
+__all__ = ["DatasetSummary", "check_dataset", "group_key", "one_line", "scorer_name"]
 
 #: how many of the worst answers the report shows (and renders)
 WORST = 20
@@ -40,6 +47,9 @@ class DatasetSummary:
     checked: int = 0  # records checked by this run (not those a resumed run skipped)
     skipped: int = 0
     worst: list[tuple[float, str, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    #: the columns the answers were read from (``id_col``, ``answer_col``, ``sources_col``): the
+    #: report renders the very answer that was checked
+    cols: dict[str, str] = field(default_factory=dict)
     examples: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (record id, message)
     #: per group, answers by their support rate in tenths (0-10%, …, 90-100%): bounded, for the report
     hist: dict[str, list[int]] = field(default_factory=dict)
@@ -95,21 +105,37 @@ def group_key(result: dict[str, Any], group_by: Sequence[str]) -> str:
 
 
 def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    """Worker: one record checked (plain data in, plain data out)."""
+    """Worker: one record checked (plain data in, plain data out). A result that cannot be
+    written as JSON is that record's failure, never the run's."""
     record = task["record"]
-    if "__failure__" in record:
+    failure = record.get("__failure__")
+    result = _failed(failure) if failure is not None else check_record(record, task["options"], **task["cols"])
+    result["id"], result["row"] = task["id"], task["k"] + 1
+    try:
+        json.dumps(result, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as e:
         result = {
+            **_failed(f"its result cannot be written as JSON ({type(e).__name__})"),
             "id": task["id"],
-            "columns": {},
-            "diagnostics": [],
-            "claims": [],
-            "metrics": {},
-            "failure": record["__failure__"],
+            "row": task["k"] + 1,
         }
-    else:
-        result = check_record(record, task["options"], **task["cols"])
-        result["id"] = task["id"]
     return task["k"], result, record
+
+
+def _failed(why: str) -> dict[str, Any]:
+    return {"id": None, "columns": {}, "diagnostics": [], "claims": [], "metrics": {}, "failure": str(why)}
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of a terminal or a chart label: line breaks of every kind and control
+    characters shown as escapes (a group named ``a\\nb`` never starts a line of its own)."""
+    return visible(text.replace("\n", "\\n").replace("\u2028", "<U+2028>").replace("\u2029", "<U+2029>"))
+
+
+def scorer_name(scorer: object) -> str:
+    """What names a scorer in reports: its ``name`` (``MODULE:NAME`` for ``--scorer``), else its class."""
+    name = getattr(scorer, "name", None)
+    return name if isinstance(name, str) and name else type(scorer).__qualname__
 
 
 def check_dataset(
@@ -129,27 +155,35 @@ def check_dataset(
     """Check every record of ``data`` into ``results`` (JSON Lines, JSON or Parquet); returns the
     measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`."""
     opts = RenderOptions.build(options, **kwargs)
+    results_format(results)
     scorer = opts.scorer
     judge = (
-        f"scorer {type(scorer).__qualname__} and citerender's lexical checks"
+        f"scorer {scorer_name(scorer)} and citerender's lexical checks"
         if scorer is not None
         else "citerender's lexical support checks (built in; --scorer adds a model's verdict)"
     )
+    if scorer is not None and jobs > 1:
+        _picklable(scorer)
     summary = DatasetSummary(judge, tuple(group_by))
-    done = done_ids(results) if resume else set()
-    writer = ResultsWriter(results, resume=bool(done))
+    cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
+    summary.cols = dict(cols)
+    records = read_records(data, id_col)  # the dataset checked before anything is written
+    done = done_ids(results) if resume else Counter()
     if done:
         for earlier in read_results(Path(results)):
             summary.add(earlier, None)
-    cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
+    writer = ResultsWriter(results, resume=bool(done))
+    seen: Counter[str] = Counter()  # rows of each id already in the results, met so far
 
     def tasks() -> Iterator[dict[str, Any]]:
-        for k, record in enumerate(read_records(data)):
+        for k, record in enumerate(records):
             rid = record.get(id_col)
             rid = f"row-{k + 1}" if rid is None or rid == "" else str(rid)
             if rid in done:
-                summary.skipped += 1
-                continue
+                seen[rid] += 1
+                if seen[rid] <= done[rid]:
+                    summary.skipped += 1
+                    continue
             yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols}
 
     bar = Progress(None, progress or sys.stderr, "records checked")
@@ -170,6 +204,19 @@ def check_dataset(
     writer.close()
     bar.close()
     return summary
+
+
+def _picklable(scorer: object) -> None:
+    """Worker processes get the scorer by pickle: one that cannot travel (it holds a lock, a model,
+    a client) is a clear error, not a traceback mid-run. ``--scorer MODULE:NAME`` always travels:
+    it is sent as its name and each worker imports it."""
+    try:
+        pickle.dumps(scorer)
+    except Exception as e:
+        raise CiterenderError(
+            f"the scorer {scorer_name(scorer)} cannot be sent to worker processes ({type(e).__name__}: {str(e)[:80]})",
+            hint="name it as MODULE:NAME (--scorer, or citerender.cli.scorer.load_scorer) or use one job",
+        ) from None
 
 
 def _ordered(tasks: Iterator[dict[str, Any]], order: deque[int]) -> Iterator[dict[str, Any]]:

@@ -5,6 +5,11 @@ frequent diagnostics with an example each, and the worst answers, each rendered 
 own with its unsupported claims marked.
 
 matplotlib is an optional extra: ``pip install 'citerender[report]'``.
+
+Its cost is bounded in the number of groups: the table lists the :data:`LISTED` groups with the
+most answers (the rest summed in one row), the bar chart draws :data:`CHARTED` and the histogram
+:data:`HISTOGRAM`, each saying so; every group stays in the results and the ``--summary`` JSON.
+Labels are drawn as plain text (never parsed as mathtext: a model called ``cost$$`` is just that).
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..syntax.residue import clean_html
-from .check_dataset import DatasetSummary, group_key
+from .check_dataset import DatasetSummary, group_key, one_line
 from .files import write_atomic
-from .records import render_record
+from .quality_rows import Totals
+from .records import render_checked
 
 __all__ = ["write_report"]
 
@@ -38,6 +44,8 @@ _LABELS = {
     "invented_locator_rate": "Invented locators",
 }
 _SHOWN = ("support_rate", "citation_recall", "citation_precision")  # charted, per group
+#: groups listed in the measures table, drawn in the bar chart and in the histogram (most answers first)
+LISTED, CHARTED, HISTOGRAM = 50, 12, 6
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
 
 
@@ -45,40 +53,27 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
     """Write the report to ``path`` and the worst answers' pages to ``NAME.answers/`` beside it."""
     opts = options or RenderOptions()
     out = Path(path)
-    pages = out.with_name(out.stem + ".answers")
     th = load_theme(opts.theme)
-    groups = sorted(summary.groups.items())
-    rows = [("All answers" if len(groups) > 1 else groups[0][0] if groups else "all", summary.overall)] + (
-        list(groups) if len(groups) > 1 else []
+    ranked = sorted(summary.groups.items(), key=lambda kv: (-kv[1].counts.get("answers", 0), kv[0]))
+    shown = sorted(ranked[:LISTED])
+    rows = [("All answers" if len(ranked) > 1 else ranked[0][0] if ranked else "all", summary.overall)] + (
+        shown if len(ranked) > 1 else []
     )
+    if len(ranked) > LISTED:  # the rest together, said so: the page's cost does not grow with the groups
+        rest = Totals()
+        for _, t in ranked[LISTED:]:
+            rest = rest.merge(t)
+        rows.append((f"the other {len(ranked) - LISTED:,} groups, together (each in --summary)", rest))
     table = [
         {"name": name, "answers": t.summary()["answers"], "rates": [_cell(t.summary()["rates"][m]) for m in _LABELS]}
         for name, t in rows
     ]
-    worst = []
-    for result, record in summary.worst_first():
-        rid = str(result.get("id"))
-        page = pages / f"{_file_name(rid)}.html"
-        rendered = render_record(record, opts, standalone=True, mark_unsupported=True)  # its claims marked
-        if not rendered["failure"]:
-            write_atomic(page, rendered["html"], make_parents=True)
-        m = result["metrics"]
-        worst.append(
-            {
-                "id": rid,
-                "href": f"./{quote(pages.name)}/{quote(page.name)}",
-                "group": group_key(result, summary.group_by),
-                "support": _pct(m.get("support_rate")),
-                "unsupported": m.get("unsupported", 0),
-                "unknown": m.get("unknown_ids", 0),
-                "invented": m.get("invented_locators", 0),
-            }
-        )
     codes = [
         {"code": code, "name": CODES[code].name if code in CODES else "", "count": n,
          "example": summary.examples.get(code, ("", ""))[1], "where": summary.examples.get(code, ("", ""))[0]}
         for code, n in sorted(summary.overall.codes.items(), key=lambda kv: (-kv[1], kv[0]))[:15]
     ]  # fmt: skip
+    charted = [rows[0], *sorted(ranked[:CHARTED])] if len(ranked) > 1 else rows[:1]
     html = th.render_dataset_report(
         title="Citation quality",
         css=th.css.replace("</", "<\\/"),
@@ -88,12 +83,41 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
         group_by=", ".join(summary.group_by),
         metrics=[{"label": v} for v in _LABELS.values()],
         groups=table,
-        charts=_charts(summary, rows),
+        charts=_charts(summary, charted, [name for name, _ in ranked[:HISTOGRAM]], len(ranked)),
         codes=codes,
-        worst=worst,
+        worst=_worst_pages(summary, out, opts),
     )
     write_atomic(out, clean_html(html)[0])
     return out
+
+
+def _worst_pages(summary: DatasetSummary, out: Path, opts: RenderOptions) -> list[dict[str, Any]]:
+    """The worst answers, each rendered — the answer that was checked, from the columns it was
+    read from — to a page of its own (named by its row: ids shared across rows get a page each).
+    An answer whose page could not be written is not listed: no link leads nowhere."""
+    pages = out.with_name(out.stem + ".answers")
+    worst = []
+    for result, record in summary.worst_first():
+        rid = str(result.get("id"))
+        row = result.get("row")
+        page = pages / (f"row{row}-{_file_name(rid)}.html" if isinstance(row, int) else f"{_file_name(rid)}.html")
+        rendered = render_checked(record, opts, **summary.cols, standalone=True, mark_unsupported=True)
+        if rendered["failure"]:
+            continue
+        write_atomic(page, rendered["html"], make_parents=True)
+        m = result["metrics"]
+        worst.append(
+            {
+                "id": rid if row is None else f"{rid} (row {row})",
+                "href": f"./{quote(pages.name)}/{quote(page.name)}",
+                "group": group_key(result, summary.group_by),
+                "support": _pct(m.get("support_rate")),
+                "unsupported": m.get("unsupported", 0),
+                "unknown": m.get("unknown_ids", 0),
+                "invented": m.get("invented_locators", 0),
+            }
+        )
+    return worst
 
 
 def _cell(rate: dict[str, Any]) -> str:
@@ -113,26 +137,38 @@ def _file_name(rid: str) -> str:
     return safe if safe == rid else f"{safe}-{hashlib.sha256(rid.encode('utf-8', 'replace')).hexdigest()[:8]}"
 
 
-def _charts(summary: DatasetSummary, rows: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+def _charts(
+    summary: DatasetSummary, rows: list[tuple[str, Any]], hist_groups: list[str], groups: int
+) -> list[dict[str, Any]]:
     try:
         import matplotlib  # noqa: F401 - only to say what to install
     except ImportError:
         raise CiterenderError("the report's charts need matplotlib", hint="pip install 'citerender[report]'") from None
     names = [name for name, _ in rows]
     rates = [[t.summary()["rates"][m] for m in _SHOWN] for _, t in rows]
+    more = f" (the {CHARTED} groups with the most answers, of {groups:,})" if groups > CHARTED else ""
     bars = {
         "svg": _bar_svg(names, rates),
-        "caption": "Support rate, citation recall and citation precision per group, with 95% intervals",
+        "caption": f"Support rate, citation recall and citation precision per group, with 95% intervals{more}",
         "header": ["Group", *(_LABELS[m] for m in _SHOWN)],
         "rows": [[name, *(_cell(r) for r in rs)] for name, rs in zip(names, rates, strict=True)],
     }
+    hist_names = sorted(g for g in hist_groups if g in summary.hist)
+    more = f" (the {HISTOGRAM} groups with the most answers, of {groups:,})" if groups > HISTOGRAM else ""
     hist = {
-        "svg": _hist_svg(summary),
-        "caption": "How many answers reach each support rate (answers with a checked claim)",
-        "header": ["Support rate", *sorted(summary.hist)],
-        "rows": [[f"{10 * k}–{10 * k + 10}%", *(summary.hist[g][k] for g in sorted(summary.hist))] for k in range(10)],
+        "svg": _hist_svg({g: summary.hist[g] for g in hist_names}),
+        "caption": f"How many answers reach each support rate (answers with a checked claim){more}",
+        "header": ["Support rate", *hist_names],
+        "rows": [[f"{10 * k}–{10 * k + 10}%", *(summary.hist[g][k] for g in hist_names)] for k in range(10)],
     }
     return [bars, hist]
+
+
+def _label(name: str) -> str:
+    """A group's name as a chart draws it: one line, control characters named, at most 30 characters."""
+    shown = one_line(name)
+    shown = shown if len(shown) <= 30 else shown[:29] + "…"
+    return "\u2009" + shown if shown.startswith("_") else shown  # matplotlib hides labels starting with _
 
 
 def _svg(fig: Any, label: str) -> Markup:
@@ -167,24 +203,30 @@ def _bar_svg(names: list[str], rates: list[list[dict[str, Any]]]) -> Markup:
             for v, r in zip(values, rates, strict=True)
         ]
         ax.bar(xs, values, width, yerr=[lows, highs], capsize=3, label=_LABELS[metric])
-    ax.set_xticks(range(len(names)), [n[:30] for n in names])
+    ax.set_xticks(range(len(names)), [_label(n) for n in names], parse_math=False)
     ax.set_ylabel("%")
     ax.set_ylim(0, 105)
-    ax.legend(loc="lower right", fontsize="small")
+    _plain_text(ax.legend(loc="lower right", fontsize="small"))
     return _svg(fig, "Bar chart: support rate, citation recall and citation precision per group")
 
 
-def _hist_svg(summary: DatasetSummary) -> Markup:
+def _plain_text(legend: Any) -> None:
+    """A legend's labels drawn as written: ``$`` is a dollar sign, not mathtext."""
+    for text in legend.get_texts():
+        text.set_parse_math(False)
+
+
+def _hist_svg(hist: dict[str, list[int]]) -> Markup:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7, 3))
     ax = fig.subplots()
-    n = max(len(summary.hist), 1)
-    for j, (name, counts) in enumerate(sorted(summary.hist.items())):
-        ax.bar([k * 10 + 5 + (j - (n - 1) / 2) * 8 / n for k in range(10)], counts, 8 / n, label=name[:30])
+    n = max(len(hist), 1)
+    for j, (name, counts) in enumerate(sorted(hist.items())):
+        ax.bar([k * 10 + 5 + (j - (n - 1) / 2) * 8 / n for k in range(10)], counts, 8 / n, label=_label(name))
     ax.set_xlabel("support rate of the answer (%)")
     ax.set_ylabel("answers")
     ax.set_xlim(0, 100)
-    if summary.hist:
-        ax.legend(fontsize="small")
+    if hist:
+        _plain_text(ax.legend(fontsize="small"))
     return _svg(fig, "Histogram: answers by their support rate, per group")

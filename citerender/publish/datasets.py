@@ -3,41 +3,78 @@ streams of records (a batch at a time), so memory does not grow with the dataset
 
 Parquet needs ``pyarrow`` (``pip install 'citerender[parquet]'``). A results file keeps one record
 per answer: JSON Lines as they are, Parquet with the nested parts (columns, diagnostics, claims,
-metrics) as JSON text columns, so reading either back gives the same records.
+metrics) as JSON text columns, so reading either back gives the same records (see
+:mod:`citerender.publish.results_file`).
+
+What is read is checked as it enters, so a run never ends in a traceback: a dataset is UTF-8 (a
+gzip-compressed JSON Lines or JSON file is read through gzip; any other compression is refused),
+a ``.json`` dataset is a list of records, a Parquet file is valid Parquet, and every value of a
+record is plain JSON (a timestamp, date, decimal or binary column becomes text, see
+:func:`plain`).
 """
 
 from __future__ import annotations
 
+import base64
+import codecs
+import datetime
+import gzip
+import io
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator
+import math
+import zlib
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
-from ..sources.clean import clean_data
+from ..sources.clean import no_surrogates
 
-__all__ = ["FORMATS", "ResultsWriter", "dataset_format", "done_ids", "read_records", "read_results"]
+__all__ = [
+    "BATCH", "FORMATS", "MAX_DEPTH", "MAX_LINE_BYTES", "dataset_format", "numbered_records", "plain",
+    "pyarrow_modules", "read_records", "results_format",
+]  # fmt: skip
 
 FORMATS = ("jsonl", "json", "parquet")
-_NESTED = ("columns", "diagnostics", "claims", "metrics")
 BATCH = 1000
+#: nesting a record may hold (deeper is that record's failure, not a RecursionError)
+MAX_DEPTH = 200
+#: the longest line of a JSON Lines dataset (a longer one is that record's failure)
+MAX_LINE_BYTES = 64 * 1024 * 1024
+#: the first bytes of a compressed file: gzip is read through, the others are named
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd",
+          b"PK\x03\x04": "zip", b"7z\xbc\xaf\x27\x1c": "7z"}  # fmt: skip
+_UNPACK = {"bzip2": "bunzip2", "xz": "unxz", "zstd": "unzstd", "zip": "unzip", "7z": "7z x"}
 
 
 def dataset_format(path: str | Path) -> str:
-    """``jsonl``, ``json`` or ``parquet``, from the file's name."""
-    name = str(path).lower()
-    if name.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+    """``jsonl``, ``json`` or ``parquet``, from the file's name (``.gz`` after JSON Lines or JSON)."""
+    name = str(path).lower().removesuffix(".gz")
+    if name.endswith((".jsonl", ".ndjson")):
         return "jsonl"
     if name.endswith(".json"):
         return "json"
-    if name.endswith((".parquet", ".pq")):
+    if name.endswith((".parquet", ".pq")) and not str(path).lower().endswith(".gz"):
         return "parquet"
-    raise CiterenderError("cannot tell the dataset's format", path=str(path), hint="name it .jsonl, .json or .parquet")
+    raise CiterenderError(
+        "cannot tell the dataset's format",
+        path=str(path),
+        hint="name it .jsonl, .json or .parquet (.jsonl.gz read too)",
+    )
 
 
-def _pyarrow() -> Any:
+def results_format(path: str | Path) -> str:
+    """The format of a results file: as :func:`dataset_format`, uncompressed (results are appended)."""
+    if str(path).lower().endswith(".gz"):
+        raise CiterenderError(
+            "results are written uncompressed", path=str(path), hint="name them .jsonl, .json or .parquet"
+        )
+    return dataset_format(path)
+
+
+def pyarrow_modules() -> Any:
+    """``(pyarrow, pyarrow.parquet)``, or a clear error saying what to install."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -48,147 +85,253 @@ def _pyarrow() -> Any:
     return pa, pq
 
 
-def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Every record of the dataset, in order, read as a stream (lone surrogates replaced)."""
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain JSON data: lone surrogates replaced, and what JSON cannot hold as text —
+    a timestamp, date or time in ISO 8601, a decimal as written, bytes as UTF-8 text (or
+    ``base64:…`` when they are not UTF-8), NaN and infinities as ``nan``/``inf``, anything else
+    as ``str()``. Nesting deeper than :data:`MAX_DEPTH` is a :class:`CiterenderError`."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, str):
+        return no_surrogates(value)[0]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, Mapping | list | tuple):
+        if depth >= MAX_DEPTH:
+            raise CiterenderError(f"nested too deeply (more than {MAX_DEPTH} levels)")
+        if isinstance(value, Mapping):
+            return {(plain(k) if isinstance(k, str) else str(k)): plain(v, depth + 1) for k, v in value.items()}
+        return [plain(v, depth + 1) for v in value]
+    if isinstance(value, bytes | bytearray | memoryview):
+        raw = bytes(value)
+        try:
+            return no_surrogates(raw.decode("utf-8"))[0]
+        except UnicodeDecodeError:
+            return "base64:" + base64.b64encode(raw).decode("ascii")
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return no_surrogates(str(value))[0]
+
+
+def _open(p: Path) -> io.BufferedIOBase:
+    """The bytes of a JSON Lines or JSON dataset: gzip read through, other compressions refused."""
+    with p.open("rb") as f:
+        head = f.read(8)
+    kind = next((k for magic, k in _MAGIC.items() if head.startswith(magic)), None)
+    if kind == "gzip":
+        return gzip.open(p, "rb")
+    if kind is not None:
+        raise CiterenderError(
+            f"the dataset is compressed ({kind}), not JSON",
+            path=str(p),
+            hint=f"decompress it first: {_UNPACK[kind]} FILE",
+        )
+    return p.open("rb")
+
+
+def _check_utf8(p: Path) -> None:
+    """A dataset that is not UTF-8 is an input error naming its first bad line (never read with
+    U+FFFD in place of its letters); read in chunks, so memory stays flat."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    line = 1
+    try:
+        with _open(p) as f:
+            while chunk := f.read(1 << 20):
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as e:
+                    at = max(e.start, 0)
+                    where = line + chunk.count(b"\n", 0, at)
+                    raise CiterenderError(
+                        f"not UTF-8 (byte 0x{chunk[at : at + 1].hex() or '?'} on line {where})",
+                        path=str(p),
+                        line=where,
+                        hint="convert it to UTF-8, e.g. iconv -f latin1 -t utf-8",
+                    ) from None
+                line += chunk.count(b"\n")
+            decoder.decode(b"", final=True)
+    except (OSError, EOFError, zlib.error) as e:  # a damaged gzip stream
+        raise CiterenderError(f"cannot be read: {str(e)[:120] or type(e).__name__}", path=str(p)) from None
+    except UnicodeDecodeError:
+        raise CiterenderError("not UTF-8 (its last character is cut short)", path=str(p)) from None
+
+
+def read_records(path: str | Path, id_col: str = "id") -> Iterator[dict[str, Any]]:
+    """Every record of the dataset, in order, read as a stream (every value :func:`plain`). A
+    record that cannot be read is ``{"__failure__": why, id_col: its id if known}``: that
+    record's failure, never the run's. The file is checked before this returns."""
+    return (record for _, record in numbered_records(path, id_col))
+
+
+def numbered_records(
+    path: str | Path, id_col: str = "id", *, partial_tail: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`read_records` with each record's line (JSON Lines) or position (JSON, Parquet);
+    ``partial_tail``: a last JSON Lines line cut short (no newline, not JSON) is left out. The
+    file is checked before this returns (found, UTF-8, a list, valid Parquet): a bad file is an
+    error before anything is written."""
     fmt, p = dataset_format(path), Path(path)
     if not p.is_file():
         raise CiterenderError("dataset not found (or not a regular file)", path=str(path))
     if fmt == "parquet":
-        _, pq = _pyarrow()
-        for batch in pq.ParquetFile(p).iter_batches(batch_size=BATCH):
-            yield from (clean_data(r, []) for r in batch.to_pylist())
-        return
+        return _parquet_records(p, _parquet_file(p), id_col)
+    _check_utf8(p)
     if fmt == "json":
-        import ijson
+        _json_list(p)
+    items = _json_items(p) if fmt == "json" else _jsonl_items(p, partial_tail)
+    return _plain_items(items, id_col, "line" if fmt == "jsonl" else "item")
 
-        with p.open("rb") as f:
-            try:
-                for item in ijson.items(f, "item", use_float=True):
-                    yield clean_data(item, []) if isinstance(item, dict) else {"answer": item}
-            except ijson.JSONError as e:
-                raise CiterenderError(f"invalid JSON: {e}", path=str(path)) from None
-        return
-    with p.open("r", encoding="utf-8", errors="replace") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
+
+def _plain_items(items: Iterator[tuple[int, Any]], id_col: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for n, item in items:
+        if isinstance(item, dict) and "__failure__" in item:
+            yield n, item
+            continue
+        try:
+            yield n, plain(item)
+        except CiterenderError as e:  # too deep: that record fails, keeping its id for a resume
+            yield n, {"__failure__": f"{where} {n}: {e.message}", **_ident(item, id_col)}
+
+
+def _ident(item: Any, id_col: str) -> dict[str, str]:
+    rid = item.get(id_col) if isinstance(item, Mapping) else None
+    return {id_col: str(rid)} if isinstance(rid, str | int) and not isinstance(rid, bool) else {}
+
+
+def _jsonl_items(p: Path, partial_tail: bool = False) -> Iterator[tuple[int, Any]]:
+    with _open(p) as f:
+        for n, raw in enumerate(_lines(f), start=1):
+            if raw is None:
+                yield n, {"__failure__": f"line {n}: longer than {MAX_LINE_BYTES // 2**20} MB"}
+                continue
+            text = raw.decode("utf-8").removeprefix("\ufeff") if n == 1 else raw.decode("utf-8")
+            if not text.strip():
                 continue
             try:
-                item = json.loads(line)
+                item = json.loads(text)
             except (ValueError, RecursionError) as e:  # one bad line is that record's failure
+                if partial_tail and not raw.endswith(b"\n"):
+                    return  # a killed run's last line, half-written
                 item = {"__failure__": f"line {n}: invalid JSON ({str(e)[:80]})"}
-            yield clean_data(item, []) if isinstance(item, dict) else {"__failure__": f"line {n}: not an object"}
+            yield n, item if isinstance(item, dict) else {"__failure__": f"line {n}: not an object"}
 
 
-def done_ids(path: str | Path) -> set[str]:
-    """The ids a results file already holds (a run resumed skips them); a line a killed run left
-    half-written is dropped from the file."""
-    p = Path(path)
-    if not p.exists():
-        return set()
-    if dataset_format(p) == "jsonl":
-        _truncate_partial(p)
-    return {str(r["id"]) for r in read_results(p) if r.get("id") is not None}
+def _lines(f: io.BufferedIOBase) -> Iterator[bytes | None]:
+    """The lines of ``f`` (None for one longer than :data:`MAX_LINE_BYTES`, skipped unread)."""
+    while line := f.readline(MAX_LINE_BYTES + 1):
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while (rest := f.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield line
 
 
-def _truncate_partial(p: Path) -> None:
-    data = p.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with p.open("r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+def _json_list(p: Path) -> None:
+    """A ``.json`` dataset is a list of records: any other document is an input error."""
+    with _open(p) as f:
+        head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"["):
+        kind = {b"{": "an object", b'"': "a string", b"": "empty"}.get(head[:1], "a single value")
+        raise CiterenderError(
+            f"not a list of records (the JSON document is {kind})",
+            path=str(p),
+            hint="give a list [{...}, {...}], or one record a line as JSON Lines (.jsonl)",
+        )
 
 
-def read_results(p: Path) -> Iterator[dict[str, Any]]:
-    """The records of a results file, as :func:`citerender.publish.records.check_record` made them."""
-    for r in read_records(p):
-        if dataset_format(p) == "parquet":
-            r = {k: (json.loads(v) if k in _NESTED and isinstance(v, str) else v) for k, v in r.items()}
-        yield r
+def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
+    """The items of a JSON list, streamed (a non-object item is taken as an answer's text). Built
+    from the parser's events here, not by ijson's item builder, whose cost grows with the square
+    of the nesting (30,000 levels: out of memory): an item nested deeper than :data:`MAX_DEPTH`
+    is that item's failure, read past in linear time."""
+    import ijson
+
+    with _open(p) as f:
+        events = ijson.basic_parse(f, use_float=True)
+        try:
+            if next(events, ("", None))[0] != "start_array":
+                return
+            for n, (event, value) in enumerate(events, start=1):
+                if event == "end_array":  # the list's end
+                    return
+                item, deep = _item(event, value, events)
+                if deep:
+                    yield (
+                        n,
+                        {
+                            "__failure__": f"item {n}: nested too deeply (more than {MAX_DEPTH} levels)",
+                            **_ident(item, "id"),
+                        },
+                    )
+                else:
+                    yield n, item if isinstance(item, dict) else {"answer": item}
+        except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError) as e:
+            raise CiterenderError(f"invalid JSON: {str(e)[:120]}", path=str(p)) from None
 
 
-class ResultsWriter:
-    """Results written as they come: JSON Lines appended (a resumed run adds to the file);
-    JSON and Parquet to a temporary file that replaces the results at :meth:`close`, earlier
-    results first (nothing half-written is ever the results file)."""
-
-    def __init__(self, path: str | Path, *, resume: bool) -> None:
-        self.path, self.fmt = Path(path), dataset_format(path)
-        self._batch: list[dict[str, Any]] = []
-        self._writer: Any = None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.fmt == "jsonl":
-            self._file = self.path.open("a" if resume else "w", encoding="utf-8")
-            return
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        os.close(fd)
-        self._tmp = Path(tmp)
-        self._first = True
-        if self.fmt == "json":
-            self._file = self._tmp.open("w", encoding="utf-8")
-            self._file.write("[")
-        if resume and self.path.exists():
-            self.write_all(read_results(self.path))
-
-    def write_all(self, results: Iterable[dict[str, Any]]) -> None:
-        for r in results:
-            self.write(r)
-
-    def write(self, result: dict[str, Any]) -> None:
-        if self.fmt == "parquet":
-            self._batch.append(result)
-            if len(self._batch) >= BATCH:
-                self._flush()
-            return
-        line = json.dumps(result, ensure_ascii=False)
-        if self.fmt == "jsonl":
-            self._file.write(line + "\n")
-            self._file.flush()
+def _item(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool]:
+    """One JSON value from its first event on, and whether it was too deep to build whole."""
+    if event not in ("start_map", "start_array"):
+        return value, False
+    root: Any = {} if event == "start_map" else []
+    stack: list[Any] = [root]
+    keys: list[str | None] = [None]
+    depth, deep = 1, False
+    for event, value in events:
+        if event in ("start_map", "start_array"):
+            depth += 1
+            deep = deep or depth > MAX_DEPTH
+            if not deep:
+                new: Any = {} if event == "start_map" else []
+                _put(stack[-1], keys[-1], new)
+                stack.append(new)
+                keys.append(None)
+        elif event in ("end_map", "end_array"):
+            depth -= 1
+            if depth == 0:
+                return root, deep
+            if len(stack) > depth:
+                stack.pop()
+                keys.pop()
+        elif len(stack) < depth:  # inside what is too deep: read past
+            continue
+        elif event == "map_key":
+            keys[-1] = value
         else:
-            self._file.write(("\n" if self._first else ",\n") + line)
-            self._first = False
-
-    def _flush(self) -> None:
-        if not self._batch:
-            return
-        pa, pq = _pyarrow()
-        rows = [{k: _cell(k, v) for k, v in r.items()} for r in self._batch]
-        table = pa.Table.from_pylist(rows, schema=_schema(pa))
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self._tmp, table.schema)
-        self._writer.write_table(table)
-        self._batch = []
-
-    def close(self) -> None:
-        if self.fmt == "jsonl":
-            self._file.close()
-            return
-        if self.fmt == "json":
-            self._file.write("\n]\n")
-            self._file.close()
-        else:
-            self._flush()
-            if self._writer is None:  # no result at all: an empty table
-                pa, pq = _pyarrow()
-                pq.write_table(pa.Table.from_pylist([], schema=_schema(pa)), self._tmp)
-            else:
-                self._writer.close()
-        self._tmp.replace(self.path)
-
-    def abort(self) -> None:
-        """Stop without replacing the results (JSON Lines keep what was written: a resume goes on)."""
-        if self.fmt != "parquet":
-            self._file.close()
-        if self.fmt == "jsonl":
-            return
-        if self._writer is not None:
-            self._writer.close()
-        self._tmp.unlink(missing_ok=True)
+            _put(stack[-1], keys[-1], value)
+    raise CiterenderError("the JSON ends inside a record")
 
 
-def _cell(key: str, value: Any) -> Any:
-    if key in _NESTED:
-        return json.dumps(value, ensure_ascii=False)
-    return None if value is None else str(value)  # ids and failures as text, whatever the input held
+def _put(container: Any, key: str | None, value: Any) -> None:
+    if isinstance(container, dict):
+        container[key] = value
+    else:
+        container.append(value)
 
 
-def _schema(pa: Any) -> Any:
-    return pa.schema([("id", pa.string()), ("failure", pa.string()), *((k, pa.string()) for k in _NESTED)])
+def _parquet_file(p: Path) -> Any:
+    pa, pq = pyarrow_modules()
+    try:
+        return pq.ParquetFile(p)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise CiterenderError(f"not a valid Parquet file ({type(e).__name__}: {str(e)[:120]})", path=str(p)) from None
+
+
+def _parquet_records(p: Path, file: Any, id_col: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    pa, _ = pyarrow_modules()
+    n = 0
+    try:
+        for batch in file.iter_batches(batch_size=BATCH):
+            for row in batch.to_pylist():
+                n += 1
+                try:
+                    yield n, plain(row)
+                except CiterenderError as e:
+                    yield n, {"__failure__": f"row {n}: {e.message}", **_ident(row, id_col)}
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise CiterenderError(
+            f"not a valid Parquet file at row {n + 1} ({type(e).__name__}: {str(e)[:120]})", path=str(p)
+        ) from None

@@ -29,7 +29,9 @@ from ..evidence.claims import Claim
 from ..evidence.support import LOW
 from ..evidence.words import content_stems
 
-__all__ = ["METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "wilson"]
+__all__ = [
+    "COUNTS", "METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "rate", "result_problem", "wilson",
+]  # fmt: skip
 
 #: our verdicts as a dataset names them (``weak`` is ALCE's partial support)
 VERDICT_NAMES = {"supported": "supported", "weak": "partial", "unsupported": "unsupported", "unchecked": "unchecked"}
@@ -42,6 +44,12 @@ METRICS = (
     ("unknown_id_rate", "unknown_ids", "citing_places"),
     ("invented_locator_rate", "invented_locators", "citing_places"),
 )
+#: the counts of one answer's metrics (summed over a group by :class:`Totals`)
+COUNTS = (
+    "answers", "sentences", "cited_sentences", "cited_claims", "uncited_factual", "checked", "supported",
+    "partial", "unsupported", "unchecked", "judged_citations", "relevant_citations", "citing_places",
+    "unknown_ids", "invented_locators", "placement_problems",
+)  # fmt: skip
 
 
 def claim_rows(text: str, claims: Sequence[Claim]) -> list[dict[str, Any]]:
@@ -120,10 +128,11 @@ def answer_metrics(
         "invented_locators": codes.count("CR102") + codes.count("CR103"),
         "placement_problems": sum(c.startswith("CR3") and c not in ("CR308", "CR310") for c in codes),
     }
-    return {**counts, **{name: _rate(counts[a], counts[b]) for name, a, b in METRICS}}
+    return {**counts, **{name: rate(counts[a], counts[b]) for name, a, b in METRICS}}
 
 
-def _rate(num: int, den: int) -> float | None:
+def rate(num: int, den: int) -> float | None:
+    """``num / den`` to four places, as every result holds it (None without a denominator)."""
     return round(num / den, 4) if den else None
 
 
@@ -172,6 +181,60 @@ class Totals:
         rates = {}
         for name, a, b in METRICS:
             num, den = c.get(a, 0), c.get(b, 0)
-            rates[name] = {"value": _rate(num, den), "ci95": wilson(num, den), "n": den}
+            rates[name] = {"value": rate(num, den), "ci95": wilson(num, den), "n": den}
         return {"answers": c.get("answers", 0), "failures": self.failures, "counts": dict(sorted(c.items())), "rates": rates,
                 "codes": dict(sorted(self.codes.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip
+
+
+def result_problem(result: Any) -> str | None:
+    """Why ``result`` (a line of a results file, read back to resume) is not a result
+    :func:`citerender.publish.records.check_record` could have made, or None when it is one.
+
+    A hand-edited or foreign line must not reach :class:`Totals` (a rate of -5, 1e309 or text, a
+    diagnostic without a code): every field's type, each count (a whole number, 1 answer) and each
+    rate (its numerator over its denominator) is checked."""
+    if not isinstance(result, Mapping):
+        return f"a result is an object, not {type(result).__name__}"
+    if "__failure__" in result:
+        return str(result["__failure__"])
+    missing = [k for k in ("id", "columns", "diagnostics", "claims", "metrics", "failure") if k not in result]
+    if missing:
+        return f"it has no {', '.join(map(repr, missing))}"
+    rid, failure = result["id"], result["failure"]
+    if isinstance(rid, bool) or not isinstance(rid, str | int) or rid == "":
+        return "its id is not text"
+    if failure is not None and not isinstance(failure, str):
+        return "its failure is neither null nor text"
+    row = result.get("row")
+    if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 1):
+        return "its row is not a row number"
+    for key, kind in (("columns", dict), ("metrics", dict), ("diagnostics", list), ("claims", list)):
+        if not isinstance(result.get(key), kind):
+            return f"its {key!r} is not {'an object' if kind is dict else 'a list'}"
+    for d in result["diagnostics"]:
+        if not isinstance(d, Mapping) or not isinstance(d.get("code"), str) or not isinstance(d.get("message"), str):
+            return "a diagnostic without a code and message"
+    if any(not isinstance(c, Mapping) for c in result["claims"]):
+        return "a claim is not an object"
+    return _metrics_problem(result["metrics"], failed=failure is not None)
+
+
+def _metrics_problem(m: Mapping[str, Any], *, failed: bool) -> str | None:
+    if failed and not m:
+        return None
+    for k in COUNTS:
+        v = m.get(k)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            return f"metrics.{k} is {str(v)[:40]!r}, not a count"
+    if m["answers"] != 1:
+        return f"metrics.answers is {m['answers']}, not 1"
+    for name, a, b in METRICS:
+        v, want = m.get(name), rate(m[a], m[b])
+        ok = (
+            v is None
+            if want is None
+            else isinstance(v, float | int) and not isinstance(v, bool) and abs(v - want) < 1e-9
+        )
+        if not ok or (want is not None and not 0 <= want <= 1):
+            return f"metrics.{name} is {str(v)[:40]!r}, not {m[a]}/{m[b]}"
+    return None

@@ -21,7 +21,7 @@ from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import Registry, registry_from_data
 
-__all__ = ["check_record", "render_record"]
+__all__ = ["answer_of", "check_record", "render_checked", "render_record"]
 
 
 def render_record(record: Mapping[str, Any], options: RenderOptions | None = None, **kwargs: Any) -> dict[str, Any]:
@@ -100,7 +100,7 @@ def check_record(
     try:
         if not ok:
             raise CiterenderError(f"a record must be an object, not {type(record).__name__}")
-        text, registry, notes = _answer_of(record, answer_col, sources_col, out["id"])
+        text, registry, notes = answer_of(record, answer_col, sources_col, out["id"])
         diagnostics, quality, support = check_with_reports(text, registry, opts)
         found = [*notes, *diagnostics]
         out["diagnostics"] = [d.to_dict() for d in found]
@@ -113,7 +113,35 @@ def check_record(
     return out
 
 
-def _answer_of(
+def render_checked(
+    record: Mapping[str, Any],
+    options: RenderOptions | None = None,
+    *,
+    id_col: str = "id",
+    answer_col: str = "answer",
+    sources_col: str = "sources",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """:func:`render_record` of the very answer :func:`check_record` checked with the same
+    columns (a provider response adapted, its text shown): ``{"id", "html", "css", "failure"}``,
+    never raising for a bad record. The report of a dataset check pages its worst answers so."""
+    opts = RenderOptions.build(options, **kwargs)
+    rid = record.get(id_col)
+    out: dict[str, Any] = {"id": rid, "html": "", "css": "", "failure": None}
+    try:
+        text, registry, _ = answer_of(record, answer_col, sources_col, rid)
+        title = record.get("title")
+        r = render(text, registry, opts, title=title if isinstance(title, str) else None)
+    except CiterenderError as e:
+        out["failure"] = str(e)
+    except Exception as e:  # a bug of ours must not cost the report its other pages
+        out["failure"] = internal_failure(e)
+    else:
+        out["html"], out["css"] = r.html, r.css
+    return out
+
+
+def answer_of(
     record: Mapping[str, Any], answer_col: str, sources_col: str, rid: object
 ) -> tuple[str, Registry | None, list[Diagnostic]]:
     """The answer's Markdown, its registry and what the adapter noted: a provider response is
