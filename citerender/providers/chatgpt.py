@@ -31,7 +31,7 @@ def is_chatgpt_export(path: str | Path) -> bool:
     """Does the file look like a ChatGPT export: a list of objects with ``mapping`` (a zip's
     ``conversations.json`` is judged by its first bytes too)?"""
     text = head(path)
-    return (text.startswith("[") and '"mapping"' in text) or (not text and is_zipped_export(path))
+    return (text.startswith("[") and '"mapping"' in text) or ('"chat_messages"' not in text and is_zipped_export(path))
 
 
 def _conversation_id(data: Mapping[str, Any], k: int) -> str:

@@ -20,14 +20,12 @@ def export_kind(path: str | Path) -> str | None:
     """``chatgpt`` or ``claude`` when the file (or zip) is that chat export, else ``None``,
     judged from its first bytes."""
     text = head(path)
-    if not text and is_zipped_export(path):
-        return "chatgpt"  # unreadable as it is (a zip bomb…): reading it says why
-    if not text.startswith("["):
-        return None
-    if '"mapping"' in text:
+    if text.startswith("[") and '"mapping"' in text:
         return "chatgpt"
-    if '"chat_messages"' in text:
+    if text.startswith("[") and '"chat_messages"' in text:
         return "claude"
+    if is_zipped_export(path):  # its start unreadable (a zip bomb, a damaged or lying zip): reading it says why
+        return "chatgpt"
     return None
 
 
