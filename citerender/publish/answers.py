@@ -13,9 +13,8 @@ from typing import Any
 from ..errors import CiterenderError
 from ..sources.files import load_sources, load_yaml, read_text_file
 from ..sources.model import Registry, registry_from_data
-from ..syntax.guide import strip_citations
-from ..syntax.residue import remove_residue
 from .manifest import settled
+from .shown import shown_text
 
 __all__ = [
     "SIDE_SUFFIXES",
@@ -50,11 +49,12 @@ class Answer:
 
 
 def front_matter_title(meta: Mapping[str, Any]) -> str | None:
-    """The front matter's title, as plain text: markers and residue removed, at most 200 characters."""
+    """The front matter's title, as plain text: every marker form, control and line break removed
+    (the one pass of every string of a site, :func:`.shown.shown_text`), at most 200 characters."""
     t = meta.get("title")
     if not isinstance(t, str | int | float) or isinstance(t, bool) or not str(t).strip():
         return None
-    return remove_residue(strip_citations(str(t)[:10_000])).strip()[:200] or None
+    return shown_text(t) or None
 
 
 #: the line closing the front matter: ``---``, or ``...`` as pandoc also reads it

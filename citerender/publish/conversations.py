@@ -40,6 +40,7 @@ from ..syntax.residue import clean_html
 from .build_state import ASSET_CSS, Build, options_key, write_output
 from .manifest import hash_bytes, unchanged
 from .pool import PageResult, Progress, run_pages
+from .shown import shown_conversation, shown_markup, shown_text
 from .site import BuildResult, owned_files
 
 __all__ = ["build_conversations", "conversation_page", "render_conversation"]
@@ -101,15 +102,24 @@ SEARCH_CHARS = 600  # of the user's words per conversation: the index stays smal
 SEARCH_INDEX = "search-index.json"
 
 
+def _name(conv: Conversation) -> str:
+    """How a build's lines and manifest name the conversation: its title and its id."""
+    return f"{conv.title} [{shown_text(conv.id, 100)}]"
+
+
 def _models(conv: Conversation) -> str:
     names = [t.model for t in conv.every_turn() if t.model] or ([conv.model] if conv.model else [])
     return ", ".join(dict.fromkeys(names))
 
 
 def _search_text(conv: Conversation) -> str:
-    words = display_text(" ".join(t.text for t in conv.every_turn() if t.role == "user"))[0].replace("\x00", " ")
+    """What the search box matches: title, date, models and the start of the user's words, as
+    plain lower-case text (one pass of :func:`.shown.shown_text` over the whole)."""
+    said = " ".join(t.text for t in conv.every_turn() if t.role == "user")[: 8 * SEARCH_CHARS]
+    words = shown_text(display_text(said)[0], 8 * SEARCH_CHARS)
     plain = " ".join(re.sub(r"[\[\]()*_`#>|~!]+", " ", words).split())
-    return f"{conv.title} {_day(conv.updated or conv.created)} {_models(conv)} {plain[:SEARCH_CHARS]}".casefold()
+    text = f"{conv.title} {_day(conv.updated or conv.created)} {_models(conv)} {plain[:SEARCH_CHARS]}"
+    return shown_text(text.casefold(), len(text) + 1)
 
 
 def search_index(entries: list[ConversationEntry]) -> str:
@@ -158,6 +168,7 @@ class _Turns:
         if turn.role == "user":
             text = strip_citations(turn.text)
             r = render(text, Registry([]), replace(opts, id_prefix=tid, bibliography=False, standalone=False))
+            r.body = shown_markup(r.body)
         else:
             r = render(turn.text, turn.registry, replace(opts, id_prefix=tid, standalone=False))
             self.diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
@@ -192,6 +203,7 @@ def render_conversation(
     """The conversation's body: each user turn as the user wrote it (markers stripped), each
     answer with its citations (style, theme and evidence options as for :func:`render`)."""
     opts = RenderOptions.build(options, **kwargs)
+    conv = shown_conversation(conv)
     speaker = conv.assistant or "Assistant"
     turns = _Turns(opts, speaker)
     turns.diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
@@ -228,10 +240,8 @@ def _slug(title: str, cid: str) -> str:
 def _render_task(task: dict[str, Any]) -> PageResult:
     """Worker: one conversation's page, written atomically."""
     # an export's conversation is built here from its data: registries do not travel between processes
-    conv = task.get("conversation") or conversation(task["data"], task["index"])
-    res = PageResult(
-        rel=f"{conv.title} [{conv.id}]", out=task["out_rel"], title=conv.title, input_hash=task["input_hash"]
-    )
+    conv = shown_conversation(task.get("conversation") or conversation(task["data"], task["index"]))
+    res = PageResult(rel=_name(conv), out=task["out_rel"], title=conv.title, input_hash=task["input_hash"])
     try:
         opts: RenderOptions = task["options"]
         r = render_conversation(conv, opts)
@@ -275,7 +285,7 @@ class _Plan:
         self.order.append((conv.updated or conv.created or 0.0, rel))
         build.planned.add(rel)
         entry = owned.get(rel)
-        name = f"{conv.title} [{conv.id}]"
+        name = _name(conv)
         if (
             not build.force
             and entry
@@ -304,7 +314,7 @@ def _readable(raw: Iterator[tuple[int, Any]], build: Build) -> Iterator[tuple[in
     """The export's conversations; one whose graph cannot be walked is reported and skipped."""
     for k, data in raw:
         try:
-            yield k, conversation(data, k)
+            yield k, shown_conversation(conversation(data, k))
         except BrokenGraph as e:
             build.results.append(PageResult(rel=f"conversation {k + 1}", out="", title="", failure=str(e)))
 
@@ -320,7 +330,7 @@ def _transcript_or_export(src: Path, provider: str | None) -> Conversation | Non
             path=str(src),
             hint="build takes a folder of answers, a ChatGPT export or a transcript; render takes one answer",
         )
-    return transcript_titled(found.data, src, provider) if found.kind == "transcript" else None
+    return shown_conversation(transcript_titled(found.data, src, provider)) if found.kind == "transcript" else None
 
 
 def build_conversations(

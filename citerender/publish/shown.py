@@ -1,0 +1,94 @@
+"""The one pass every string of a built site goes through before a site file holds it: titles (from
+front matter, headings, a conversation), model names, the user's words in the search index, what
+the manifest records of a page. Pages pass the HTML residue pass too; these strings go into JSON,
+attributes and lists, so they are made plain text here, once.
+
+What comes out holds no marker form of any kind — raw (U+E200–U+E206), escaped (``\\ue200``,
+``&#xE200;``, ``%EE%88%80``), visible (``citeturn0search0`` even glued to a word, as in a model
+slug ``gpt-4ociteturn0search0``; bracket forms; ChatGPT's copy residue with or without its
+``{index=N}``) — no NUL or other control character, no lone surrogate, and no line break: it is one
+line. Removing one form never leaves another behind (``\\ue20\\ue2000`` is not left as ``\\ue200``):
+the pass runs until nothing changes, and what it cuts out becomes a space, which joins nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..providers.threads import Conversation
+from ..sources.clean import display_text, no_surrogates
+from ..syntax.residue import RESIDUE, has_residue
+
+__all__ = ["shown_conversation", "shown_markup", "shown_text"]
+
+#: visible forms that the answer's scanner leaves to context (they are read only at a word's
+#: boundary there) but that a title or a model name never holds as its own text
+_VISIBLE = re.compile(
+    r"(?:file)?(?:cite|navlist)turn\d+(?:[a-z]+\d+)?(?:turn\d+[a-z]+\d+)*(?:L\d+(?:[-\u2013]L\d+)?)?"
+    r"|:*contentReference\[oaicite:\d*\]?(?:\{index=\d*\}?)?"
+    r"|\u3010(?:[A-Za-z_]+\||\d+(?::\d+)?\u2020|F:[^\u3010\u3011\n]{0,300}\u2020|turn\d+[a-z]+\d+)"
+    r"[^\u3010\u3011\n]{0,300}\u3011?"
+    r"|entity\[\s*[\"\u201c][^\]\n]{0,300}\]?",
+    re.I,
+)
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+_BRUTE = re.compile("[\ue200-\ue206\u3010\u3011]")
+_ROUNDS = 8
+_TAG = re.compile(r"(<[^>]*>)")
+_CODE_OPEN = re.compile(r"<(?:code|pre)\b", re.I)
+_CODE_CLOSE = re.compile(r"</(?:code|pre)\s*>", re.I)
+
+
+def shown_text(value: object, limit: int = 200) -> str:
+    """``value`` as one line of plain text for a site's files (see the module docstring), at most
+    ``limit`` characters; ``""`` for ``None``."""
+    if value is None:
+        return ""
+    text = no_surrogates(str(value)[:10_000])[0]
+    for _ in range(_ROUNDS):
+        cleaned = display_text(text)[0]
+        if has_residue(cleaned):
+            cleaned = RESIDUE.sub(" ", cleaned)
+        cleaned = _VISIBLE.sub(" ", cleaned)
+        if cleaned == text:
+            break
+        text = cleaned
+    else:  # still changing after every round: whatever could start a form goes
+        text = _VISIBLE.sub(" ", RESIDUE.sub(" ", _BRUTE.sub(" ", text)))
+    return " ".join(_CONTROLS.sub(" ", text).split())[:limit].strip()
+
+
+def shown_conversation(conv: Conversation) -> Conversation:
+    """``conv`` with what its pages, the index, the search index and the manifest show of it (its
+    title, its model and each answer's, who answers) passed through :func:`shown_text`, once,
+    where the conversation enters a site: a slug ``gpt-4ociteturn0search0`` shows as ``gpt-4o``.
+    Its id, which names its page, stays as exported (where it is shown, it is cleaned too)."""
+    conv.title = shown_text(conv.title) or "Untitled conversation"
+    conv.model = shown_text(conv.model, 100) or None
+    conv.assistant = shown_text(conv.assistant, 100)
+    for turn in conv.every_turn():
+        turn.model = shown_text(turn.model, 100) or None
+    return conv
+
+
+def shown_markup(markup: str) -> str:
+    """Rendered HTML of words a person wrote (a user's turn, pasted from a chat) without the visible
+    forms the answer's scanner leaves to context — a copy-paste id glued to a word
+    (``Parisciteturn0search0``), copy residue without its ``{index=N}`` — in its text outside
+    code; code keeps what was written. Tags and attributes are left as they are."""
+    if _VISIBLE.search(markup) is None:
+        return markup
+    out, depth = [], 0
+    for piece in _TAG.split(markup):
+        if piece.startswith("<"):
+            depth += 1 if _CODE_OPEN.match(piece) else -1 if depth and _CODE_CLOSE.match(piece) else 0
+        elif not depth:
+            for _ in range(_ROUNDS):  # a removal can join two halves of another form
+                cleaned = _VISIBLE.sub("", piece)
+                if cleaned == piece:
+                    break
+                piece = cleaned
+            else:
+                piece = _VISIBLE.sub(" ", piece)
+        out.append(piece)
+    return "".join(out)
