@@ -319,6 +319,7 @@ def test_agent_chunks_are_one_utf8_stream_whatever_the_split(text: str, size: in
     pieces = [raw[i : i + size] for i in range(0, len(raw), size)]
     assert answer_text([_b64(p) for p in pieces]) == text  # saved as JSON: base64
     assert answer_text(pieces) == text  # boto3's own: bytes
+    assert answer_text([list(p) for p in pieces]) == text  # bytes saved as lists of byte values
     assert adapt(_agent([_b64(p) for p in pieces]), "bedrock-agent").text == text
 
 
@@ -326,6 +327,8 @@ def test_agent_chunks_are_one_utf8_stream_whatever_the_split(text: str, size: in
 def test_agent_chunks_saved_as_text_stay_text(text: str) -> None:
     pieces = [text[:4], text[4:]]
     assert answer_text(pieces) == text
+    assert answer_text(["QUJD", "not base64 at all"]) == "QUJDnot base64 at all"  # one chunk that is not: all text
+    assert answer_text([b"\xff\xfeok"]) == "\ufffd\ufffdok"  # bytes that are not UTF-8: replaced, never base64
 
 
 def test_the_reproducers_split_character_renders_as_text(tmp_path: Path) -> None:

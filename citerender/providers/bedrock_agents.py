@@ -44,31 +44,40 @@ def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
 def answer_text(chunks: Sequence[Any]) -> str:
     """The answer the chunks' ``bytes`` spell, decoded as one UTF-8 stream: a character may be
     split across two chunks, so no chunk is decoded alone. Saved as JSON, the bytes are base64
-    (botocore's encoding of a blob): the chunks are read as base64 when every one of them is valid
-    base64 and together they decode as UTF-8, else as the text they are (whatever characters the
-    answer holds: a no-break space, an emoji sequence)."""
-    strings = [c for c in chunks if isinstance(c, str)]
-    if strings and len(strings) == len([c for c in chunks if c is not None]):
-        decoded = _from_base64(strings)
-        if decoded is not None:
-            return decoded
-        return "".join(strings)
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    out = [
-        decoder.decode(bytes(c)) if isinstance(c, (bytes, bytearray)) else c if isinstance(c, str) else ""
-        for c in chunks
-    ]
-    return "".join(out) + decoder.decode(b"", final=True)
+    (botocore's encoding of a blob; a list of byte values is read too): text chunks are read as
+    base64 when every one is valid base64 and the whole stream then decodes as UTF-8, else as the
+    text they are — whatever characters the answer holds (a no-break space, an emoji sequence)."""
+    decoded = _stream(chunks, base64_text=True, errors="strict")
+    return decoded if decoded is not None else _stream(chunks, base64_text=False, errors="replace") or ""
 
 
-def _from_base64(strings: Sequence[str]) -> str | None:
-    """The text the base64 ``strings`` encode as one UTF-8 stream, or None when they do not."""
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+def _stream(chunks: Sequence[Any], *, base64_text: bool, errors: str) -> str | None:
+    """The chunks decoded in order by one incremental UTF-8 decoder; None when ``errors`` is
+    strict and they are not UTF-8 (or a text chunk is not base64)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    out: list[str] = []
     try:
-        text = "".join(decoder.decode(base64.b64decode(s, validate=True)) for s in strings)
-        return text + decoder.decode(b"", final=True)
+        for c in chunks:
+            if isinstance(c, str) and not base64_text:
+                out.append(decoder.decode(b"", final=True) + c)
+                decoder.reset()
+            elif isinstance(c, str):
+                out.append(decoder.decode(base64.b64decode(c, validate=True)))
+            elif (data := _bytes(c)) is not None:
+                out.append(decoder.decode(data))
+        out.append(decoder.decode(b"", final=True))
     except (binascii.Error, ValueError):  # not base64, or base64 of bytes that are no UTF-8 text
         return None
+    return "".join(out)
+
+
+def _bytes(chunk: Any) -> bytes | None:
+    """A chunk's bytes as boto3 gives them, or as a list of byte values."""
+    if isinstance(chunk, (bytes, bytearray)):
+        return bytes(chunk)
+    if isinstance(chunk, list) and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 256 for x in chunk):
+        return bytes(chunk)
+    return None
 
 
 def _lookups(trace: Any) -> Iterator[Any]:
