@@ -137,29 +137,42 @@ class _Index:
             # line, three lines, and every unsearched word; once the best beats that, none can
             if best is not None and size and best[0] > (3 * count + unsearched) / size + 1e-9:
                 break
-            rows = self.lines[sid]
-            per = masks.setdefault(sid, {})
-            lo = max(0, n - 2)
-            near = []
-            for i in range(lo, min(len(rows), n + 3)):
-                m = per.get(i)
-                if m is None:
-                    m = 0
-                    for w in claim & rows[i]:
-                        m |= bit[w]
-                    per[i] = m
-                near.append(m)
-            k = n - lo
-            for a in range(max(0, k - 2), k + 1):  # every passage of one to three lines holding line n
-                found = 0
-                for b in range(a, min(len(near), a + 3)):
-                    found |= near[b]
-                    if b < k:
-                        continue
-                    share = found.bit_count() / size if size else 1.0
-                    # the best share; on a tie, the narrower passage
-                    if best is None or share > best[0] + 1e-9 or (share > best[0] - 1e-9 and b - a < best[3] - best[2]):
-                        best = (share, sid, lo + a + 1, lo + b + 1)
+            best = self._around(sid, n, bit, size, masks.setdefault(sid, {}), best)
+        return best
+
+    def _around(
+        self,
+        sid: str,
+        n: int,
+        bit: dict[str, int],
+        size: int,
+        per: dict[int, int],
+        best: tuple[float, str, int, int] | None,
+    ) -> tuple[float, str, int, int] | None:
+        """``best`` or a better passage of one to three lines of ``sid`` holding its line ``n``
+        (``per``: the lines' word masks read so far, each line read once)."""
+        rows = self.lines[sid]
+        lo = max(0, n - 2)
+        near = []
+        for i in range(lo, min(len(rows), n + 3)):
+            m = per.get(i)
+            if m is None:
+                m = 0
+                for w in bit.keys() & rows[i]:
+                    m |= bit[w]
+                per[i] = m
+            near.append(m)
+        k = n - lo
+        for a in range(max(0, k - 2), k + 1):  # every passage of one to three lines holding line n
+            found = 0
+            for b in range(a, min(len(near), a + 3)):
+                found |= near[b]
+                if b < k:
+                    continue
+                share = found.bit_count() / size if size else 1.0
+                # the best share; on a tie, the narrower passage
+                if best is None or share > best[0] + 1e-9 or (share > best[0] - 1e-9 and b - a < best[3] - best[2]):
+                    best = (share, sid, lo + a + 1, lo + b + 1)
         return best
 
 

@@ -102,44 +102,17 @@ def quality_report(text: str, registry: Registry | None = None) -> QualityReport
 def measure_quality(tokens: list[Token], st: CitationState, registry: Registry | None) -> QualityReport:
     """The coverage measures of an answer already parsed into ``tokens`` (``st``: its state)."""
     rep = QualityReport(sources_available=len(registry) if registry is not None else 0)
-    places: list[int] = []
-    cited_ids: set[str] = set()
-    domains: Counter[str] = Counter()
+    tally = _Tally(registry)
     for i, tok in enumerate(tokens):
         if tok.type != "inline" or i == 0 or tokens[i - 1].type != "paragraph_open":
             continue
-        parts: list[str] = []
-        for child in tok.children or []:
-            if child.type == "citation":
-                parts.append(_PH)
-                places.append(rep.paragraphs)  # index of the paragraph being read
-                for use in child.meta["uses"]:
-                    if not use.reference.known or (registry is not None and use.source.id not in registry):
-                        continue
-                    rep.citations += 1
-                    cited_ids.add(use.source.id)
-                    domains[use.source.domain or "(no domain)"] += 1
-            elif child.type in ("text", "code_inline"):
-                parts.append(child.content)
-            elif child.type in ("softbreak", "hardbreak"):
-                parts.append(" ")
-        flat = "".join(parts).strip()
+        flat = tally.paragraph(tok.children or [], rep).strip()
         if not flat.replace(_PH, "").strip():
             continue
         rep.paragraphs += 1
         cited = _PH in flat
         rep.cited_paragraphs += cited
-        pos = 0
-        for m in _SENTENCE_END.finditer(flat):
-            sentence = flat[pos : m.end()]
-            pos = m.end()
-            if sentence.replace(_PH, "").strip():
-                rep.sentences += 1
-                rep.cited_sentences += _PH in sentence
-        rest = flat[pos:]
-        if rest.replace(_PH, "").strip():
-            rep.sentences += 1
-            rep.cited_sentences += _PH in rest
+        _count_sentences(flat, rep)
         if not cited and _FACT.search(flat):
             snippet = flat.replace(_PH, "")
             rep.uncited_factual.append(
@@ -148,12 +121,61 @@ def measure_quality(tokens: list[Token], st: CitationState, registry: Registry |
                     "text": snippet[:120] + ("…" if len(snippet) > 120 else ""),
                 }
             )
-    rep.sources_cited = len(cited_ids)
-    rep.domains = dict(domains.most_common())
-    if places and rep.paragraphs:
-        tail = [p for p in places if (p + 1) / rep.paragraphs > 0.8]
-        rep.tail_share = len(tail) / len(places)
-        rep.bunched_at_end = any(d.code == "CR305" for d in st.diagnostics) or (
-            len(places) >= 3 and rep.tail_share >= 0.8 and rep.paragraphs >= 3
-        )
+    tally.finish(rep, st)
     return rep
+
+
+class _Tally:
+    """What the citations of the paragraphs read so far add up to."""
+
+    def __init__(self, registry: Registry | None) -> None:
+        self.registry = registry
+        self.places: list[int] = []  # the paragraph each citation group sits in
+        self.cited_ids: set[str] = set()
+        self.domains: Counter[str] = Counter()
+
+    def paragraph(self, children: list[Token], rep: QualityReport) -> str:
+        """The paragraph's words with a placeholder per citation group; its citations counted."""
+        parts: list[str] = []
+        for child in children:
+            if child.type == "citation":
+                parts.append(_PH)
+                self.places.append(rep.paragraphs)  # index of the paragraph being read
+                for use in child.meta["uses"]:
+                    if not use.reference.known or (self.registry is not None and use.source.id not in self.registry):
+                        continue
+                    rep.citations += 1
+                    self.cited_ids.add(use.source.id)
+                    self.domains[use.source.domain or "(no domain)"] += 1
+            elif child.type in ("text", "code_inline"):
+                parts.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                parts.append(" ")
+        return "".join(parts)
+
+    def finish(self, rep: QualityReport, st: CitationState) -> None:
+        """The measures over the whole answer: sources cited, domains, where citations bunch."""
+        places = self.places
+        rep.sources_cited = len(self.cited_ids)
+        rep.domains = dict(self.domains.most_common())
+        if places and rep.paragraphs:
+            tail = [p for p in places if (p + 1) / rep.paragraphs > 0.8]
+            rep.tail_share = len(tail) / len(places)
+            rep.bunched_at_end = any(d.code == "CR305" for d in st.diagnostics) or (
+                len(places) >= 3 and rep.tail_share >= 0.8 and rep.paragraphs >= 3
+            )
+
+
+def _count_sentences(flat: str, rep: QualityReport) -> None:
+    """Sentences of a paragraph (a placeholder stands for a citation group), and the cited ones."""
+    pos = 0
+    for m in _SENTENCE_END.finditer(flat):
+        sentence = flat[pos : m.end()]
+        pos = m.end()
+        if sentence.replace(_PH, "").strip():
+            rep.sentences += 1
+            rep.cited_sentences += _PH in sentence
+    rest = flat[pos:]
+    if rest.replace(_PH, "").strip():
+        rep.sentences += 1
+        rep.cited_sentences += _PH in rest

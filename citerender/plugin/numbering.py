@@ -7,7 +7,7 @@ from markdown_it.token import Token
 from ..diagnostics import Diagnostic
 from ..sources.model import Registry, Source
 from ..syntax.marks import tidy_seam
-from ..syntax.types import LineRange, Mark
+from ..syntax.types import Citation, LineRange, Mark
 from .locate import where
 from .options import PluginOptions
 from .state import CitationState, CitingPlace, Reference, RefUse
@@ -123,58 +123,67 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     cit = mk.citation
     if cit is None:
         return
-    registry = st.registry
     meta = tok.meta
     # fast path: a source already numbered from the registry, its locator (if any) valid
-    fast = registry is not None and cit.dialect != "codex"
-    # a numbered registry source with a valid locator (or none), by (id, locator): a repeated
-    # citation is one lookup (the use is the same value for every group citing it so)
-    known_uses: dict[tuple[str, LineRange | None], RefUse] = st.cache(_USES, dict)
+    fast = st.registry is not None and cit.dialect != "codex"
     for sid in cit.source_ids:
-        if fast and registry is not None:
-            lines = cit.lines
-            use = known_uses.get((sid, lines))
-            if use is None:
-                ref = st.by_id.get(sid)
-                known_source = registry.shown(sid) if ref is not None and ref.known else None
-                if known_source is not None and (
-                    lines is None
-                    or (not lines.is_reversed and known_source.lines is not None and known_source.has_lines(lines))
-                ):
-                    assert ref is not None
-                    use = known_uses[sid, lines] = RefUse(ref, known_source, lines, lines is not None)
-            if use is not None:
-                use.reference.places.append(CitingPlace(meta["anchor"], lines))
-                meta["uses"].append(use)
-                continue
+        use = _numbered_use(st, sid, cit.lines) if fast else None
+        if use is not None:
+            use.reference.places.append(CitingPlace(meta["anchor"], cit.lines))
+            meta["uses"].append(use)
+            continue
         source: Source | None
-        if cit.dialect == "codex" and (registry is None or sid not in registry):
+        if cit.dialect == "codex" and (st.registry is None or sid not in st.registry):
             source, known = repo_lookup(st, sid, opts, where(tok, st))
         else:
             source, known = lookup(st, sid, opts.unknown, tok)
         if source is None:
             continue
         lines = cit.lines
-        valid = lines is not None
-        if lines is not None:
-            if lines.is_reversed:
-                st.report("CR103", f"line range {cit.locator} runs backwards", where(tok, st))
-            if cit.dialect == "codex" and source.lines is None:
-                pass  # no checkout read: the path and lines are the reference as written
-            elif known and (registry is not None or cit.dialect == "codex"):
-                if source.lines is None:
-                    st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok, st))
-                    valid = False
-                elif not source.has_lines(lines):
-                    st.report(
-                        "CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok, st)
-                    )
-                    valid = False
+        valid = lines is not None and _locator_holds(st, tok, cit, sid, source, known)
         ref = st.by_id.get(sid) or reference_for(st, source, known=known)
         if not known:
             ref.unverified = _why_unverified(st, cit.dialect, opts)
-        ref.places.append(CitingPlace(tok.meta["anchor"], lines if valid else None))
-        tok.meta["uses"].append(RefUse(ref, source, lines, valid))
+        ref.places.append(CitingPlace(meta["anchor"], lines if valid else None))
+        meta["uses"].append(RefUse(ref, source, lines, valid))
+
+
+def _numbered_use(st: CitationState, sid: str, lines: LineRange | None) -> RefUse | None:
+    """The use of a registry source already numbered, when its locator (if any) is valid: one
+    lookup by (id, locator), the same value for every group citing it so."""
+    known_uses: dict[tuple[str, LineRange | None], RefUse] = st.cache(_USES, dict)
+    use = known_uses.get((sid, lines))
+    if use is not None or st.registry is None:
+        return use
+    ref = st.by_id.get(sid)
+    source = st.registry.shown(sid) if ref is not None and ref.known else None
+    if source is None or ref is None:
+        return None
+    if lines is not None and (lines.is_reversed or source.lines is None or not source.has_lines(lines)):
+        return None
+    use = known_uses[sid, lines] = RefUse(ref, source, lines, lines is not None)
+    return use
+
+
+def _locator_holds(st: CitationState, tok: Token, cit: Citation, sid: str, source: Source, known: bool) -> bool:
+    """Does the citation's line locator name lines ``source`` has? Each problem is reported
+    (CR103 backwards, CR110 no numbered lines, CR102 out of range); a Codex citation of a file
+    no checkout was read for keeps its lines as written."""
+    lines = cit.lines
+    assert lines is not None
+    if lines.is_reversed:
+        st.report("CR103", f"line range {cit.locator} runs backwards", where(tok, st))
+    if cit.dialect == "codex" and source.lines is None:
+        return True  # no checkout read: the path and lines are the reference as written
+    if not known or (st.registry is None and cit.dialect != "codex"):
+        return True
+    if source.lines is None:
+        st.report("CR110", f"{cit.locator} cites {sid!r}, which has no numbered lines", where(tok, st))
+        return False
+    if not source.has_lines(lines):
+        st.report("CR102", f"{cit.locator} is outside {sid!r} (lines 1-{len(source.lines)})", where(tok, st))
+        return False
+    return True
 
 
 def _why_unverified(st: CitationState, dialect: str, opts: PluginOptions) -> str:

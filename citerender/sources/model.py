@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
 from functools import cached_property
 from pathlib import PurePath
 from types import MappingProxyType
@@ -17,6 +16,7 @@ from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
 from .clean import clean_data, display_text
+from .fields import KNOWN_KEYS, check_date, check_strings, lines_or_text, source_id
 from .pages import shown_pages
 
 __all__ = [
@@ -32,8 +32,6 @@ __all__ = [
 #: Caps on what one registry may hold (see SECURITY.md).
 MAX_SOURCES = 10_000
 MAX_SOURCES_FILE_BYTES = 64 * 1024 * 1024
-MAX_TITLE_CHARS = 2_000
-MAX_URL_CHARS = 8_192
 
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
 _MISSING = object()
@@ -233,37 +231,6 @@ class Registry(Mapping[str, Source]):
 
 # --------------------------------------------------------------------------- building sources
 
-_KNOWN_KEYS = {"id", "title", "url", "updated", "lines", "text", "meta"}
-
-
-def _check_date(value: object, where: str, path: str | None, line: int | None) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if not isinstance(value, str):
-        raise CiterenderError(
-            f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
-            path=path,
-            line=line,
-            hint="write it as 2026-03-01",
-        )
-    try:
-        datetime.fromisoformat(value.strip())
-    except ValueError:
-        try:
-            date.fromisoformat(value.strip())
-        except ValueError:
-            raise CiterenderError(
-                f"{where}: 'updated' is not an ISO date: '{value[:40]}'",
-                path=path,
-                line=line,
-                hint="write it as 2026-03-01",
-            ) from None
-    return value.strip()
-
 
 def source_from_mapping(
     item: object, index: int, *, path: str | None = None, line: int | None = None, fmt: CitationFormat = DEFAULT_FORMAT
@@ -277,54 +244,19 @@ def source_from_mapping(
     surrogates: list[str] = []
     item = cast("Mapping[str, Any]", clean_data(item, surrogates, path=path, line=line))
     cleaned = [f"a lone surrogate replaced in {w}" for w in dict.fromkeys(surrogates)]
-    if "id" not in item:
-        raise CiterenderError(
-            f"{where} has no 'id'", path=path, line=line, hint="add an id such as turn0file0 or block1"
-        )
-    sid = item["id"]
-    if isinstance(sid, int) and not isinstance(sid, bool):
-        sid = str(sid)
-    if not isinstance(sid, str) or not fmt.id_re.match(sid):
-        raise CiterenderError(
-            f"{where}: id '{str(sid)[:60]}' is not a valid id",
-            path=path,
-            line=line,
-            hint="ids use only letters, digits, '_' and '-'",
-        )
+    sid = source_id(item, where, path, line, fmt)
     where = f"source {sid!r}"
-    for key, cap in (("title", MAX_TITLE_CHARS), ("url", MAX_URL_CHARS)):
-        value = item.get(key)
-        if value is not None and not isinstance(value, str):
-            raise CiterenderError(f"{where}: {key!r} must be a string", path=path, line=line)
-        if value is not None and len(value) > cap:
-            raise CiterenderError(
-                f"{where}: {key!r} has {len(value):,} characters, over the limit of {cap:,}", path=path, line=line
-            )
-    lines = item.get("lines")
-    text = item.get("text")
-    if lines is not None:
-        if isinstance(lines, str):
-            lines = lines.splitlines()
-        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
-            raise CiterenderError(
-                f"{where}: 'lines' must be a list of strings",
-                path=path,
-                line=line,
-                hint="line N of the list is cited as LN",
-            )
-        if text is not None:
-            raise CiterenderError(f"{where}: give either 'lines' or 'text', not both", path=path, line=line)
-    if text is not None and not isinstance(text, str):
-        raise CiterenderError(f"{where}: 'text' must be a string", path=path, line=line)
+    check_strings(item, where, path, line)
+    lines, text = lines_or_text(item, where, path, line)
     meta = item.get("meta") or {}
     if not isinstance(meta, Mapping):
         raise CiterenderError(f"{where}: 'meta' must be an object", path=path, line=line)
-    extra = {k: v for k, v in item.items() if k not in _KNOWN_KEYS}
+    extra = {k: v for k, v in item.items() if k not in KNOWN_KEYS}
     return Source(
         id=sid,
         title=(item.get("title") or None),
         url=(item.get("url") or "").strip() or None,
-        updated=_check_date(item.get("updated"), where, path, line),
+        updated=check_date(item.get("updated"), where, path, line),
         lines=tuple(lines) if lines is not None else None,
         text=text,
         meta=MappingProxyType({**extra, **meta}),

@@ -1,0 +1,110 @@
+"""The fields of one source entry of a data file, checked one by one: its id, its title and URL
+(strings within limits), its date (ISO), its numbered lines or its text. Each problem is a
+:class:`CiterenderError` naming the entry, the file and the line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+from ..errors import CiterenderError
+from ..syntax.format import CitationFormat
+
+__all__ = [
+    "KNOWN_KEYS",
+    "MAX_TITLE_CHARS",
+    "MAX_URL_CHARS",
+    "check_date",
+    "check_strings",
+    "lines_or_text",
+    "source_id",
+]
+
+MAX_TITLE_CHARS = 2_000
+MAX_URL_CHARS = 8_192
+#: the keys a source entry may have; any other is kept in its ``meta``
+KNOWN_KEYS = {"id", "title", "url", "updated", "lines", "text", "meta"}
+
+
+def check_date(value: object, where: str, path: str | None, line: int | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        raise CiterenderError(
+            f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
+            path=path,
+            line=line,
+            hint="write it as 2026-03-01",
+        )
+    try:
+        datetime.fromisoformat(value.strip())
+    except ValueError:
+        try:
+            date.fromisoformat(value.strip())
+        except ValueError:
+            raise CiterenderError(
+                f"{where}: 'updated' is not an ISO date: '{value[:40]}'",
+                path=path,
+                line=line,
+                hint="write it as 2026-03-01",
+            ) from None
+    return value.strip()
+
+
+def source_id(item: Mapping[str, Any], where: str, path: str | None, line: int | None, fmt: CitationFormat) -> str:
+    """The entry's id (a number is read as its digits), refused when missing or not an id."""
+    if "id" not in item:
+        raise CiterenderError(
+            f"{where} has no 'id'", path=path, line=line, hint="add an id such as turn0file0 or block1"
+        )
+    sid = item["id"]
+    if isinstance(sid, int) and not isinstance(sid, bool):
+        sid = str(sid)
+    if not isinstance(sid, str) or not fmt.id_re.match(sid):
+        raise CiterenderError(
+            f"{where}: id '{str(sid)[:60]}' is not a valid id",
+            path=path,
+            line=line,
+            hint="ids use only letters, digits, '_' and '-'",
+        )
+    return sid
+
+
+def check_strings(item: Mapping[str, Any], where: str, path: str | None, line: int | None) -> None:
+    """``title`` and ``url``: strings within their limits."""
+    for key, cap in (("title", MAX_TITLE_CHARS), ("url", MAX_URL_CHARS)):
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            raise CiterenderError(f"{where}: {key!r} must be a string", path=path, line=line)
+        if value is not None and len(value) > cap:
+            raise CiterenderError(
+                f"{where}: {key!r} has {len(value):,} characters, over the limit of {cap:,}", path=path, line=line
+            )
+
+
+def lines_or_text(
+    item: Mapping[str, Any], where: str, path: str | None, line: int | None
+) -> tuple[list[str] | None, str | None]:
+    """The entry's numbered ``lines`` (a string is split into lines) or its ``text``, not both."""
+    lines = item.get("lines")
+    text = item.get("text")
+    if lines is not None:
+        if isinstance(lines, str):
+            lines = lines.splitlines()
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            raise CiterenderError(
+                f"{where}: 'lines' must be a list of strings",
+                path=path,
+                line=line,
+                hint="line N of the list is cited as LN",
+            )
+        if text is not None:
+            raise CiterenderError(f"{where}: give either 'lines' or 'text', not both", path=path, line=line)
+    if text is not None and not isinstance(text, str):
+        raise CiterenderError(f"{where}: 'text' must be a string", path=path, line=line)
+    return lines, text
