@@ -9,6 +9,7 @@ and only links the URL policy allows are written."""
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 from ...plugin.state import Reference
 from ...sources.urls import safe_url
@@ -51,9 +52,17 @@ def _bibtex_value(text: str) -> str:
     return _BIBTEX_SPECIAL.sub(lambda m: _BIBTEX_ESCAPES.get(m.group(), "\\" + m.group()), _one_line(text))
 
 
+#: what a URL field cannot hold as written: a brace or backslash (BibTeX syntax), a space or line
+#: break of any kind (the field is one line), a control or an invisible format character
+_URL_UNSAFE = re.compile(r"[{}\\\s\x00-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
 def _bibtex_url(url: str) -> str:
-    """A URL inside braces: percent-encoded where BibTeX would read it as syntax."""
-    return re.sub(r"[{}\\\s%]", lambda m: f"%{ord(m.group()):02X}", url)
+    """A URL inside braces, as given: a BibTeX reader (pandoc, biber) takes the field verbatim, so
+    an existing ``%XX`` escape and any other character stays as written; only what the field
+    cannot hold is percent-encoded, as its UTF-8 bytes (U+2028 is ``%E2%80%A8``, never ``%2028``;
+    a brace ``%7B``, as a browser sends it)."""
+    return _URL_UNSAFE.sub(lambda m: quote(m.group(), safe=""), url)
 
 
 def to_bibtex(p: Parsed) -> str:

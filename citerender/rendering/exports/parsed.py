@@ -17,7 +17,7 @@ from ...plugin.state import Reference
 from ...sources.model import Registry, Source
 from ...sources.pages import range_label
 from ...syntax.format import RESERVED_CHARS, RESERVED_RE
-from ...syntax.marks import ZWSP, tidy_into
+from ...syntax.marks import ZWSP, tidy_seam
 from ...syntax.residue import RESIDUE, has_residue, remove_residue
 from ..pipeline import Parsed, pipeline
 
@@ -116,11 +116,40 @@ def _between_backticks(src: str, a: int, b: int) -> bool:
 
 def _keeps_line(src: str, a: int, b: int) -> bool:
     """Would removing ``src[a:b]`` leave a block opener at the start of its line, or join two
-    backtick runs into one (which changes where code spans end)?"""
+    backtick runs into one (which changes where code spans end)? Only the blanks before ``a`` are
+    read (never the whole line: a run of markers on one line stays linear)."""
     if _between_backticks(src, a, b):
         return True
-    line = src.rfind("\n", 0, a) + 1
-    return not src[line:a].strip(" \t") and _BLOCK_START.match(src, b) is not None
+    i = a
+    while i > 0 and src[i - 1] in " \t":
+        i -= 1
+    return (i == 0 or src[i - 1] == "\n") and _BLOCK_START.match(src, b) is not None
+
+
+class _Pieces:
+    """The pieces of a rewritten text, and a stack of the ones that are not empty: the seam of a
+    removal is tidied against the last of them without walking back over the empty pieces a run
+    of adjacent removals leaves (which made a run of n markers cost n² steps)."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.filled: list[int] = []
+
+    def add(self, piece: str) -> None:
+        if piece:
+            self.filled.append(len(self.out))
+        self.out.append(piece)
+
+    def tidied(self, right: str) -> str:
+        """``right`` tidied against the last non-empty piece (changed in place), as
+        :func:`citerender.syntax.marks.tidy_into` does."""
+        while self.filled and not self.out[self.filled[-1]]:
+            self.filled.pop()
+        j = self.filled[-1] if self.filled else -1
+        left, right = tidy_seam(self.out[j] if j >= 0 else "", right)
+        if j >= 0:
+            self.out[j] = left
+        return right
 
 
 def _code_cleaned(src: str, a: int, b: int) -> str:
@@ -154,7 +183,7 @@ def rewrite(
     src = p.state.original
     code = sorted(p.state.code)
     ends = [b for _, b in code]
-    out: list[str] = []
+    pieces = _Pieces()
     at: list[tuple[int, int]] = []  # (id(group), index in out where its replacement goes)
     seam = False
     pos = 0
@@ -164,18 +193,17 @@ def rewrite(
         chunk = _clean(src, pos, a, code, ends)
         if tight and group is not None:
             chunk = chunk.rstrip(" \t")
-        if seam:
-            chunk = tidy_into(out, chunk)
-        out.append(chunk)
+        pieces.add(pieces.tidied(chunk) if seam else chunk)
         if group is not None:
-            at.append((id(group), len(out)))
+            at.append((id(group), len(pieces.out)))
         if not text and _keeps_line(src, a, b):
             text = ZWSP
-        out.append(text)
+        pieces.add(text)
         seam = tidy and not text and not _inside(a, code, ends)  # code keeps its spaces as written
         pos = b
     tail = _clean(src, pos, len(src), code, ends)
-    out.append(tidy_into(out, tail) if seam else tail)
+    pieces.add(pieces.tidied(tail) if seam else tail)
+    out = pieces.out
     if positions is not None:
         starts = [0]
         for piece in out:

@@ -16,6 +16,21 @@ from .parsed import Parsed, finish, group_numbers, lines_label, source_label
 __all__ = ["to_text"]
 
 
+#: the math tokens of the full preset (dollarmath's and ChatGPT's ``\\(…\\)`` / ``\\[…\\]`` rules)
+_MATH_INLINE = frozenset({"math_inline", "math_inline_double"})
+_MATH_BLOCKS = frozenset({"math_block", "math_block_label", "math_block_eqno"})
+#: the closing delimiter of each opening one a math token records as its ``markup``
+_CLOSE = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
+
+
+def _tex_source(t: Token) -> str:
+    """A formula as the author wrote it: its delimiters around its TeX (``$\\pi r^2$``,
+    ``\\(x\\)``, a ``$$`` block on its lines), as the Markdown export keeps it. Plain text has no
+    formula to show; the TeX is what a reader can read, and dropping it loses the claim's words."""
+    opener = t.markup or ("$$" if t.block or t.type == "math_inline_double" else "$")
+    return opener + remove_residue(t.content) + _CLOSE.get(opener, opener)
+
+
 class _TextWriter:
     """Markdown tokens to plain text: what a person pastes into an e-mail."""
 
@@ -35,6 +50,8 @@ class _TextWriter:
                 out.append(t.content)
             elif t.type in ("softbreak", "hardbreak"):
                 out.append("\n")
+            elif t.type in _MATH_INLINE:
+                out.append(_tex_source(t))
             elif t.type == "citation":
                 out.append("[" + ", ".join(str(n) for n in group_numbers(t)) + "]")
             elif t.type == "footnote_ref":
@@ -54,8 +71,13 @@ class _TextWriter:
 
     def add(self, text: str, *, tight: bool = False) -> None:
         prefix = "".join(self.prefixes)
+        # a list marker opens only the block's first line; its other lines are indented under it
+        rest = "".join(x if x.startswith(">") else " " * len(x) for x in self.prefixes)
         lines = text.split("\n")
-        block = "\n".join(prefix + line if line else prefix.rstrip() for line in lines)
+        block = "\n".join(
+            (prefix if k == 0 else rest) + line if line else (prefix if k == 0 else rest).rstrip()
+            for k, line in enumerate(lines)
+        )
         if tight and self.blocks:  # items of a tight list stay on consecutive lines
             self.blocks[-1] += "\n" + block
         else:
@@ -78,7 +100,9 @@ class _TextWriter:
                 self.tight_next = True
                 i += 3
                 continue
-            if t.type in ("fence", "code_block"):
+            if t.type in _MATH_BLOCKS:
+                self.add(_tex_source(t))
+            elif t.type in ("fence", "code_block"):
                 self.add("\n".join("    " + line for line in t.content.rstrip("\n").split("\n")))
             elif t.type == "hr":
                 self.add("-" * 20)
