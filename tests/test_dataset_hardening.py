@@ -187,7 +187,11 @@ def _variants(line: str) -> list[str]:
         (("metrics", "answers"), 5), (("metrics", "supported"), -1), (("metrics", "checked"), True),
         (("metrics", "support_rate"), 2.0), (("metrics", "support_rate"), None), (("metrics", "citation_recall"), "1"),
         (("columns",), ["model"]), (("claims",), [1]), (("failure",), 3), (("id",), None), (("id",), ""), (("row",), -2),
-        (("diagnostics", 0), None),
+        (("diagnostics", 0), None), (("diagnostics", 0, "severity"), "fatal"), (("diagnostics", 0, "line"), "1"),
+        (("claims", 0, "verdict"), 5), (("claims", 0, "score"), "abc"), (("claims", 0, "score"), 3.0),
+        (("claims", 0, "relevant"), []), (("claims", 0, "span"), [9, 2]), (("claims", 0, "cited"), "s1"),
+        (("metrics", "unsupported"), 0), (("metrics", "cited_claims"), 7), (("metrics", "bonus"), 1),
+        (("extra",), 1),
     ]:  # fmt: skip
         r = json.loads(line)
         target = r

@@ -211,23 +211,86 @@ def result_problem(result: Any) -> str | None:
     for key, kind in (("columns", dict), ("metrics", dict), ("diagnostics", list), ("claims", list)):
         if not isinstance(result.get(key), kind):
             return f"its {key!r} is not {'an object' if kind is dict else 'a list'}"
+    unknown = sorted(set(result) - _RESULT_KEYS)
+    if unknown:
+        return f"unknown field {unknown[0]!r}"
     for d in result["diagnostics"]:
-        if not isinstance(d, Mapping) or not isinstance(d.get("code"), str) or not isinstance(d.get("message"), str):
-            return "a diagnostic without a code and message"
-    if any(not isinstance(c, Mapping) for c in result["claims"]):
-        return "a claim is not an object"
-    return _metrics_problem(result["metrics"], failed=failure is not None)
+        if (problem := _diagnostic_problem(d)) is not None:
+            return problem
+    for c in result["claims"]:
+        if (problem := _claim_problem(c)) is not None:
+            return problem
+    return _metrics_problem(result["metrics"], result["claims"], failed=failure is not None)
 
 
-def _metrics_problem(m: Mapping[str, Any], *, failed: bool) -> str | None:
+_RESULT_KEYS = {"id", "row", "columns", "diagnostics", "claims", "metrics", "failure"}
+_CLAIM_KEYS = {"claim", "line", "column", "span", "cited", "verdict", "checks", "reasons", "score", "relevant"}
+
+
+def _count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _texts(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _pair(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 2 and all(_count(x) for x in v) and v[0] <= v[1]
+
+
+def _diagnostic_problem(d: Any) -> str | None:
+    if not isinstance(d, Mapping) or not isinstance(d.get("code"), str) or not isinstance(d.get("message"), str):
+        return "a diagnostic without a code and message"
+    if d.get("severity", "info") not in ("error", "warning", "info"):
+        return f"a diagnostic's severity is {str(d.get('severity'))[:20]!r}"
+    if not all(d.get(k) is None or _count(d[k]) for k in ("line", "column")):
+        return "a diagnostic's line or column is not a number"
+    if not all(d.get(k) is None or isinstance(d[k], str) for k in ("hint", "name")):
+        return "a diagnostic's hint or name is not text"
+    return None
+
+
+def _claim_problem(c: Any) -> str | None:
+    if not isinstance(c, Mapping) or set(c) != _CLAIM_KEYS:
+        return "a claim is not a claim row"
+    cited, score = c["cited"], c["score"]
+    ok = (
+        isinstance(c["claim"], str)
+        and _count(c["line"])
+        and _count(c["column"])
+        and (c["span"] is None or _pair(c["span"]))
+        and c["verdict"] in VERDICT_NAMES.values()
+        and _texts(c["checks"])
+        and _texts(c["reasons"])
+        and (score is None or (isinstance(score, float | int) and not isinstance(score, bool) and 0 <= score <= 1))
+        and isinstance(cited, list)
+        and all(isinstance(e, Mapping) and isinstance(e.get("id"), str) for e in cited)
+        and all(
+            (e.get("number") is None or _count(e["number"])) and (e.get("lines") is None or _pair(e["lines"]))
+            for e in cited
+        )
+        and isinstance(c["relevant"], list)
+        and len(c["relevant"]) == len(cited)
+        and all(isinstance(x, bool) for x in c["relevant"])
+    )
+    return None if ok else f"a claim row has a field of the wrong type or out of range ({str(c['claim'])[:40]!r})"
+
+
+def _metrics_problem(m: Mapping[str, Any], claims: list[Any], *, failed: bool) -> str | None:
     if failed and not m:
         return None
+    unknown = sorted(set(m) - set(COUNTS) - {name for name, _, _ in METRICS})
+    if unknown:
+        return f"unknown metric {unknown[0]!r}"
     for k in COUNTS:
-        v = m.get(k)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            return f"metrics.{k} is {str(v)[:40]!r}, not a count"
+        if not _count(m.get(k)):
+            return f"metrics.{k} is {str(m.get(k))[:40]!r}, not a count"
     if m["answers"] != 1:
         return f"metrics.answers is {m['answers']}, not 1"
+    verdicts = [c["verdict"] for c in claims]
+    if m["cited_claims"] != len(claims) or any(m[v] != verdicts.count(v) for v in VERDICT_NAMES.values()):
+        return "metrics do not count its claims"
     for name, a, b in METRICS:
         v, want = m.get(name), rate(m[a], m[b])
         ok = (
