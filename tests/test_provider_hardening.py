@@ -436,6 +436,28 @@ def test_live_answers_follow_the_same_rule(text: str, inside: str) -> None:
     assert streamed == sr.feed(one.text) + sr.close()
 
 
+def test_citations_at_the_end_of_a_chunk_or_block_that_opens_code_go_after_it() -> None:
+    """Mistral's reference chunks, Bedrock's and Anthropic's cited blocks: their place is the end
+    of the text so far, which may be inside a code span or a link the next text closes."""
+    mistral = {"choices": [{"message": {"role": "assistant", "content": [
+        {"type": "text", "text": "Use `pip"}, {"type": "reference", "reference_ids": [0]},
+        {"type": "text", "text": " install` or [the docs](https://x."}, {"type": "reference", "reference_ids": [1]},
+        {"type": "text", "text": "example/p) now."}]}}]}  # fmt: skip
+    bedrock = {"output": {"message": {"role": "assistant", "content": [
+        {"citationsContent": {"content": [{"text": "Use `pip"}], "citations": [
+            {"title": "A", "sourceContent": [{"text": "q"}], "location": {"web": {"url": "https://a.example/"}}}]}},
+        {"text": " install` now."}]}}}  # fmt: skip
+    anthropic = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Use `pip", "citations": [{"type": "char_location", "cited_text": "q",
+                                                            "document_index": 0, "document_title": "A"}]},
+        {"type": "text", "text": " install` now."}]}  # fmt: skip
+    for provider, resp in (("mistral", mistral), ("bedrock-converse", bedrock), ("anthropic", anthropic)):
+        out = adapt(resp, provider, sources=None).text
+        assert "`pip install`" + S in out, (provider, out)
+        if provider == "mistral":
+            assert "(https://x.example/p)" + S in out, out
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

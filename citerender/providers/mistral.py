@@ -7,12 +7,10 @@ when it is a valid source id); an id with no source is kept as an unverified cit
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..syntax.format import CitationFormat
-from .common import Builder
+from .common import Builder, insert_edits
 
 __all__ = ["chat", "collect_chunks"]
 
@@ -43,17 +41,23 @@ def _reference(rid: Any, b: Builder) -> str:
 
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    """The text chunks joined; each reference chunk a marker where it came, before the spaces
+    that precede it (``week. [1]`` → ``week.[1] ``), placed by the adapters' one rule (never
+    inside code or a link the text chunks around it open and close)."""
     out: list[str] = []
+    size = 0
+    edits: list[tuple[int, int, str]] = []
     for chunk in _chunks(resp):
         if not isinstance(chunk, Mapping):
             continue
         kind = chunk.get("type")
         if kind == "text":
             out.append(str(chunk.get("text", "")))
+            size += len(out[-1])
         elif kind == "reference":
             ids = [_reference(r, b) for r in chunk.get("reference_ids") or []]
             if ids:
-                out.append(b.fmt.marker(*dict.fromkeys(ids)))
+                edits.append((size, size, b.fmt.marker(*dict.fromkeys(ids))))
         elif kind == "tool_reference":
             sid = b.source(
                 f"url:{chunk.get('url')}",
@@ -62,14 +66,15 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
                 url=chunk.get("url"),
                 meta={"tool": chunk.get("tool") or chunk.get("source")},
             )
-            out.append(b.fmt.marker(sid))
-    return [_attach("".join(out), b.fmt)]
+            edits.append((size, size, b.fmt.marker(sid)))
+    text = "".join(out)
+    return [insert_edits(text, [(_before_spaces(text, at), _before_spaces(text, at), m) for at, _, m in edits])]
 
 
-def _attach(text: str, fmt: CitationFormat) -> str:
-    """A marker after a space (``week. [1]``) moves before it (``week.[1] ``), in the answer's format."""
-    start, stop = re.escape(fmt.start), re.escape(fmt.stop)
-    return re.sub(rf"([ \t]+)({start}[^{stop}]*{stop})", r"\2\1", text)
+def _before_spaces(text: str, at: int) -> int:
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    return at
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
