@@ -313,7 +313,9 @@ CONSULTED_HEADING = "Consulted, not cited"
 
 def render_consulted(references: Sequence[Reference], heading: str = CONSULTED_HEADING) -> str:
     """The sources consulted but never cited, after the bibliography: an unnumbered list (their
-    numbers belong to no citation), each title linked, with its site and date; empty without any."""
+    numbers belong to no citation), each title linked, with its site and date; empty without any.
+    Their ids are their own (``consulted-1``…), never a ``ref-N`` of the bibliography: a source a
+    provider cited without a place may be numbered after them, so the numbers can meet."""
     if not references:
         return ""
     h = escape(heading)
@@ -321,7 +323,8 @@ def render_consulted(references: Sequence[Reference], heading: str = CONSULTED_H
         f'<section class="citerender-consulted" aria-label="{h}">\n'
         f'<h2 class="citerender-bibliography-heading">{h}</h2>\n<ul class="citerender-consulted-list">\n'
     ]
-    for ref, e in zip(references, _entries(references, quotes=False), strict=True):
-        out.extend((f'<li id="{escape(e.anchor)}" class="citerender-ref">', _head_html(ref, e), "</li>\n"))
+    for k, (ref, e) in enumerate(zip(references, _entries(references, quotes=False), strict=True), 1):
+        anchor = escape(f"{ref.prefix}consulted-{k}")
+        out.extend((f'<li id="{anchor}" class="citerender-ref">', _head_html(ref, e), "</li>\n"))
     out.append("</ul>\n</section>")
     return "".join(out)

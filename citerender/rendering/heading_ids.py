@@ -43,6 +43,13 @@ def heading_ids(state: StateCore, *, prefix: str) -> None:
         tok.attrSet("id", unique_slug(prefix + _slug(title), slugs))
 
 
+#: the ids citerender gives its own elements (``cite-3``, ``cite-3-card``, ``ref-2``, ``note-1-ref``,
+#: ``consulted-1``, ``citerender-…``): a heading never takes one
+_OWN_IDS = re.compile(r"(?:cite|ref|note|consulted)-\d+(?:-|$)|citerender-")
+
+
 def _slug(title: str) -> str:
     slug = re.sub(r"[\s-]+", "-", re.sub(r"[^\w\- ]", "", title.lower()).strip())
+    if _OWN_IDS.match(slug):  # a heading "Ref 1" is ``section-ref-1``: the id ``ref-1`` is Sources' first entry
+        return "section-" + slug
     return slug or "section"
