@@ -1,0 +1,208 @@
+"""ALCE's citation recall and precision, computed as ALCE's ``eval.py`` computes them.
+
+princeton-nlp/ALCE scores a result file (``{"args": …, "data": [{question, output, docs}]}``, as
+its ``run.py`` writes it) with ``compute_autoais``, called the way its ``main()`` calls it. This
+module follows that definition rule for rule, so an eval team's numbers match the paper's code
+given the same entailment judge:
+
+* the output is stripped, cut at its first newline, and ``<|im_end|>`` removed;
+* it is split into sentences by NLTK's Punkt (English parameters when the ``punkt_tab`` data is
+  installed; the untrained tokenizer otherwise: the data cannot be downloaded at run time);
+* a sentence's citations are read as eval.py reads them, ``\\[\\d+``: only the first number of
+  ``[5, 3]`` or ``[1-2]``; ``[0]`` names the *last* document, as Python's ``docs[-1]`` does there;
+* the hypothesis is the sentence with citations removed as ALCE's ``remove_citations`` removes them;
+* a sentence without citations, or citing past the last document, scores 0 (no judge call); only
+  its first ``at_most`` (3) citations are used; the premise is ``"Title: T\\n" + text`` per
+  document, joined by newlines;
+* precision: a citation of a supported sentence citing several documents counts when its document
+  alone entails the sentence, or the other cited documents without it do not; a sentence citing
+  one document counts its verdict;
+* per item: recall = entailed sentences / sentences, precision = counted citations / citations
+  (0 without citations); an item with no sentence is left out of the averages, as eval.py skips it;
+  the aggregates are the per-item means, in percent.
+
+The judge is ``judge(claim, evidence) -> bool`` (the project's ``--scorer``: score ≥ 0.5 entails).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..errors import CiterenderError
+
+__all__ = [
+    "AT_MOST_CITATIONS",
+    "AlceItem",
+    "AlceScore",
+    "Judge",
+    "alce_items",
+    "alce_refs",
+    "alce_sentences",
+    "remove_citations",
+    "score_item",
+    "summarise",
+]
+
+#: eval.py's ``--at_most_citations`` default
+AT_MOST_CITATIONS = 3
+#: ``judge(claim, evidence)``: does the evidence entail the claim?
+Judge = Callable[[str, str], bool]
+
+_REF = re.compile(r"\[\d+")
+_SPACED_REF = re.compile(r" \[\d+")
+
+
+@dataclass(frozen=True)
+class AlceItem:
+    """One item of an ALCE result file: the question, the model's output, and its documents
+    (title, passage) in the order the output's ``[n]`` numbers them."""
+
+    question: str
+    output: str
+    docs: tuple[tuple[str, str], ...]
+    row: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class AlceScore:
+    """One item's scores as eval.py computes them (None: the output has no sentence, and the
+    item is left out of the averages)."""
+
+    recall: float | None
+    precision: float | None
+    sentences: int
+    citations: int
+    entailed: int
+    judge_calls: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "alce_citation_recall": self.recall,
+            "alce_citation_precision": self.precision,
+            "sentences": self.sentences,
+            "citations": self.citations,
+            "entailed_sentences": self.entailed,
+        }
+
+
+def alce_items(data: object, path: str | None = None) -> list[AlceItem]:
+    """The items of an ALCE result file (``{"args", "data": [...]}``) or of its ``data`` list."""
+    if isinstance(data, Mapping) and "data" in data:
+        data = data["data"]
+    if not isinstance(data, list):
+        raise CiterenderError(
+            "not an ALCE result file: expected {'data': [...]} or a list of items",
+            path=path,
+            hint="give the JSON file ALCE's run.py wrote",
+        )
+    return [_item(row, k, path) for k, row in enumerate(data)]
+
+
+def _item(row: object, k: int, path: str | None) -> AlceItem:
+    if not isinstance(row, Mapping) or not isinstance(row.get("output"), str):
+        raise CiterenderError(
+            f"item {k + 1} has no 'output' text", path=path, hint="each item needs an 'output' string"
+        )
+    docs = row.get("docs") or []
+    if not isinstance(docs, list):
+        raise CiterenderError(f"item {k + 1}: 'docs' must be a list", path=path)
+    shown = []
+    for n, doc in enumerate(docs):
+        if not isinstance(doc, Mapping):
+            raise CiterenderError(f"item {k + 1}: document {n + 1} is not an object", path=path)
+        body = doc["sent"] if "sent" in doc else doc.get("text", "")  # QA-extracted docs carry 'sent'
+        shown.append((str(doc.get("title", "")), str(body)))
+    question = row.get("question")
+    return AlceItem(question if isinstance(question, str) else "", row["output"], tuple(shown), row)
+
+
+def remove_citations(sentence: str) -> str:
+    """A sentence without its citations, as ALCE's ``utils.remove_citations`` leaves it."""
+    return _REF.sub("", _SPACED_REF.sub("", sentence)).replace(" |", "").replace("]", "")
+
+
+def alce_refs(sentence: str) -> list[int]:
+    """The 0-based documents a sentence cites, as eval.py reads them (``[0]`` gives -1)."""
+    return [int(m.group(0)[1:]) - 1 for m in _REF.finditer(sentence)]
+
+
+def alce_sentences(output: str) -> list[str]:
+    """The sentences eval.py scores: the output's first line, split by Punkt."""
+    text = output.strip().split("\n")[0].replace("<|im_end|>", "")
+    return [str(s) for s in _punkt().tokenize(text)]
+
+
+@cache
+def _punkt() -> Any:
+    """NLTK's Punkt with English parameters when their data is installed, else untrained."""
+    try:
+        from nltk.tokenize.punkt import PunktSentenceTokenizer
+    except ImportError:
+        raise CiterenderError(
+            "ALCE's sentence split needs NLTK", hint="install the alce extra: pip install -e '.[alce]'"
+        ) from None
+    try:
+        from nltk.tokenize import PunktTokenizer
+
+        return PunktTokenizer("english")
+    except (LookupError, ImportError, OSError):
+        return PunktSentenceTokenizer()
+
+
+def _premise(docs: Sequence[tuple[str, str]], ids: Iterable[int]) -> str:
+    return "\n".join(f"Title: {docs[i][0]}\n{docs[i][1]}" for i in ids)
+
+
+def score_item(item: AlceItem, judge: Judge, at_most: int | None = AT_MOST_CITATIONS) -> AlceScore:
+    """eval.py's ``compute_autoais`` on one item (see the module docstring)."""
+    sents = alce_sentences(item.output)
+    if not sents:
+        return AlceScore(None, None, 0, 0, 0, 0)
+    docs = item.docs
+    calls = 0
+
+    def entails(ids: Sequence[int], claim: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return bool(judge(claim, _premise(docs, ids)))
+
+    entailed = counted = citations = 0
+    for sent in sents:
+        claim = remove_citations(sent).strip()
+        ref = alce_refs(sent)
+        if not ref or any(r >= len(docs) for r in ref):
+            continue  # no citation, or one past the last document: 0, no judge call
+        if at_most is not None:
+            ref = ref[:at_most]
+        citations += len(ref)
+        joint = entails(ref, claim)
+        entailed += joint
+        if joint and len(ref) > 1:
+            for r in ref:
+                if entails([r], claim):
+                    counted += 1
+                    continue
+                rest = list(ref)
+                rest.remove(r)  # the first occurrence, as eval.py's list.remove
+                counted += not entails(rest, claim)
+        else:
+            counted += joint
+    return AlceScore(
+        entailed / len(sents), counted / citations if citations else 0.0, len(sents), citations, entailed, calls
+    )
+
+
+def summarise(scores: Iterable[AlceScore]) -> dict[str, Any]:
+    """The aggregates eval.py prints: per-item means in percent, over items with a sentence."""
+    scored = [s for s in scores if s.recall is not None and s.precision is not None]
+    n = len(scored)
+    return {
+        "alce_citation_recall": 100 * sum(s.recall or 0.0 for s in scored) / n if n else None,
+        "alce_citation_precision": 100 * sum(s.precision or 0.0 for s in scored) / n if n else None,
+        "alce_items_scored": n,
+        "alce_definition": "princeton-nlp/ALCE eval.py compute_autoais (at most 3 citations a sentence)",
+    }
