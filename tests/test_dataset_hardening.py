@@ -671,3 +671,24 @@ def test_the_report_costs_little_more_with_many_groups(tmp_path: Path) -> None:
 def test_read_records_streams(tmp_path: Path) -> None:
     data = jsonl(tmp_path / "d.jsonl", [rec(f"r{i}") for i in range(3)])
     assert [r["id"] for r in read_records(data)] == ["r0", "r1", "r2"]
+
+
+@pytest.mark.parametrize("text", ['[{"id": "a", "answer": "x"}', '[{"id": "a", "answer": "x"}] junk', "[1, 2,]"])
+def test_json_cut_short_or_trailed_is_refused_before_anything_is_written(tmp_path: Path, text: str) -> None:
+    (tmp_path / "d.json").write_text(text, encoding="utf-8")
+    r = run_cli("check-dataset", tmp_path / "d.json", "-o", tmp_path / "r.jsonl")
+    refused(r, "d.json", "invalid JSON")
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_json_dataset_with_a_byte_order_mark(tmp_path: Path) -> None:
+    (tmp_path / "d.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([rec("a")]).encode())
+    check_dataset(tmp_path / "d.json", tmp_path / "r.jsonl")
+    assert [r["id"] for r in read_results(tmp_path / "r.jsonl")] == ["a"]
+
+
+@pytest.mark.parametrize("name", ["d.jsonl.xz", "d.json.bz2", "d.jsonl.zst", "d.json.zip", "d.parquet.gz"])
+def test_a_compressed_name_says_so(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"x")
+    refused(run_cli("check-dataset", tmp_path / name, "-o", tmp_path / "r.jsonl"), name, "compressed")
+    refused(run_cli("check-dataset", tmp_path / "d.jsonl", "-o", tmp_path / "r.jsonl.gz"), "uncompressed")

@@ -45,17 +45,37 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 #: the first bytes of a compressed file: gzip is read through, the others are named
 _MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd",
           b"PK\x03\x04": "zip", b"7z\xbc\xaf\x27\x1c": "7z"}  # fmt: skip
-_UNPACK = {"bzip2": "bunzip2", "xz": "unxz", "zstd": "unzstd", "zip": "unzip", "7z": "7z x"}
+_UNPACK = {
+    "bzip2": "bunzip2",
+    "xz": "unxz",
+    "zstd": "unzstd",
+    "zip": "unzip",
+    "7z": "7z x",
+    "lz4": "unlz4",
+    "brotli": "brotli -d",
+}
+_SUFFIXES = {".bz2": "bzip2", ".xz": "xz", ".zst": "zstd", ".zip": "zip", ".7z": "7z", ".lz4": "lz4", ".br": "brotli"}
 
 
 def dataset_format(path: str | Path) -> str:
-    """``jsonl``, ``json`` or ``parquet``, from the file's name (``.gz`` after JSON Lines or JSON)."""
-    name = str(path).lower().removesuffix(".gz")
+    """``jsonl``, ``json`` or ``parquet``, from the file's name (``.gz`` after JSON Lines or JSON;
+    any other compression named is refused, saying which)."""
+    name = str(path).lower()
+    packed = next((kind for suffix, kind in _SUFFIXES.items() if name.endswith(suffix)), None)
+    if packed is not None and name.rsplit(".", 2)[-2] in ("jsonl", "ndjson", "json", "parquet", "pq"):
+        raise CiterenderError(
+            f"the dataset is compressed ({packed})", path=str(path), hint=f"decompress it first: {_UNPACK[packed]} FILE"
+        )
+    name = name.removesuffix(".gz")
     if name.endswith((".jsonl", ".ndjson")):
         return "jsonl"
     if name.endswith(".json"):
         return "json"
-    if name.endswith((".parquet", ".pq")) and not str(path).lower().endswith(".gz"):
+    if name.endswith((".parquet", ".pq")):
+        if str(path).lower().endswith(".gz"):
+            raise CiterenderError(
+                "the dataset is compressed (gzip)", path=str(path), hint="decompress it first: gunzip FILE"
+            )
         return "parquet"
     raise CiterenderError(
         "cannot tell the dataset's format",
@@ -230,7 +250,10 @@ def _lines(f: io.BufferedIOBase) -> Iterator[bytes | None]:
 
 
 def _json_list(p: Path) -> None:
-    """A ``.json`` dataset is a list of records: any other document is an input error."""
+    """A ``.json`` dataset is one well-formed list of records: any other document, or JSON cut
+    short, is an input error before anything is written (read through once, in linear time)."""
+    import ijson
+
     with _open(p) as f:
         head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"["):
@@ -240,6 +263,14 @@ def _json_list(p: Path) -> None:
             path=str(p),
             hint="give a list [{...}, {...}], or one record a line as JSON Lines (.jsonl)",
         )
+    with _open(p) as f:
+        if f.read(3) != b"\xef\xbb\xbf":
+            f.seek(0)
+        try:
+            for _ in ijson.basic_parse(f):
+                pass
+        except (ijson.JSONError, ijson.IncompleteJSONError) as e:
+            raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
 
 
 def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
@@ -250,6 +281,8 @@ def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
     import ijson
 
     with _open(p) as f:
+        if f.read(3) != b"\xef\xbb\xbf":  # a byte order mark is no part of the JSON
+            f.seek(0)
         events = ijson.basic_parse(f, use_float=True)
         try:
             if next(events, ("", None))[0] != "start_array":
@@ -269,7 +302,7 @@ def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
                 else:
                     yield n, item if isinstance(item, dict) else {"answer": item}
         except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError) as e:
-            raise CiterenderError(f"invalid JSON: {str(e)[:120]}", path=str(p)) from None
+            raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
 
 
 def _item(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool]:
