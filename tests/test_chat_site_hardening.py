@@ -33,13 +33,10 @@ def _conversation(i: int, *, title: str = "A trip", model: str = "gpt-4o", msg_m
                   ref_url: str = "https://example.com/paris") -> dict[str, Any]:  # fmt: skip
     """One ChatGPT conversation: a question, an answer citing one page through a content reference."""
     marker = f"{S}cite{D}turn0search0{E}"
-    meta = {
-        "model_slug": msg_model,
-        "content_references": [
-            {"matched_text": marker, "start_idx": len(answer), "end_idx": len(answer) + len(marker),
-             "type": "grouped_webpages", "items": [{"title": ref_title, "url": ref_url, "attribution": "ex"}]}
-        ],  # fmt: skip
-    }
+    item = {"title": ref_title, "url": ref_url, "attribution": "ex"}
+    start, end = len(answer), len(answer) + len(marker)
+    ref = {"matched_text": marker, "start_idx": start, "end_idx": end, "type": "grouped_webpages", "items": [item]}
+    meta = {"model_slug": msg_model, "content_references": [ref]}
     node = {"recipient": "all"}
     return {
         "id": f"c{i}", "title": title, "create_time": 1_700_000_000 + i, "update_time": 1_700_000_000 + i,

@@ -299,3 +299,67 @@ def test_hosts_refuse_a_theme_that_reads_outside_itself_without_a_traceback(tmp_
     r = _sphinx(docs, tmp_path / "strict", "-W")
     assert r.returncode != 0 and "Traceback" not in r.stderr and "Extension error" not in r.stderr
     _no_secret_anywhere(tmp_path)
+
+
+# --------------------------------------------------------------------------- G22: legal file names
+
+
+def _names_folder(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.md").write_text("# OK\n\nHello.\n", encoding="utf-8")
+    for n in (230, 236, 237, 246, 250, 251, 252):  # the reproducer's 246-255-byte names, and around them
+        (src / ("a" * n + ".md")).write_text("Hello.\n", encoding="utf-8")
+    (src / ("a" * 230 + ".md")).write_text(expand("Hello.{S}cite{D}s1{E}\n"), encoding="utf-8")
+    (src / ("a" * 230 + ".sources.json")).write_text('[{"id": "s1", "title": "Side"}]', encoding="utf-8")
+    long_folder = src / ("d" * 255)
+    long_folder.mkdir()
+    (long_folder / "y.md").write_text("Hello.\n", encoding="utf-8")
+    latin1 = Path(os.fsdecode(os.fsencode(src) + b"/caf\xe9"))  # an unzipped Latin-1 folder name
+    latin1.mkdir()
+    (latin1 / "x.md").write_text("Hello.\n", encoding="utf-8")
+    Path(os.fsdecode(os.fsencode(src) + b"/b\xe9.md")).write_text("Hello.\n", encoding="utf-8")
+    return src
+
+
+def test_legal_file_names_never_abort_a_build(tmp_path: Path) -> None:
+    src = _names_folder(tmp_path)
+    for run in ("first", "again", "forced"):
+        r = run_cli("build", src, tmp_path / "site", "-j", "1", *(["--force"] if run == "forced" else []))
+        assert "Traceback" not in r.stderr + r.stdout and r.returncode == 2, r.stderr
+        lines = r.stdout.splitlines() + r.stderr.splitlines()
+        for n in (237, 246, 250, 251, 252):  # reported, each on its line: shorten the name
+            assert any(line.startswith("a" * n + ".md: error: its page's name") for line in lines), n
+        assert any(line.startswith("caf\\xe9/x.md: error: the file name is not UTF-8") for line in lines)
+        assert any(line.startswith("b\\xe9.md: error: the file name is not UTF-8") for line in lines)
+    site = tmp_path / "site"
+    for page in ("ok.html", "a" * 230 + ".html", "a" * 236 + ".html", "d" * 255 + "/y.html", "index.html"):
+        assert (site / page).is_file(), page  # every other page built
+    assert "Side" in (site / ("a" * 230 + ".html")).read_text(encoding="utf-8")  # its sidecar found
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert index.count("<li>") == 4
+
+
+def test_legal_file_names_never_abort_render_or_check(tmp_path: Path) -> None:
+    src = _names_folder(tmp_path)
+    names = list(src.rglob("*.md"))
+    assert len(names) == 11
+    for p in names:
+        for command in ("render", "check"):
+            r = run_cli(command, p, "-o", tmp_path / "out.html") if command == "render" else run_cli(command, p)
+            assert r.returncode in (0, 1) and "Traceback" not in r.stderr, (p, r.stderr)
+
+
+def test_a_line_break_in_a_file_name_never_starts_a_line_of_builds_output(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    breaks = ["\n", "\r", "\u2028", "\u2029", "\x0b", "\x0c", "\x85", "\x1c"]
+    for i, br in enumerate(breaks):  # each page has a warning: it gets a line of its own, with -v two more
+        (src / f"n{i}{br}x.md").write_text(expand("Hi{S}cite{D}s1{E}.\n"), encoding="utf-8")
+    r = run_cli("build", src, tmp_path / "site", "-v")
+    assert r.returncode in (0, 1), r.stderr
+    out = [line for line in (r.stdout + r.stderr).splitlines() if line]
+    for i in range(len(breaks)):
+        mine = [line for line in out if f"n{i}" in line]
+        assert len(mine) == 3 and all("x.md" in line for line in mine), (i, mine)  # name whole on each line
+    assert not any(c in r.stdout + r.stderr for c in "\r\u2028\u2029\x0b\x0c\x85\x1c")

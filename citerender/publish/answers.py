@@ -23,6 +23,7 @@ __all__ = [
     "front_matter_title",
     "is_within",
     "load_answer",
+    "page_name_problem",
     "registry_for",
     "shared_sources",
     "sidecar_for",
@@ -89,8 +90,11 @@ def sidecar_for(path: Path) -> Path | None:
     """``NAME.sources.{json,yaml,yml,toml,txt}`` next to ``NAME.md``."""
     for suffix in SIDE_SUFFIXES:
         cand = path.with_name(path.stem + suffix)
-        if cand.is_file():
-            return cand
+        try:
+            if cand.is_file():
+                return cand
+        except OSError:  # a legal answer name of 246-255 bytes: its sidecar's would be too long to exist
+            continue
     return None
 
 
@@ -189,3 +193,25 @@ def find_answers(src: Path) -> list[Path]:
             continue
         out.append(p)
     return out
+
+
+#: the longest name a file system takes (255 bytes), less what a build's temporary name adds to
+#: the page's (``.NAME.XXXXXXXX.tmp``): a page is written to that first
+MAX_PAGE_NAME_BYTES = 255 - 14
+
+
+def page_name_problem(out_rel: str) -> str | None:
+    """Why a page cannot be written as ``out_rel`` (its answer's name, ``.html``), or None: a name
+    that is not UTF-8 (bytes a folder of unzipped Latin-1 names holds: the index, its links and the
+    manifest are UTF-8), or a part too long for the file system."""
+    try:
+        out_rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the file name is not UTF-8: rename it (the site's index, links and manifest are UTF-8)"
+    *folders, name = (len(part.encode("utf-8")) for part in out_rel.split("/"))
+    if name > MAX_PAGE_NAME_BYTES or any(n > 255 for n in folders):
+        return (
+            f"its page's name would be {name} bytes, over the {MAX_PAGE_NAME_BYTES} a build can write "
+            "(a file system takes 255, the temporary file a page is written to first 14 more): shorten its name"
+        )
+    return None

@@ -14,7 +14,7 @@ from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
 from ..syntax.residue import clean_html
-from .answers import sidecar_for, sources_file, split_front_matter
+from .answers import page_name_problem, sidecar_for, sources_file, split_front_matter
 from .files import refuse_links, write_atomic
 from .manifest import (
     MANIFEST,
@@ -27,6 +27,7 @@ from .manifest import (
     unchanged,
 )
 from .pool import PageResult
+from .shown import shown_path
 
 __all__ = ["ASSET_CSS", "Build", "options_key", "write_output"]
 
@@ -160,6 +161,10 @@ class Build:
         out_rel = rel[:-3] + ".html"
         if out_rel == "index.html":
             out_rel = "index.page.html"
+        problem = page_name_problem(out_rel)
+        if problem is not None:  # that answer reported, every other page built
+            self.results.append(PageResult(rel=shown_path(rel), out="", title="", failure=problem))
+            return
         other = self._sources_of.get(out_rel)
         if other is not None:
             raise CiterenderError(

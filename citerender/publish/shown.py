@@ -19,7 +19,7 @@ from ..providers.threads import Conversation
 from ..sources.clean import display_text, no_surrogates
 from ..syntax.residue import RESIDUE, has_residue
 
-__all__ = ["shown_conversation", "shown_markup", "shown_text"]
+__all__ = ["one_line", "shown_conversation", "shown_markup", "shown_path", "shown_text"]
 
 #: visible forms that the answer's scanner leaves to context (they are read only at a word's
 #: boundary there) but that a title or a model name never holds as its own text
@@ -92,3 +92,23 @@ def shown_markup(markup: str) -> str:
                 piece = _VISIBLE.sub(" ", piece)
         out.append(piece)
     return "".join(out)
+
+
+#: line breaks a terminal or a log reader honours, which ``escapes.visible`` keeps (messages may be
+#: several lines); a name or a build's line about one page must stay one line
+_BREAKS = str.maketrans({"\n": "\\n", "\r": "\\r", "\u2028": "<U+2028>", "\u2029": "<U+2029>"})
+
+
+def one_line(text: str) -> str:
+    """``text`` (already passed through ``escapes.visible``) with every line break written as an
+    escape: a file named ``a\\nb.md`` never starts a line of a build's output."""
+    return text.translate(_BREAKS)
+
+
+def shown_path(rel: str) -> str:
+    """A relative path as a build's lines show it: bytes that are not UTF-8 (a file system keeps
+    them as lone surrogates) written as ``\\xNN``, so printing it never fails."""
+    try:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        return rel.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -34,6 +34,7 @@ from .manifest import (
     load_manifest,
 )
 from .pool import PageResult, Progress, run_pages
+from .shown import one_line, shown_path
 
 __all__ = ["BuildResult", "PageResult", "build_site", "owned_files", "summarise"]
 
@@ -173,14 +174,14 @@ def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
 
 def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> None:
     """One line per page with problems (all diagnostics with ``verbose``), then a total."""
-    for p in result.pages:
+    for p in result.pages:  # each line one line, whatever the file's name holds (a newline, bytes not UTF-8)
         if p.failure:
-            print(visible(f"{p.rel}: error: {p.failure}"), file=stream)
+            print(one_line(shown_path(visible(f"{p.rel}: error: {p.failure}"))), file=stream)
         elif p.errors or p.warnings:
-            print(visible(f"{p.rel}: {p.errors} error(s), {p.warnings} warning(s)"), file=stream)
+            print(one_line(shown_path(visible(f"{p.rel}: {p.errors} error(s), {p.warnings} warning(s)"))), file=stream)
         if verbose:
             for line in p.lines:
-                print(f"  {visible(line)}", file=stream)
+                print(f"  {one_line(shown_path(visible(line)))}", file=stream)
     print(
         f"built {result.written} page(s), {result.skipped} unchanged, {len(result.removed)} removed "
         f"in {result.seconds:.2f} s",
