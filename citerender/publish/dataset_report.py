@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -176,7 +177,9 @@ def _svg(fig: Any, label: str) -> Markup:
     import matplotlib
 
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "citerender"}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "citerender"}), warnings.catch_warnings():
+        # text stays text (the reader's fonts draw it): a glyph matplotlib's own font lacks is no matter
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "citerender"}, bbox_inches="tight")
     svg = buf.getvalue()
     svg = _METADATA.sub("", svg[svg.index("<svg") :])  # the RDF block names namespaces, nothing a reader needs
