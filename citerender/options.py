@@ -66,9 +66,9 @@ PROVIDERS: tuple[str, ...] = get_args(Provider)
 #: RAGFlow ``[ID:0]`` (0-based), xAI / Onyx ``[[1]](url)``, ``[1]`` against an ordered source list
 Dialect = Literal["azure", "deepseek", "ragflow", "numbered-links", "numbered"]
 DIALECTS: tuple[str, ...] = get_args(Dialect)
-#: what an old ``engine=`` / ``--engine`` says: there is one pipeline now (CHANGELOG, 0.2.0)
+#: what an old ``engine=`` / ``--engine`` says: there is one pipeline now (CHANGELOG: "one pipeline")
 ENGINE_REMOVED = (
-    "the engine option was removed in citerender 0.2: every answer is rendered by markdown-it-py and "
+    "the engine option was removed (CHANGELOG: one pipeline): every answer is rendered by markdown-it-py and "
     "citerender's plugin (the comrak engine was slower on densely cited answers); drop engine / --engine"
 )
 _ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")

@@ -56,7 +56,7 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
         help=f"Markdown features: full (task lists, bare URLs, footnotes, math, highlighting) or strict commonmark"
         f" (default: {d.markdown})",
     )
-    q.add_argument("--engine", help=argparse.SUPPRESS)  # removed in 0.2: a usage error naming the change
+    q.add_argument("--engine", help=argparse.SUPPRESS)  # removed (one pipeline): a usage error naming the change
     q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
     q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")
     q.add_argument("--repo-url", metavar="URL", help="repository web address: file citations link to URL/path#L10-L20")
