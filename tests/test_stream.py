@@ -112,22 +112,24 @@ def test_any_split_equals_one_shot_and_never_leaks(text: str, cuts: list[int], o
 
 
 def test_numbers_never_change_and_bibliography_grows() -> None:
-    sr = StreamRenderer(REG, output="markdown")
-    first = sr.feed(expand("One.{S}cite{D}b{E} Two."))
-    assert first == "One.[^1] Two." and [r.source.id for r in sr.bibliography] == ["b"]
-    second = sr.feed(expand("{S}cite{D}a{E}{S}cite{D}b{E}"))
-    assert second == "[^2][^1]" and [r.source.id for r in sr.bibliography] == ["b", "a"]
+    sr = StreamRenderer(REG, output="html")
+    first = sr.feed(expand("One.{S}cite{D}b{E} Two.\n\n"))
+    assert 'aria-label="1: B"' in first and [r.source.id for r in sr.bibliography] == ["b"]
+    second = sr.feed(expand("{S}cite{D}a{E}{S}cite{D}b{E}\n\n"))
+    assert ">1</a>" in second and ">2</a>" in second and [r.source.id for r in sr.bibliography] == ["b", "a"]
     assert sr.bibliography_html().count('citerender-ref"') == 2
 
 
-def test_partial_marker_is_held_then_released() -> None:
+def test_a_marker_is_read_whole_and_a_citing_block_waits_for_its_label() -> None:
+    """Lines are read whole (no marker spans one): nothing of a marker is ever shown. In
+    Markdown, a block that cites waits until the answer shows whether it has notes of its own."""
     sr = StreamRenderer(REG, output="markdown")
-    assert sr.feed("Claim.\ue200ci") == "Claim."
-    assert sr.feed("te\ue202a") == ""
-    assert sr.feed("\ue201 next") == "[^1] next"
-    assert sr.feed("\ue200cite\ue202a") == ""
+    assert sr.feed("Intro.\n\nClaim.\ue200ci") == "Intro."
+    assert sr.feed("te\ue202a\ue201 next\n\n") == ""  # [^1], or [^s1] if a note of the model's comes
+    assert sr.feed("Open \ue200cite\ue202a") == ""
     tail = sr.close()
-    assert tail == "[^1]" and any(d.code == "CR107" for d in sr.diagnostics)
+    assert tail == "\n\nClaim.[^1] next\n\nOpen[^1]\n\n[^1]: A, <https://a.example/>\n"
+    assert any(d.code == "CR107" for d in sr.diagnostics)
 
 
 def test_html_blocks_appear_when_decided() -> None:
@@ -147,7 +149,7 @@ def test_utf8_split_inside_a_character() -> None:
     data = expand("é😀{S}cite{D}a{E}").encode("utf-8")
     sr = StreamRenderer(REG)
     out = "".join(sr.feed(data[i : i + 1]) for i in range(len(data))) + sr.close()
-    assert out == "é😀[^1]"
+    assert out == "é😀[^1]\n\n[^1]: A, <https://a.example/>\n"
 
 
 def test_async_variant() -> None:
@@ -181,83 +183,8 @@ def test_a_fence_line_split_across_chunks_does_not_hide_the_next_citation() -> N
     # found by the split property: backticks of a partial fence line were counted as a code span
     text = "Text.\n`" + "``\nfenced\n```\nAfter.\ue200cite\ue202a\ue201"
     whole = one_shot(text, "markdown")
-    assert whole.endswith("After.[^1]")
+    assert "After.[^1]\n" in whole
     assert run(text, [7], "markdown")[0] == whole
-
-
-_PLAIN_PIECES = ("word ", "cit", "cite", "e", "entity", "[", ":", "contentRef", "fi", "\\", "&#", "%EE", "\r", "\n")
-_MARK_PIECES = ("\ue200", "\ue201", "\ue202", "\u3010", "\u3011", "turn0file1", ". ", "profile", "abc", "x")
-_PIECES = st.sampled_from((*_PLAIN_PIECES, *_MARK_PIECES))
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(_PIECES, max_size=8).map("".join))
-def test_a_chunk_called_plainly_safe_is_safe_whole(chunk: str) -> None:
-    from citerender.stream.holdback import plainly_safe, safe_end
-    from citerender.syntax.format import CitationFormat
-
-    fmt = CitationFormat()
-    if plainly_safe(chunk, fmt):  # the stream's shortcut never shows what safe_end would hold
-        assert safe_end(chunk, fmt) == len(chunk)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(_PIECES, max_size=8).map("".join))
-def test_the_plain_part_of_a_chunk_is_never_more_than_safe_end_shows(chunk: str) -> None:
-    """The stream shows ``chunk[:k]`` of a plain chunk at once and holds the word after it (a
-    possible start of residue): never more than ``safe_end`` would show."""
-    from citerender.stream.holdback import plain_prefix, safe_end
-    from citerender.syntax.format import CitationFormat
-
-    fmt = CitationFormat()
-    k = plain_prefix(fmt)(chunk) if chunk else -1
-    if k >= 0:
-        assert k <= safe_end(chunk, fmt)
-
-
-def test_a_word_that_may_begin_residue_is_held_and_the_rest_shown() -> None:
-    from citerender.stream import StreamRenderer
-
-    sr = StreamRenderer(output="markdown")
-    assert sr.feed("Intro. The pric") == "Intro. The pri"  # "c…" may begin contentReference residue
-    assert sr.feed("e is con") == "ce is "  # a prefix of "contentReference": held
-    assert sr.feed("firmed.") == "confirmed."
-    assert sr.feed(" The con") == " The "
-    assert sr.feed("tentReference[oaicite:0]{index=0} end.") + sr.close() == " end."
-
-
-_WHOLE = (
-    "\ue200cite\ue202turn0file1\ue201",
-    "\ue200cite\ue202turn0file1\ue202L2-L3\ue201",
-    "\ue200filecite\ue202x\ue201",
-)
-_OPEN = ("\ue200", "\ue200ci", "\ue200cite", "\ue200cite\ue202", "\ue200cite\ue202turn0", "\ue200cite\ue202c")
-_QUICK = st.lists(st.sampled_from((*_PLAIN_PIECES, *_MARK_PIECES, *_WHOLE)), max_size=8).map("".join)
-
-
-@settings(max_examples=600, deadline=None)
-@given(_QUICK, st.sampled_from(("", *_OPEN)))
-def test_the_quick_cut_is_the_safe_cut(text: str, tail: str) -> None:
-    """Where the stream's quick reading of held text decides, it decides as safe_end does."""
-    from citerender.stream.holdback import quick_end, safe_end
-    from citerender.syntax.format import CitationFormat
-
-    fmt = CitationFormat()
-    raw = text + tail
-    quick = quick_end(raw, fmt)
-    if quick is not None:
-        assert quick == safe_end(raw, fmt)
-
-
-def test_the_quick_cut_reads_what_a_stream_holds_most() -> None:
-    from citerender.stream.holdback import quick_end
-    from citerender.syntax.format import CitationFormat
-
-    fmt = CitationFormat()
-    held = "Prose.\ue200cite\ue202turn0file1\ue201 more prose "
-    assert quick_end(held, fmt) == len(held)
-    assert quick_end("Prose.\ue200cite\ue202tur", fmt) == 6  # held from the open marker
-    assert quick_end("Prose \\ue200", fmt) is None  # an escape: safe_end reads it
 
 
 def test_streamed_html_is_the_one_shot_page() -> None:
@@ -311,13 +238,3 @@ def test_copy_residue_leaves_streamed_code_at_any_chunk_size(size: int) -> None:
     sr = StreamRenderer(Registry([]), output="markdown")
     out = "".join(sr.feed(text[i : i + size]) for i in range(0, len(text), size)) + sr.close()
     assert out == "```js\n// allow key events \n```\n\nand `ab` here\n"
-
-
-@given(st.text(alphabet=st.sampled_from(list("contentReferencfilecitey xXz.,:[0"))))
-def test_the_prose_path_skips_the_tail_search_only_where_it_cannot_match(text: str) -> None:
-    """``plainly_safe`` skips searching a chunk's end for the start of a copy-paste word when its
-    last character begins none: that must never pass a chunk the search would hold back."""
-    from citerender.stream.holdback import _OPENING_TAIL, WORD_START_TAILS
-
-    if _OPENING_TAIL.search(text, max(0, len(text) - 16)) is not None:
-        assert text[-1:] in WORD_START_TAILS

@@ -126,3 +126,43 @@ def test_html_stream_is_render_for_any_chunking(
     if drop_newline:
         text = text.rstrip("\n")
     check_html(text, RenderOptions(style=style, html=html), rnd)
+
+
+def _trimmed(text: str) -> str:
+    return text.rstrip("\n")
+
+
+def check_markdown(text: str, rnd: random.Random, registry: object = REG) -> None:
+    want = _trimmed(to_markdown(parse_answer(text, REG)))
+    data = text.encode("utf-8")
+    for how in ("chars", "random", "whole", "bytes"):
+        source: str | bytes = data if how == "bytes" else text
+        got, sr = stream(source, _cuts(len(source), how, rnd), RenderOptions(), "markdown")
+        assert _trimmed(got + sr.bibliography_markdown()) == want, how
+
+
+@pytest.mark.parametrize("name", list(FIXTURES))
+def test_markdown_stream_is_the_export_on_fixtures(name: str) -> None:
+    check_markdown(expand(FIXTURES[name]), random.Random(name))
+
+
+@settings(max_examples=_EXAMPLES, deadline=None)
+@given(ANSWERS, st.booleans(), st.randoms(use_true_random=False))
+def test_markdown_stream_is_the_export_for_any_chunking(text: str, drop_newline: bool, rnd: random.Random) -> None:
+    check_markdown(text.rstrip("\n") if drop_newline else text, rnd)
+
+
+def test_g15_model_notes_and_citations_never_share_a_label() -> None:
+    """The reproducer's answer: the model's ``[^1]`` and citation 1 are two notes."""
+    reg = registry_from_data([{"id": "turn0search0", "title": "A", "url": "https://a.example/"}])
+    text = "Model note[^1] and a claim\ue200cite\ue202turn0search0\ue201.\n\n[^1]: the model's note\n"
+    sr = StreamRenderer(reg, output="markdown")
+    out = "".join(sr.feed(c) for c in text) + sr.close()
+    assert out == to_markdown(parse_answer(text, reg))
+    assert "claim[^s1]" in out and "[^1]: the model's note" in out and "[^s1]: A" in out
+    html = StreamRenderer(None, output="html")
+    page = html.feed("Text[^1] here.\n\n[^1]: the note text\n\nMore.\n") + html.close()
+    assert (
+        "the note text" in page
+        and page == render("Text[^1] here.\n\n[^1]: the note text\n\nMore.\n", bibliography=False).body
+    )

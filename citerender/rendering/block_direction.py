@@ -11,6 +11,7 @@ This replaces the plugin's ``citerender_direction`` rule (:func:`use_block_direc
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -28,10 +29,8 @@ _BLOCKS = frozenset(
 
 def use_block_direction(md: MarkdownIt) -> None:
     """Put :func:`block_direction` in place of the plugin's rule (a parser without it is left as it is)."""
-    try:
+    with contextlib.suppress(KeyError):
         md.core.ruler.at("citerender_direction", block_direction)
-    except KeyError:
-        pass
 
 
 def block_direction(state: Any) -> None:

@@ -1,42 +1,51 @@
 """Streaming: render an answer as it arrives, never showing half a marker.
 
 :class:`StreamRenderer` takes chunks in any split — inside a marker, inside a multi-byte UTF-8
-sequence — and returns what is safe to show now:
+sequence — and returns what is decided so far; everything it returns, joined, is the one-shot
+output of the whole answer, for any chunking:
 
-* ``output="markdown"``: the answer's text with each citation replaced by stable placeholders
-  (``[^1]`` by default) for a front end that renders Markdown itself; in code only the invisible
-  marker characters go, the visible code is kept;
-* ``output="html"``: HTML for each block (paragraph, list, fence…) once it is complete.
+* ``output="html"``: ``render(text, bibliography=False).body``; with :meth:`~StreamRenderer.bibliography_html`
+  after ``close``, ``render(text).body``;
+* ``output="markdown"``: ``citerender render --to markdown`` of the answer (note definitions with ``close``).
 
-A marker is held back until it is decided (closed, broken by a newline or a new marker, or over
-the length limit); nothing else waits. Citation numbers are fixed when first shown and never
-change; :attr:`StreamRenderer.bibliography` is the bibliography so far. The work per chunk is
-proportional to the chunk (plus a held-back tail bounded by the longest marker), so total cost
-stays linear. Feeding everything at once gives the same output as any split.
+Both sinks read whole lines (no marker spans a line break, so none is ever shown in part) and
+parse each *decided* block with the pipeline, the one parser ``render()`` uses, into one document
+state: numbering, labels, heading ids and checks are ``render()``'s own, and the stream has no
+block rules of its own — markdown-it's block rules say when a block is decided (:mod:`.blocks`).
 
-The stream is a front and two sinks: the front (:mod:`.holdback`) decides what may be shown yet,
-and hands it to the Markdown sink (:mod:`.markdown`) or the HTML sink (:mod:`.html`); both read
-code with the one fence and code-span rule (:mod:`.code`), and number sources through the plugin's
-numbering in one document state, so a streamed page is the one-shot page by construction.
+**How long a block may wait.** A block is shown when the parser has closed it: a heading or a
+thematic break at its line's end, a paragraph, quote or table at the blank line after it, a list,
+indented code, a fence, raw HTML or a note definition when the next block starts (or at ``close``).
+It waits longer when its output can still change, as the output only grows:
+
+* it looked up a link or note label not yet defined (``[text][ref]``, ``[text][]``, ``[ref]``,
+  ``[^note]`` — also text such as ``a[i]``): until a definition of every label it missed arrives,
+  or ``close``; every block after it waits with it;
+* Markdown: a block that cites waits until the answer shows ``[^`` (the export then labels
+  citations ``[^s1]``, apart from the model's own notes) or until ``close`` (then ``[^1]``); a
+  model's note definition that cites waits for ``close`` (its citations are numbered last).
+
+The model's notes section (HTML) and the note definitions (Markdown) come with ``close``. The
+work per decided block is the pipeline's on that block, plus one block-rule pass over the block
+still open at each line that may close it.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
-from ..plugin.numbering import lookup, reference_for, report_uncited
+from ..plugin.numbering import report_uncited
 from ..plugin.state import ENV_KEY, CitationState, Reference
 from ..rendering.heading_ids import SLUGS_KEY
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
 from ..syntax.residue import clean_html
-from .holdback import plain_prefix, quick_end, safe_end
 from .html import HtmlSink
 from .markdown import MarkdownSink
 
@@ -50,8 +59,11 @@ class StreamRenderer:
     :param options: the same :class:`citerender.RenderOptions` as ``render`` (or keyword
         arguments that build one: ``style``, ``theme``, ``unknown``, ``fmt``, ``html`` …); the
         bibliography comes from :meth:`bibliography_html` when the stream ends.
-    :param output: ``markdown`` (text with placeholders) or ``html`` (complete blocks).
-    :param placeholder: the Markdown placeholder for one source, ``{n}`` its number.
+    :param output: ``markdown`` (the Markdown export, block by block) or ``html`` (``render()``'s
+        page, block by block).
+    :param placeholder: no longer read: the Markdown stream writes the export's note labels
+        (``[^1]``, ``[^1-L2-L4]``, ``[^s1]`` beside the model's own notes); only its old default
+        is accepted.
     """
 
     def __init__(
@@ -65,80 +77,50 @@ class StreamRenderer:
     ) -> None:
         if output not in ("markdown", "html"):
             raise ValueError("output must be 'markdown' or 'html'")
+        if placeholder != "[^{n}]":
+            raise ValueError("placeholder is no longer read: the Markdown stream writes the Markdown export's labels")
         opts = RenderOptions.build(options, **kwargs)
         dialect = opts.dialect or getattr(registry, "dialect", None)  # (a non-registry is refused below)
-        if dialect is not None and output != "html":  # its numbers would pass through unread
-            raise ValueError(
-                f"dialect {dialect!r} is read by the HTML stream (output='html'), which renders with the"
-                " plugin; the Markdown stream rewrites markers only"
-            )
+        if dialect is not None and output != "html":
+            raise ValueError(f"dialect {dialect!r} is read by the HTML stream (output='html')")
         self.options = opts
         self.registry = registry
         self.output = output
         self.fmt = opts.fmt
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._pending = ""  # raw text not yet decided
         self._closed = False
-        # one document state for every block, numbered by the plugin's numbering
-        p = pipeline(replace(opts, bibliography=False, list_all=False, standalone=False))
-        env = p.new_env(registry, whole_document=False)
+        if output == "html":
+            p = pipeline(replace(opts, bibliography=False, list_all=False, standalone=False))
+        else:  # as the Markdown export parses (exports.parsed.parse_answer)
+            unknown = "keep" if opts.unknown == "error" else opts.unknown
+            p = pipeline(replace(opts, style="footnotes", bibliography=False, html=False, unknown=unknown))
+        env = p.new_env(registry, spans=output == "markdown", whole_document=False)
         env[SLUGS_KEY] = set()  # heading ids unique across blocks
         self._state: CitationState = env[ENV_KEY]
         self._diagnostics: list[Diagnostic] = []
         self._sink: HtmlSink | MarkdownSink = (
-            HtmlSink(p, env, self._state)
-            if output == "html"
-            else MarkdownSink(opts.fmt, self._numbers, placeholder, self._diagnostics, opts.keep_code_residue)
+            HtmlSink(p, env, self._state) if output == "html" else MarkdownSink(p, env, self._state, opts.html)
         )
-        self._prose = self._sink.prose if isinstance(self._sink, MarkdownSink) else None
-        # HTML is written a whole block at a time: a chunk inside a line of a block (most of them)
-        # only joins the line being built, added here without a call through the sink
-        self._partial = self._sink.partial if isinstance(self._sink, HtmlSink) else None
-        self._plain_prefix = plain_prefix(self.fmt)
+        self._partial = self._sink.partial  # a chunk without a line break only joins the line
 
     def feed(self, chunk: str | bytes) -> str:
         """Add a chunk; return what can be shown now (possibly empty)."""
         if self._closed:
             raise ValueError("feed() after close()")
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
-        if not text:
+        if "\n" not in text:  # no marker spans a line break: nothing is read before one
+            if text:
+                self._partial.append(text)
             return ""
-        partial = self._partial
-        if partial is not None:  # HTML reads whole lines: no marker spans a line break, so
-            if "\n" not in text:  # nothing is held back before one
-                partial.append(text)
-                return ""
-            return self._sink.write(text)
-        whole = self._pending + text if self._pending else text
-        k = self._plain_prefix(whole)  # most chunks are prose: shown at once, a word that may begin a mark held
-        if k >= 0:
-            self._pending = whole[k:]
-            if k == 0:
-                return ""
-            part = whole[:k]
-            out = self._prose(part) if self._prose is not None else None  # prose mid-line: in one step
-            return out if out is not None else self._sink.write(part, plain=True)
-        self._pending = whole
-        safe = quick_end(self._pending, self.fmt)
-        if safe is None:
-            safe = safe_end(self._pending, self.fmt)
-        if safe == 0:
-            return ""
-        committed, self._pending = self._pending[:safe], self._pending[safe:]
-        return self._sink.write(committed)
+        return self._sink.write(text)
 
     def close(self) -> str:
         """Flush everything (unterminated markers are reported and removed)."""
         if self._closed:
             return ""
         self._closed = True
-        committed = self._pending + self._decoder.decode(b"", final=True)
-        self._pending = ""
-        if self._partial is not None:  # HTML: the last line, complete or not, is read by close
-            self._partial.append(committed)
-            out = self._sink.close()
-        else:
-            out = (self._sink.write(committed) if committed else "") + self._sink.close()
+        self._partial.append(self._decoder.decode(b"", final=True))
+        out = self._sink.close()
         report_uncited(self._state, consulted=self.options.consulted)
         return out
 
@@ -157,19 +139,14 @@ class StreamRenderer:
         cited = load_theme(opts.theme).render_bibliography(refs, opts.style) if refs else ""
         return clean_html(cited + render_consulted(consulted))[0] if refs or consulted else ""
 
+    def bibliography_markdown(self) -> str:
+        """The Markdown twin of :meth:`bibliography_html`: empty, as ``close`` writes the note
+        definitions (and the sources listed apart) at the end of the Markdown export's text."""
+        return ""
+
     @property
     def diagnostics(self) -> list[Diagnostic]:
         return sorted(self._diagnostics + self._state.diagnostics, key=sort_key)
-
-    def _numbers(self, source_ids: Sequence[str]) -> list[int]:
-        """The numbers of the cited sources (unknown ones as ``unknown`` says), through the plugin's numbering."""
-        st = self._state
-        nums = []
-        for sid in source_ids:
-            source, known = lookup(st, sid, self.options.unknown, None)
-            if source is not None:
-                nums.append((st.by_id.get(sid) or reference_for(st, source, known=known)).number)
-        return sorted(set(nums))
 
 
 async def astream(

@@ -20,7 +20,6 @@ from markdown_it.token import Token
 __all__ = ["decided_end"]
 
 
-
 _CLOSED_BY_A_BLANK = frozenset({"paragraph_open", "blockquote_open", "table_open"})
 
 
