@@ -695,3 +695,15 @@ def test_a_compressed_name_says_so(tmp_path: Path, name: str) -> None:
     (tmp_path / name).write_bytes(b"x")
     refused(run_cli("check-dataset", tmp_path / name, "-o", tmp_path / "r.jsonl"), name, "compressed")
     refused(run_cli("check-dataset", tmp_path / "d.jsonl", "-o", tmp_path / "r.jsonl.gz"), "uncompressed")
+
+
+@pytest.mark.parametrize("items", [[1, 2], ["an answer?"], [[rec("a")]], [rec("a"), None, rec("b")]])
+def test_a_json_item_that_is_not_a_record_is_that_record_s_failure(tmp_path: Path, items: list[Any]) -> None:
+    (tmp_path / "d.json").write_text(json.dumps(items), encoding="utf-8")
+    r = run_cli("check-dataset", tmp_path / "d.json", "-o", tmp_path / "r.jsonl")
+    assert r.returncode == 1, r.stderr  # those records failed, the others were checked
+    results = list(read_results(tmp_path / "r.jsonl"))
+    assert len(results) == len(items)
+    for item, result in zip(items, results, strict=True):
+        assert (result["failure"] is None) == isinstance(item, dict)
+        assert isinstance(item, dict) or "not an object" in result["failure"]

@@ -274,7 +274,8 @@ def _json_list(p: Path) -> None:
 
 
 def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
-    """The items of a JSON list, streamed (a non-object item is taken as an answer's text). Built
+    """The items of a JSON list, streamed (an item that is not an object is that record's failure,
+    as a JSON Lines line that is not one). Built
     from the parser's events here, not by ijson's item builder, whose cost grows with the square
     of the nesting (30,000 levels: out of memory): an item nested deeper than :data:`MAX_DEPTH`
     is that item's failure, read past in linear time."""
@@ -300,7 +301,7 @@ def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
                         },
                     )
                 else:
-                    yield n, item if isinstance(item, dict) else {"answer": item}
+                    yield n, item if isinstance(item, dict) else {"__failure__": f"item {n}: not an object (a record)"}
         except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError) as e:
             raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
 
