@@ -271,3 +271,21 @@ def test_the_one_pass_keeps_ordinary_text() -> None:
         assert shown_text(text) == text
     assert shown_text(expand("gpt-4o{S}cite{D}turn0search0{E}")) == "gpt-4o"
     assert shown_text("a\nb\u2028c\x00d") == "a b c d"
+
+
+def test_titles_from_headings_and_names_pass_the_same_pass(tmp_path: Path) -> None:
+    """A folder build's title comes from front matter, else the first heading, else the file's
+    name: each passes the one pass; a name that holds a marker form is reported (its page's address
+    would show it), the rest built."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "b.md").write_text("# Heading\u2028two \ue205end\n\nHello.\n", encoding="utf-8")
+    (src / "plain name.md").write_text("Hello.\n", encoding="utf-8")
+    for name in [f"x{S}y", "notes citeturn0search0", "x%EE%88%80y", "x\\ue200y", "a\ue205b"]:
+        (src / f"{name}.md").write_text("Hi.\n", encoding="utf-8")
+    r = run_cli("build", src, tmp_path / "site")
+    assert r.returncode == 2 and r.stderr.count("holds a citation marker or its residue") == 5, r.stderr
+    _assert_clean_site(tmp_path / "site")
+    manifest = json.loads((tmp_path / "site" / ".citerender-manifest.json").read_text(encoding="utf-8"))
+    assert manifest["files"]["b.html"]["title"] == "Heading two end"
+    assert manifest["files"]["plain name.html"]["title"] == "plain name"

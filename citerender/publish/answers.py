@@ -14,7 +14,7 @@ from ..errors import CiterenderError
 from ..sources.files import load_sources, load_yaml, read_text_file
 from ..sources.model import Registry, registry_from_data
 from .manifest import settled
-from .shown import shown_text
+from .shown import holds_marker, shown_text
 
 __all__ = [
     "SIDE_SUFFIXES",
@@ -208,6 +208,8 @@ def page_name_problem(out_rel: str) -> str | None:
         out_rel.encode("utf-8")
     except UnicodeEncodeError:
         return "the file name is not UTF-8: rename it (the site's index, links and manifest are UTF-8)"
+    if holds_marker(out_rel):
+        return "the file name holds a citation marker or its residue: rename it (a page's name is shown in its address)"
     *folders, name = (len(part.encode("utf-8")) for part in out_rel.split("/"))
     if name > MAX_PAGE_NAME_BYTES or any(n > 255 for n in folders):
         return (

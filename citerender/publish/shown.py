@@ -19,7 +19,7 @@ from ..providers.threads import Conversation
 from ..sources.clean import display_text, no_surrogates
 from ..syntax.residue import RESIDUE, has_residue
 
-__all__ = ["one_line", "shown_conversation", "shown_markup", "shown_path", "shown_text"]
+__all__ = ["holds_marker", "one_line", "shown_conversation", "shown_markup", "shown_path", "shown_text"]
 
 #: visible forms that the answer's scanner leaves to context (they are read only at a word's
 #: boundary there) but that a title or a model name never holds as its own text
@@ -37,6 +37,12 @@ _ROUNDS = 8
 _TAG = re.compile(r"(<[^>]*>)")
 _CODE_OPEN = re.compile(r"<(?:code|pre)\b", re.I)
 _CODE_CLOSE = re.compile(r"</(?:code|pre)\s*>", re.I)
+
+
+def holds_marker(text: str) -> bool:
+    """Does ``text`` hold a marker form that :func:`shown_text` would remove (a file's name, which
+    a build cannot change: its page's name and address would show it)?"""
+    return has_residue(text) or _VISIBLE.search(text) is not None or display_text(text)[1]
 
 
 def shown_text(value: object, limit: int = 200) -> str:

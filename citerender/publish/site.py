@@ -34,7 +34,7 @@ from .manifest import (
     load_manifest,
 )
 from .pool import PageResult, Progress, run_pages
-from .shown import one_line, shown_path
+from .shown import one_line, shown_path, shown_text
 
 __all__ = ["BuildResult", "PageResult", "build_site", "owned_files", "summarise"]
 
@@ -74,7 +74,7 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         ans = load_answer(src, None if task["follow_outside"] else Path(task["root"]))
         theme = load_theme(opts.theme)
         r = render(ans.body, ans.registry, replace(opts, standalone=False))
-        title = ans.title or first_heading(ans.body) or src.stem
+        title = shown_text(ans.title or first_heading(ans.body) or src.stem) or "Untitled answer"  # one pass
         res.title = title
         page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"])
         page = clean_html(page)[0]  # the title comes from front matter: the same safety net as the body
