@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -183,3 +184,98 @@ def test_bibtex_reproducer_from_the_command_line(tmp_path: Path) -> None:
     r = run_cli("render", tmp_path / "a.md", "-s", tmp_path / "a.json", "--to", "bibtex")
     assert "url = {https://en.wikipedia.org/wiki/Caf%C3%A9}" in r.stdout
     assert "url = {https://www.google.com/search?q=a%20b&hl=en}" in r.stdout and "%25" not in r.stdout
+
+
+# ---------------------------------------------------------------------------------------------- F01
+
+REFUSED = r"""# Heading ftp://h.example/0
+
+Inline [x](ftp://a.example/1) and auto <ftp://a.example/2> and bare ftp://a.example/3, FTP://A.EXAMPLE/U.
+
+Ref [y][r] and [r]. Also [z](file:///etc/passwd), <irc://irc.example/x>, bare irc://x.example/y.
+
+- item ftp://a.example/4 sftp://a.example/5 ssh://x.example/y javascript:alert(1) data:text/html,x
+- nested > ftp://a.example/9 and xmpp:a@b.example and tel:+123 and file:///etc/hosts
+
+> quoted (ftp://a.example/10) and *ftp://a.example/11*
+
+[r]: ftp://a.example/6
+
+| a | b |
+|---|---|
+| ftp://a.example/7 | [t](ftp://a.example/8) |
+
+Kept: `ftp://code.example/` and [ok](https://ok.example/?u=ftp://q.example/) and the time:10 and https://fine.example/.
+
+```
+ftp://fence.example/
+```
+"""
+READERS = ["gfm", "markdown+autolink_bare_uris", "commonmark+autolink_bare_uris", "markdown"]
+
+
+def _hrefs(markdown: str, reader: str) -> list[str]:
+    html = subprocess.run([PANDOC, "-f", reader, "-t", "html"], input=markdown, capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    return [h for h in re.findall(r'href="([^"]*)"', html) if not h.startswith("#")]
+
+
+def _allowed(href: str) -> bool:
+    return href.lower().startswith(("http://", "https://", "mailto:"))
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_markdown_and_json_exports_link_nothing_html_refuses(reader: str) -> None:
+    """F01: no reader links a URL the allow-list refuses, in any form (inline, autolink, reference,
+    bare in a paragraph, heading, list, quote or table), in the Markdown, strip and JSON exports."""
+    p = parse_answer(REFUSED)
+    for name, out in (
+        ("markdown", to_markdown(p)),
+        ("strip", to_stripped(p)),
+        ("json", json.loads(to_json(p))["text"]),
+    ):
+        hrefs = _hrefs(out, reader)
+        assert all(_allowed(h) for h in hrefs), (name, reader, hrefs)
+        assert "`ftp://code.example/`" in out and "ftp://fence.example/\n" in out  # code as written
+        assert "https://ok.example/?u=ftp://q.example/" in out and "time:10" in out  # allowed links as written
+    assert all(_allowed(h) for h in re.findall(r'href="([^"]*)"', render_html(REFUSED)) if not h.startswith("#"))
+
+
+def render_html(text: str) -> str:
+    from citerender import render
+
+    return render(text).html
+
+
+def test_ai_sdk_export_carries_no_refused_link() -> None:
+    """F01: the AI SDK message's text and its source parts go through the same allow-list."""
+    from citerender.providers.aisdk import to_ui_message
+
+    reg = registry_from_data([{"id": "f", "title": "F", "url": "ftp://files.example/a"},
+                              {"id": "h", "title": "H", "url": "https://ok.example/"}])  # fmt: skip
+    p = parse_answer(f"See ftp://a.example/1 and [x](ftp://a.example/2){S}cite{D}f{E}{S}cite{D}h{E}.\n", reg)
+    msg = to_ui_message(p)
+    text = msg["parts"][0]["text"]
+    assert all(_allowed(h) for h in _hrefs(text, "gfm")), text
+    urls = [part.get("url") for part in msg["parts"] if part["type"].startswith("source")]
+    assert urls == [None, "https://ok.example/"]
+
+
+def test_json_offsets_hold_through_the_guards_escapes() -> None:
+    """A citation's offset in the JSON text is where it was, however many escapes come before it."""
+    reg = registry_from_data([{"id": "a", "title": "A"}])
+    text = f"See [x](ftp://a.example/) and ftp://b.example/ here{S}cite{D}a{E} then [y](javascript:alert(1)) end{S}cite{D}a{E}.\n"
+    data = json.loads(to_json(parse_answer(text, reg)))
+    clean = data["text"]
+    assert "ftp\\://b.example/" in clean
+    offsets = [c["clean"]["offset"] for c in data["citations"]]
+    assert [clean[o - 4 : o] for o in offsets] == ["here", " end"]
+
+
+def test_the_command_line_exports_keep_refused_links_text(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(REFUSED, encoding="utf-8")
+    for to in ("markdown", "json", "ai-sdk"):
+        r = run_cli("render", tmp_path / "a.md", "--to", to)
+        assert r.returncode == 0, r.stderr
+        body = r.stdout if to == "markdown" else json.dumps(json.loads(r.stdout))
+        assert "ftp://a.example/3" not in body.replace("\\\\", "\\"), to

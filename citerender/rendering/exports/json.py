@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,22 @@ def _input_offsets(raw: str) -> Callable[[int], int]:
     return lambda x: x + bisect_right(crlf, x - 1)
 
 
+def _through_escapes(before: str, after: str) -> Callable[[int], int]:
+    """Offsets in ``before`` moved onto ``after``: ``before`` with the guard's backslashes inserted
+    (an escaped link opener, bracket or bare scheme's colon). A citation stays before the escape
+    of the character that follows it."""
+    if before == after:
+        return lambda x: x
+    inserted: list[int] = []  # for each inserted character: the offset in ``before`` it precedes
+    i, n = 0, len(before)
+    for ch in after:
+        if i < n and before[i] == ch:
+            i += 1
+        else:
+            inserted.append(i)
+    return lambda x: x + bisect_left(inserted, x)
+
+
 def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
     return [
         {
@@ -60,8 +76,10 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
 def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
     positions: dict[int, int] = {}
-    clean = rewrite(p, lambda g: "", positions=positions)
-    clean = guard_markdown(finish(p, clean), allow_html=p.allow_html)  # front ends render it as Markdown
+    clean = finish(p, rewrite(p, lambda g: "", positions=positions))
+    guarded = guard_markdown(clean, allow_html=p.allow_html)  # front ends render it as Markdown
+    moved = _through_escapes(clean, guarded)
+    clean = guarded
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []
@@ -86,7 +104,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
                 "anchor": g.meta["anchor"],
                 "sources": sources,
                 "input": {"start": start, "end": end, "start_utf16": u_in(start), "end_utf16": u_in(end)},
-                "clean": {"offset": at, "offset_utf16": u_clean(at)},
+                "clean": {"offset": moved(at), "offset_utf16": u_clean(moved(at))},
                 "markers": [{"start": to_input(a), "end": to_input(b)} for a, b in g.meta["spans"]],
                 "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
             }

@@ -16,6 +16,7 @@ from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.residue import remove_residue
 from ..pipeline import permissive_reader
+from .bare_links import unlink_bare
 from .nesting import bound_nesting
 from .parsed import Parsed, finish, rewrite, source_label
 
@@ -114,13 +115,15 @@ def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
     and passes raw HTML through, so the export must not carry ``[x](javascript:…)`` (whether the
     model wrote it or residue removal made it) nor, by default, the model's ``<script>``. In each
     block holding one, the openers (``[`` and ``<``, or ``<`` of tags; outside code spans and our
-    ``[^n]`` notes) are escaped: the text reads the same, nothing is live.
+    ``[^n]`` notes) are escaped: the text reads the same, nothing is live. A bare URL a reader
+    would link by itself (GitHub's ``ftp://…``, pandoc's ``javascript:…``) has its scheme's colon
+    escaped (:func:`citerender.rendering.exports.bare_links.unlink_bare`).
     """
     markdown = bound_nesting(markdown)  # pandoc is exponential in nested brackets
     for attempt in range(4):
         ranges = unsafe_lines(markdown, allow_html=allow_html)
         if not ranges:
-            return markdown
+            return unlink_bare(markdown, _tokens)  # last: an escaped link's URL is left bare
         lines = markdown.split("\n")
         for first, last, opener in ranges:
             for i in range(first, min(last, len(lines))):
@@ -129,7 +132,12 @@ def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
         markdown = "\n".join(lines)
     if unsafe_lines(markdown, allow_html=allow_html):  # pragma: no cover - nothing is left to open
         raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
-    return markdown
+    return unlink_bare(markdown, _tokens)
+
+
+def _tokens(markdown: str) -> list[Token]:
+    """``markdown`` read as the guard reads it (every destination a link, raw HTML passed)."""
+    return permissive_reader().parse(markdown, {})
 
 
 def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = True) -> str:

@@ -1,0 +1,150 @@
+"""Bare URLs a Markdown reader links on its own, kept as text when the one URL allow-list
+(:func:`citerender.sources.urls.allowed_link`) refuses them.
+
+GitHub's reader (cmark-gfm, and pandoc's ``gfm``) links a bare ``ftp://host/…`` in running text;
+pandoc's ``autolink_bare_uris`` links any registered scheme (``javascript:…``, ``file:…``,
+``irc://…``). The HTML page never links them; the Markdown, JSON and AI SDK exports (their text is
+Markdown a front end renders) must not either, whether the model wrote the URL bare or the guard
+left it bare by escaping a link's brackets. The colon after the scheme is escaped (``ftp\\://``):
+a Markdown reader shows the same characters, and no reader finds a scheme there any more."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ...sources.urls import allowed_link
+
+__all__ = ["BARE_SCHEMES", "has_bare_link", "unlink_bare"]
+
+#: schemes a reader links bare without ``//`` after them (IANA's best known, as pandoc's list has
+#: them); any scheme followed by ``//`` is taken for a link whatever its name
+BARE_SCHEMES = frozenset(
+    {
+        "about",
+        "afp",
+        "blob",
+        "bitcoin",
+        "callto",
+        "chrome",
+        "chrome-extension",
+        "data",
+        "dns",
+        "doi",
+        "facetime",
+        "feed",
+        "file",
+        "ftp",
+        "ftps",
+        "geo",
+        "git",
+        "gopher",
+        "intent",
+        "irc",
+        "irc6",
+        "ircs",
+        "isbn",
+        "itms",
+        "itms-apps",
+        "jar",
+        "javascript",
+        "ldap",
+        "ldaps",
+        "magnet",
+        "mms",
+        "moz-extension",
+        "ms-msdt",
+        "ms-settings",
+        "msteams",
+        "mvn",
+        "news",
+        "nfs",
+        "nntp",
+        "pmid",
+        "resource",
+        "rsync",
+        "rtmp",
+        "rtsp",
+        "search-ms",
+        "sftp",
+        "sip",
+        "sips",
+        "skype",
+        "slack",
+        "sms",
+        "smb",
+        "snmp",
+        "spotify",
+        "ssh",
+        "steam",
+        "svn",
+        "tel",
+        "telnet",
+        "tftp",
+        "urn",
+        "vbscript",
+        "view-source",
+        "wais",
+        "webcal",
+        "ws",
+        "wss",
+        "xmpp",
+        "ymsgr",
+        "zoommtg",
+    }
+)
+# a scheme (not inside a longer word, not already escaped) and its colon, something after it
+_BARE = re.compile(r"(?<![A-Za-z0-9+.\-\\])([A-Za-z][A-Za-z0-9+.\-]{0,31}):(?=\S)")
+# what keeps its characters as written: a code span, an autolink or a tag (an escaped ``\<`` is text)
+_KEEP = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|(?<!\\)<[A-Za-z/!?][^<>\n]*>")
+
+
+def _refused(m: re.Match[str]) -> bool:
+    """Is ``m`` (a scheme and its colon) the start of a bare link the allow-list refuses?"""
+    scheme = m.group(1).lower()
+    if scheme not in BARE_SCHEMES and not m.string.startswith("//", m.end()):
+        return False
+    return not allowed_link(m.string[m.start() : m.end() + 2])
+
+
+def has_bare_link(text: str) -> bool:
+    """Does ``text`` (prose, as a reader sees it) hold a bare link the allow-list refuses?"""
+    return ":" in text and any(_refused(m) for m in _BARE.finditer(text))
+
+
+def _unlinked(line: str) -> str:
+    """``line`` with the colon of every refused bare scheme escaped, outside code spans and tags."""
+    out: list[str] = []
+    pos = 0
+    for keep in [*_KEEP.finditer(line), None]:
+        end = keep.start() if keep is not None else len(line)
+        part = line[pos:end]
+        out.append(_BARE.sub(lambda m: m.group(1) + "\\:" if _refused(m) else m.group(0), part))
+        if keep is not None:
+            out.append(keep.group(0))
+            pos = keep.end()
+    return "".join(out)
+
+
+def unlink_bare(markdown: str, parse: Callable[[str], Iterable[Any]]) -> str:
+    """``markdown`` with every refused bare link kept as text: the lines of each block whose prose
+    holds one (``parse``: the guard's reader, giving markdown-it tokens) are escaped; code blocks,
+    fences and code spans keep their characters."""
+    if not has_bare_link(markdown):
+        return markdown
+    lines = markdown.split("\n")
+    block_map: list[int] | None = None
+    done: set[int] = set()
+    for tok in parse(markdown):
+        if tok.map is not None:
+            block_map = tok.map
+        where = tok.map or block_map
+        if tok.type != "inline" or where is None or not tok.children:
+            continue
+        if any(c.type == "text" and has_bare_link(c.content) for c in tok.children):
+            for i in range(where[0], min(where[1], len(lines))):
+                if i not in done:
+                    done.add(i)
+                    lines[i] = _unlinked(lines[i])
+    return "\n".join(lines)
