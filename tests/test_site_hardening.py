@@ -133,12 +133,18 @@ def test_a_link_planted_after_the_theme_was_loaded_is_refused_when_read(tmp_path
         assert th.css
 
 
-def test_a_theme_holding_a_fifo_is_refused(tmp_path: Path) -> None:
+def test_a_theme_holding_a_fifo_or_a_loop_of_links_is_refused(tmp_path: Path) -> None:
     theme = tmp_path / "fifo"
     theme.mkdir()
     os.mkfifo(theme / "style.css")
     r = run_cli("render", "-", "--theme", theme, "--standalone", stdin="A.\n")
     assert r.returncode == 2 and "not a regular file" in r.stderr and "Traceback" not in r.stderr
+    loop = tmp_path / "loop"  # links that point at each other: refused, never a traceback
+    loop.mkdir()
+    (loop / "a.html.j2").symlink_to(loop / "b.html.j2")
+    (loop / "b.html.j2").symlink_to(loop / "a.html.j2")
+    r = run_cli("render", "-", "--theme", loop, "--standalone", stdin="A.\n")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
 
 
 def test_ordinary_themes_keep_working(tmp_path: Path) -> None:

@@ -325,28 +325,45 @@ def check_theme_folder(folder: Path, theme: str) -> None:
     folders and regular files (a FIFO would block a build), before a page is rendered with it."""
     todo, seen = [folder], 0
     while todo:
-        with os.scandir(todo.pop()) as entries:
-            for e in entries:
-                seen += 1
-                if seen > MAX_THEME_ENTRIES:
-                    raise CiterenderError(
-                        f"theme {theme!r}: the folder holds more than {MAX_THEME_ENTRIES:,} files",
-                        path=str(folder),
-                        hint="pass the theme's own folder (templates and style.css)",
-                    )
-                p = Path(e.path)
-                if e.is_symlink():
-                    real = p.resolve()
-                    if not real.is_relative_to(folder):
-                        raise _outside(theme, p, real)
-                elif e.is_dir(follow_symlinks=False):
-                    todo.append(p)
-                elif not stat.S_ISREG(e.stat(follow_symlinks=False).st_mode):
-                    raise CiterenderError(
-                        f"theme {theme!r}: {e.name} is not a regular file (a FIFO, device or socket)",
-                        path=str(p),
-                        hint="a theme holds templates and style.css",
-                    )
+        here = todo.pop()
+        try:
+            with os.scandir(here) as found:
+                entries = list(found)
+        except OSError as err:
+            why = err.strerror or err
+            raise CiterenderError(f"theme {theme!r}: cannot read {here.name}: {why}", path=str(here)) from None
+        seen += len(entries)
+        if seen > MAX_THEME_ENTRIES:
+            raise CiterenderError(
+                f"theme {theme!r}: the folder holds more than {MAX_THEME_ENTRIES:,} files",
+                path=str(folder),
+                hint="pass the theme's own folder (templates and style.css)",
+            )
+        for e in entries:
+            todo += _checked_entry(e, folder, theme)
+
+
+def _checked_entry(e: os.DirEntry[str], folder: Path, theme: str) -> list[Path]:
+    """A folder to look into (``[]`` for a file), or the error that refuses the theme."""
+    p = Path(e.path)
+    try:
+        if e.is_symlink():
+            real = p.resolve()
+            if not real.is_relative_to(folder):
+                raise _outside(theme, p, real)
+            return []
+        if e.is_dir(follow_symlinks=False):
+            return [p]
+        regular = stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
+    except (OSError, RuntimeError):  # gone meanwhile, or a loop of links
+        raise CiterenderError(f"theme {theme!r}: {e.name} cannot be read", path=str(p)) from None
+    if not regular:
+        raise CiterenderError(
+            f"theme {theme!r}: {e.name} is not a regular file (a FIFO, device or socket)",
+            path=str(p),
+            hint="a theme holds templates and style.css",
+        )
+    return []
 
 
 @lru_cache(maxsize=2)
