@@ -474,6 +474,30 @@ def test_any_offsets_leave_code_spans_and_links_intact(pieces: list[str], ends: 
         assert out.count(zone) == text.count(zone)
 
 
+#: texts built to make a Markdown scan slow: every scan of the placement rule stays linear
+HOSTILE_MARKDOWN: dict[str, Callable[[int], str]] = {
+    "link openers": lambda n: "[](" * n,
+    "unclosed brackets": lambda n: "[" * n + "]" * n,
+    "backtick runs of many lengths": lambda n: "".join("`" * (i % 50 + 1) + " x " for i in range(n // 25)),
+    "dotted words": lambda n: "a." * n,
+    "links": lambda n: "[a](https://x.example/p) " * (n // 5),
+    "autolink openers": lambda n: "<http:" * n,
+    "fences": lambda n: "```\nx\n" * (n // 3),
+    "code spans": lambda n: "`c` " * n,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_MARKDOWN))
+def test_the_placement_rule_is_linear_on_hostile_markdown(name: str) -> None:
+    def run(n: int) -> Callable[[], object]:
+        text = HOSTILE_MARKDOWN[name](n)
+        edits = [(k, k, f"{S}cite{D}s{E}") for k in range(0, len(text), max(1, len(text) // 50))]
+        return lambda: (insert_edits(text, edits), Zones(text, complete=False))
+
+    ratio = _cpu(run(60_000)) / max(_cpu(run(15_000)), 1e-3)
+    assert ratio <= 6, f"{name}: {ratio:.1f}x"
+
+
 # --------------------------------------------------------------------------- G21 live events never raise raw
 
 

@@ -28,8 +28,15 @@ _BRACKET = re.compile(r"[\[\]]")
 _AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[\w.-]+)>")
 #: a bare URL or domain, as linkify reads one (a host with a letter TLD, then any path)
 _BARE = re.compile(
-    r"(?<![A-Za-z0-9@-])(?:(?:https?|ftp)://|mailto:|www\.|(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b))"
+    r"(?:(?<![A-Za-z0-9@-])(?:(?:https?|ftp)://|mailto:|www\.)"
+    r"|(?<![\w@.-])(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b))"
     r"[^\s<]*"
+)
+#: what follows a link's ``]`` when it is an inline link: ``(dest "title")`` (CommonMark's forms,
+#: each part bounded so that no start costs more than a few thousand characters)
+_DEST = re.compile(
+    r"\([ \t\n]*(?:<[^<>\n]{0,2048}>|[^\s()<]{0,2048}(?:\([^\s()]{0,2048}\)[^\s()]{0,2048}){0,32})"
+    r"(?:[ \t\n]+(?:\"[^\"]{0,2048}\"|'[^']{0,2048}'|\([^()]{0,2048}\)))?[ \t\n]*\)"
 )
 _URL_TAIL = ".,:;!?*_~'\""
 _MAX_DEST = 2048  # longer destinations and titles are not looked for (keeps the scan linear)
@@ -269,31 +276,5 @@ def _link_end(text: str, at: int, end: int) -> int | None:
     if text[at] == "[":
         close = text.find("]", at + 1, min(end, at + 1 + _MAX_DEST))
         return close + 1 if close != -1 else None
-    if text[at] != "(":
-        return None
-    limit = min(end, at + _MAX_DEST)
-    i = _skip_space(text, at + 1, limit)
-    if i < limit and text[i] == "<":
-        gt = text.find(">", i, limit)
-        if gt == -1 or "\n" in text[i:gt]:
-            return None
-        i = gt + 1
-    else:
-        depth = 0
-        while i < limit and not text[i].isspace() and not (text[i] == ")" and depth == 0):
-            depth += {"(": 1, ")": -1}.get(text[i], 0) if not _escaped(text, i) else 0
-            i += 1
-    i = _skip_space(text, i, limit)
-    if i < limit and text[i] in "\"'(":
-        closer = ")" if text[i] == "(" else text[i]
-        q = text.find(closer, i + 1, limit)
-        if q == -1:
-            return None
-        i = _skip_space(text, q + 1, limit)
-    return i + 1 if i < limit and text[i] == ")" else None
-
-
-def _skip_space(text: str, i: int, limit: int) -> int:
-    while i < limit and text[i] in " \t\n":
-        i += 1
-    return i
+    m = _DEST.match(text, at, end) if text[at] == "(" else None
+    return m.end() if m else None
