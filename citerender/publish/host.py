@@ -216,6 +216,6 @@ def _named_file(meta: dict[str, Any], path: Path, root: Path) -> list[Path]:
     site's input, never published as a file of the site."""
     try:
         target = sources_file(meta, path, root)
+        return [target] if target is not None and target.is_file() else []
     except Exception:  # outside the docs, or not even a path: nothing of the site's to keep back
         return []
-    return [target] if target is not None and target.is_file() else []
