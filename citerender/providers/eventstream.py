@@ -85,7 +85,11 @@ def parse_eventstream(data: bytes, name: str) -> list[Any]:
             )
         try:
             body = json.loads(payload) if payload else {}
-        except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
+        except RecursionError:
+            raise CiterenderError(
+                f"event stream message at byte {at}: its payload is nested too deeply", path=name
+            ) from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise CiterenderError(f"event stream message at byte {at}: its payload is not JSON", path=name) from None
         events.append({str(headers.get(":event-type", "event")): body})
         at = end
