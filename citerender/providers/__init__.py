@@ -21,7 +21,9 @@ and says what each number names (``Registry.dialect`` and ``numbered``): the plu
 where it reads inline Markdown (:mod:`citerender.plugin.dialects`), so code keeps them.
 
 Every provider's text positions go through :mod:`.offsets` (one unit, checked against the cited
-text, placed after the last word); what had to be repaired is reported in ``Adapted.notes``.
+text, placed after the last word); what had to be repaired is reported in ``Adapted.notes``. Every
+citation then lands where the one placement rule of :mod:`.zones` lets it, whatever the offsets:
+never inside inline code, a link, a URL or a code block (``insert_edits``, and the live stream).
 
 Streaming event sequences (OpenAI Responses events, Anthropic message events) are folded into
 the final response first (:func:`collect_events`).
