@@ -99,7 +99,9 @@ class StreamRenderer:
         self._state: CitationState = env[ENV_KEY]
         self._diagnostics: list[Diagnostic] = []
         self._sink: HtmlSink | MarkdownSink = (
-            HtmlSink(p, env, self._state) if output == "html" else MarkdownSink(p, env, self._state, opts.html)
+            HtmlSink(p, env, self._state)
+            if output == "html"
+            else MarkdownSink(p, env, self._state, allow_html=opts.html, consulted=opts.consulted)
         )
         self._partial = self._sink.partial  # a chunk without a line break only joins the line
 
@@ -121,7 +123,8 @@ class StreamRenderer:
         self._closed = True
         self._partial.append(self._decoder.decode(b"", final=True))
         out = self._sink.close()
-        report_uncited(self._state, consulted=self.options.consulted)
+        if self.output == "html":  # (the Markdown sink reports before it writes the sources listed apart)
+            report_uncited(self._state, consulted=self.options.consulted)
         return out
 
     @property
