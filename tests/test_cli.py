@@ -320,5 +320,5 @@ def test_units_on_html_without_beautifulsoup_names_the_extra(tmp_path: Path, mon
     monkeypatch.setitem(sys.modules, "bs4", None)  # as if beautifulsoup4 were not installed
     r = run_cli("units", str(page), "-o", str(tmp_path / "registry.json"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "pip install 'citerender[html]'" in r.stderr
+    assert "citerender[html]" in r.stderr and "pip install -e '.[html]'" in r.stderr
     assert not (tmp_path / "registry.json").exists()

@@ -4,6 +4,7 @@ conversation pages use it)."""
 from __future__ import annotations
 
 import argparse
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CiterenderError
@@ -11,7 +12,7 @@ from ..errors import CiterenderError
 if TYPE_CHECKING:
     from ..options import RenderOptions
 
-__all__ = ["cli_options", "cli_scorer"]
+__all__ = ["cli_options", "cli_scorer", "require_extra"]
 
 
 def cli_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
@@ -31,6 +32,23 @@ def cli_scorer(a: argparse.Namespace):  # type: ignore[no-untyped-def]
     from .scorer import load_scorer
 
     return load_scorer(spec)
+
+
+def require_extra(extra: str, module: str, needed_for: str) -> None:
+    """Stop before any work when ``needed_for`` needs the optional extra ``extra`` and its ``module``
+    cannot be imported: a usage error naming the extra (``citerender[pdf]``) and how to install it."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise CiterenderError(
+            f"{needed_for} needs the {extra} extra (citerender[{extra}]): {module.split('.')[0]} is not installed",
+            hint=f"install it from the citerender clone: pip install -e '.[{extra}]'",
+        ) from None
+    except OSError as e:  # installed, but its system libraries are missing (WeasyPrint without Pango)
+        raise CiterenderError(
+            f"{needed_for} needs the {extra} extra (citerender[{extra}]), which cannot start: {e}",
+            hint="install its system libraries (WeasyPrint: Debian's libpango-1.0-0 libpangoft2-1.0-0)",
+        ) from None
 
 
 def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:

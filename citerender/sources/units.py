@@ -94,8 +94,8 @@ def html_to_lines(html: str) -> tuple[str | None, list[str]]:
         from bs4 import BeautifulSoup, Tag  # lazy: only HTML input pays for it
     except ModuleNotFoundError:
         raise CiterenderError(
-            "reading an HTML page needs BeautifulSoup, which is not installed",
-            hint="pip install 'citerender[html]' (or give the page as text or Markdown)",
+            "reading an HTML page needs the html extra (citerender[html]): BeautifulSoup is not installed",
+            hint="install it from the citerender clone: pip install -e '.[html]' (or give the page as text or Markdown)",
         ) from None
 
     soup = BeautifulSoup(html, "html.parser")

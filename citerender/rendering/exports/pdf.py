@@ -10,7 +10,7 @@ __all__ = ["to_pdf"]
 
 
 def to_pdf(html: str) -> bytes:
-    """A PDF of a standalone page, through WeasyPrint (``pip install 'citerender[pdf]'``).
+    """A PDF of a standalone page, through WeasyPrint (the ``pdf`` extra).
 
     Nothing is fetched: only ``data:`` resources are allowed, like the page's own CSP.
     """
@@ -18,7 +18,8 @@ def to_pdf(html: str) -> bytes:
         import weasyprint
     except ImportError:
         raise CiterenderError(
-            "PDF export needs WeasyPrint, which is not installed", hint="pip install 'citerender[pdf]'"
+            "PDF export needs the pdf extra (citerender[pdf]): WeasyPrint is not installed",
+            hint="install it from the citerender clone: pip install -e '.[pdf]'",
         ) from None
     except OSError as e:  # WeasyPrint installed without its system libraries (Pango)
         raise CiterenderError(
