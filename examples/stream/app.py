@@ -1,6 +1,9 @@
 """Stream a recorded answer into the browser, citations and hover cards appearing as they arrive.
 
-Run: ``flask --app examples/stream/app.py run``, then open http://127.0.0.1:5000/.
+It needs the web extra (Flask): in the citerender clone, ``pip install -e '.[web]'``. Run:
+``flask --app examples/stream/app.py run`` (or ``python examples/stream/app.py``), then open
+http://127.0.0.1:5000/. Without Flask it says so and exits 1.
+
 The server replays the worked example's answer in 20-character chunks (as a model would send
 them) through ``StreamRenderer``; the page appends each complete block it receives over
 server-sent events. No raw marker is ever sent, so none can flash on screen.
@@ -13,7 +16,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from flask import Flask, Response
+try:
+    from flask import Flask, Response
+except ImportError:  # before anything else: say which extra to install, no traceback
+    raise SystemExit(
+        "examples/stream/app.py needs Flask, from the web extra (citerender[web]): "
+        "pip install -e '.[web]' in the citerender clone"
+    ) from None
 
 from citerender import StreamRenderer, load_sources, stylesheet
 
@@ -85,3 +94,6 @@ def create_app(delay: float = 0.01) -> Flask:
 
 
 app = create_app()
+
+if __name__ == "__main__":
+    app.run()

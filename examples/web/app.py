@@ -1,4 +1,6 @@
-"""A small Flask app serving a rendered answer: ``flask --app examples/web/app.py run``.
+"""A small Flask app serving a rendered answer. It needs the web extra (Flask): in the citerender
+clone, ``pip install -e '.[web]'``, then ``flask --app examples/web/app.py run`` (or
+``python examples/web/app.py``). Without Flask it says so and exits 1.
 
 The answer and its sources are the worked example's; the template uses the ``citations``
 filter and links the theme's stylesheet.
@@ -8,7 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, Response, render_template_string
+try:
+    from flask import Flask, Response, render_template_string
+except ImportError:  # before anything else: say which extra to install, no traceback
+    raise SystemExit(
+        "examples/web/app.py needs Flask, from the web extra (citerender[web]): "
+        "pip install -e '.[web]' in the citerender clone"
+    ) from None
 
 from citerender import install_filter, load_sources, stylesheet
 
@@ -49,3 +57,6 @@ def create_app() -> Flask:
 
 
 app = create_app()
+
+if __name__ == "__main__":
+    app.run()
