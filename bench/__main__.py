@@ -420,7 +420,7 @@ def bench_import(rep: Report) -> None:
 
 _DATASET_RUN = """
 import resource, sys
-from citerender.publish.check_dataset import check_dataset
+from citerender.evaluate.check_dataset import check_dataset
 check_dataset(sys.argv[1], sys.argv[2], resume=False)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
@@ -429,7 +429,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 def bench_dataset(rep: Report, tmp: Path, quick: bool) -> None:
     """check_record's throughput on the chat answer, and check-dataset's peak memory as the dataset
     grows tenfold (records stream in and out: it should not grow)."""
-    from citerender.publish.records import check_record
+    from citerender.evaluate.records import check_record
 
     print("\n# check-dataset: records per CPU-second, peak memory (CPU time)", flush=True)
     c = inputs.chat()

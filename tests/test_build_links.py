@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES, ROOT, run_cli
 
 from citerender import CiterenderError
-from citerender.publish.files import linked_part, write_atomic
+from citerender.jobs.files import linked_part, write_atomic
 
 REPRODUCER = ROOT.parent / "shared" / "reproducers" / "round4" / "G20-build-symlinked-output-dir.sh"
 EXPORT = FIXTURES / "chatgpt" / "conversations.json"

@@ -14,12 +14,12 @@ import pytest
 from conftest import run_cli
 
 from citerender import check
+from citerender.evaluate.check_dataset import check_dataset
+from citerender.evaluate.datasets import read_records
+from citerender.evaluate.metrics import Totals, wilson
+from citerender.evaluate.records import check_record
+from citerender.evaluate.results_file import read_results
 from citerender.providers import adapt
-from citerender.publish.check_dataset import check_dataset
-from citerender.publish.datasets import read_records
-from citerender.publish.quality_rows import Totals, wilson
-from citerender.publish.records import check_record
-from citerender.publish.results_file import read_results
 from citerender.sources.model import registry_from_data
 
 S, D, E = "\ue200", "\ue202", "\ue201"

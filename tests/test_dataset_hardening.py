@@ -26,10 +26,10 @@ import pytest
 from conftest import run_cli
 
 from citerender.errors import CiterenderError
-from citerender.publish.check_dataset import check_dataset
-from citerender.publish.dataset_report import LISTED, write_report
-from citerender.publish.datasets import MAX_DEPTH, read_records
-from citerender.publish.results_file import read_results
+from citerender.evaluate.check_dataset import check_dataset
+from citerender.evaluate.datasets import MAX_DEPTH, read_records
+from citerender.evaluate.report import LISTED, write_report
+from citerender.evaluate.results_file import read_results
 
 S, D, E = "\ue200", "\ue202", "\ue201"
 SOURCES = [{"id": "s1", "title": "T", "url": "https://a.example/", "lines": ["The fee is ten dollars."]}]
@@ -130,7 +130,7 @@ def test_every_parquet_column_type_passes_as_text(tmp_path: Path, name: str, out
 
 
 def test_parquet_values_as_text() -> None:
-    from citerender.publish.datasets import plain
+    from citerender.evaluate.datasets import plain
 
     assert plain(datetime.datetime(2024, 1, 1, 12)) == "2024-01-01T12:00:00"
     assert plain(decimal.Decimal("1.230")) == "1.230"

@@ -507,7 +507,7 @@ def test_streamed_markdown_does_not_depend_on_the_split(first: str, second: str)
 
 
 def test_the_temporary_file_never_follows_a_planted_link(tmp_path: Path) -> None:
-    from citerender.publish.files import write_atomic
+    from citerender.jobs.files import write_atomic
 
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me", encoding="utf-8")
@@ -524,7 +524,7 @@ def test_a_device_or_pipe_as_output_is_written_in_place_never_replaced(tmp_path:
     import stat
     import threading
 
-    from citerender.publish.files import write_atomic
+    from citerender.jobs.files import write_atomic
 
     r = subprocess.run(
         [sys.executable, "-m", "citerender.cli", "render", str(EXAMPLES / "handbook" / "answer.md"), "--sources",

@@ -15,9 +15,9 @@ from bs4 import BeautifulSoup
 from conftest import assert_no_marker, expand, run_cli
 
 from citerender import CiterenderError
+from citerender.jobs.pool import BATCH, PageResult, run_pages
 from citerender.publish.answers import load_answer, split_front_matter
 from citerender.publish.manifest import MANIFEST
-from citerender.publish.pool import BATCH, PageResult, run_pages
 from citerender.publish.site import build_site
 
 SOURCES = [

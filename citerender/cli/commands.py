@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import CiterenderError
+from ..jobs.files import write_atomic
 from ..providers.inputs import read_input
-from ..publish.files import write_atomic
 from ..syntax.escapes import visible
 from .answers import answer_input, read_answer
-from .options import cli_options, cli_scorer
+from .options import cli_options, cli_scorer, require_extra
 from .transcripts import render_conversation_page
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ig
         head = Path(paths[0]).read_text(encoding="utf-8", errors="replace")[:200].lstrip()
         if head.startswith(("Citation Marker:", "<BLOCK")):
             return load_sources(paths[0])
+    html = [p for p in paths if Path(p).suffix.lower() in (".html", ".htm")]
+    if html:  # before any document is read: a missing extra is said first, and nothing is written
+        require_extra("html", "bs4", f"reading an HTML page ({html[0]})")
     ids = a.ids or ("block" if getattr(a, "format", "tool") == "blocks" else "turn")
     docs = [load_document(p) for p in paths]
     return make_units(
@@ -217,6 +220,8 @@ def cmd_render(a: argparse.Namespace) -> int:
 
     _refuse_overwriting_inputs(a.output, a.answer, getattr(a, "sources", None))
     _refuse_options_without_effect(a)
+    if a.to == "pdf":  # before the answer is read or rendered: a missing extra is said first
+        require_extra("pdf", "weasyprint", "render --to pdf")
     src = read_input(a.answer, getattr(a, "from_", None))  # the one read of the input
     if src.kind in ("export", "transcript"):
         if a.sources:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
-from ..publish.files import write_atomic
+from ..jobs.files import write_atomic
 from .options import cli_scorer
 
 __all__ = ["add_check_dataset", "cmd_check_dataset", "same_file"]
@@ -43,8 +43,8 @@ def add_check_dataset(sub: Any, add_scorer: Any) -> None:
 
 
 def cmd_check_dataset(a: argparse.Namespace) -> int:
+    from ..evaluate.check_dataset import check_dataset
     from ..options import RenderOptions
-    from ..publish.check_dataset import check_dataset
 
     _distinct_outputs(a)
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
@@ -64,7 +64,7 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
     if a.summary:
         write_atomic(a.summary, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     if a.report:
-        from ..publish.dataset_report import write_report
+        from ..evaluate.report import write_report
 
         write_report(summary, a.report, opts)
     _print_summary(data)
@@ -96,7 +96,7 @@ def _distinct_outputs(a: argparse.Namespace) -> None:
 
 
 def _print_summary(data: dict[str, Any]) -> None:
-    from ..publish.check_dataset import one_line
+    from ..evaluate.check_dataset import one_line
 
     print(one_line(f"judge: {data['judge']}"))
     resumed = f", {data['skipped']} already in the results" if data["skipped"] else ""

@@ -7,8 +7,8 @@ import argparse
 import sys
 
 from ..errors import CiterenderError
+from ..jobs.files import write_atomic
 from ..providers.inputs import Input
-from ..publish.files import write_atomic
 from ..syntax.escapes import visible
 from .options import cli_options
 

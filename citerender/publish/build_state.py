@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..jobs.files import refuse_links, write_atomic
+from ..jobs.pool import PageResult
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
 from ..syntax.residue import clean_html
 from .answers import page_name_problem, sidecar_for, sources_file, split_front_matter
-from .files import refuse_links, write_atomic
 from .manifest import (
     MANIFEST,
     file_stamp,
@@ -26,7 +27,6 @@ from .manifest import (
     settled,
     unchanged,
 )
-from .pool import PageResult
 from .shown import shown_path
 
 __all__ = ["ASSET_CSS", "Build", "options_key", "write_output"]

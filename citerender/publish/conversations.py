@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TextIO
 
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
+from ..jobs.pool import PageResult, Progress, run_pages
 from ..options import RenderOptions
 from ..providers.archive import MAX_INFLATED_BYTES, read_raw
 from ..providers.exports import conversation
@@ -39,7 +40,6 @@ from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
 from .build_state import ASSET_CSS, Build, options_key, write_output
 from .manifest import hash_bytes, unchanged
-from .pool import PageResult, Progress, run_pages
 from .shown import shown_conversation, shown_markup, shown_text
 from .site import BuildResult, owned_files
 

@@ -17,8 +17,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import CiterenderError
+from ..jobs.files import write_atomic
 from ..syntax.residue import remove_residue
-from .files import write_atomic
 
 __all__ = [
     "MANIFEST",

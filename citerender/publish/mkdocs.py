@@ -22,10 +22,10 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 
 from ..errors import CiterenderError
+from ..jobs.files import write_atomic
 from ..options import DIALECTS, STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
 from .answers import SIDE_SUFFIXES, split_front_matter
-from .files import write_atomic
 from .host import SUPPORT_LEVELS, Transformed, host_css, page_prefix, prepare_page
 
 CSS_PATH = "assets/citerender.css"

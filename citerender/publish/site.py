@@ -19,6 +19,8 @@ from typing import Any, TextIO
 
 from ..diagnostics import in_file
 from ..errors import CiterenderError, internal_failure
+from ..jobs.files import refuse_links
+from ..jobs.pool import PageResult, Progress, run_pages
 from ..options import RenderOptions
 from ..rendering.html import render
 from ..rendering.themes import load_theme
@@ -27,13 +29,11 @@ from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .answers import find_answers, load_answer
 from .build_state import ASSET_CSS, Build, write_output
-from .files import refuse_links
 from .manifest import (
     MANIFEST,
     hash_bytes,
     load_manifest,
 )
-from .pool import PageResult, Progress, run_pages
 from .shown import one_line, shown_path, shown_text
 
 __all__ = ["BuildResult", "PageResult", "build_site", "owned_files", "summarise"]

@@ -26,11 +26,11 @@ from typing import Any
 from docutils import nodes
 
 from ..errors import CiterenderError
+from ..jobs.files import write_atomic
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..syntax.escapes import visible
 from .answers import split_front_matter
-from .files import write_atomic
 from .host import host_css, page_prefix, prepare_page
 
 CSS_NAME = "citerender.css"

@@ -1,5 +1,5 @@
 """Citation quality as rows: one answer's claims and metrics as plain data (what
-:func:`citerender.publish.records.check_record` returns), and their reduction over a dataset,
+:func:`citerender.evaluate.records.check_record` returns), and their reduction over a dataset,
 per group, with confidence intervals — the same code on one machine and after a cluster's map.
 
 The measures, for an answer and summed over a group:
@@ -188,7 +188,7 @@ class Totals:
 
 def result_problem(result: Any) -> str | None:
     """Why ``result`` (a line of a results file, read back to resume) is not a result
-    :func:`citerender.publish.records.check_record` could have made, or None when it is one.
+    :func:`citerender.evaluate.records.check_record` could have made, or None when it is one.
 
     A hand-edited or foreign line must not reach :class:`Totals` (a rate of -5, 1e309 or text, a
     diagnostic without a code): every field's type, each count (a whole number, 1 answer) and each

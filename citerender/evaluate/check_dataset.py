@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import CiterenderError
+from ..jobs.pool import Progress, run_pages
 from ..options import RenderOptions
 from ..syntax.escapes import visible
 from .datasets import read_records, results_format
-from .pool import Progress, run_pages
-from .quality_rows import Totals
+from .metrics import Totals
 from .records import check_record
 from .results_file import ResultsWriter, done_ids, read_results
 

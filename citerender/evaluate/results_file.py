@@ -1,6 +1,6 @@
 """The results file of ``check-dataset``: written as results come (JSON Lines appended, JSON and
 Parquet replaced whole at the end), and read back to resume — where every line must be a result
-(:func:`~citerender.publish.quality_rows.result_problem`): a hand-edited or foreign line is an
+(:func:`~citerender.evaluate.metrics.result_problem`): a hand-edited or foreign line is an
 input error naming it, never a traceback, and the file is left as it was.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import CiterenderError
 from .datasets import BATCH, MAX_LINE_BYTES, dataset_format, numbered_records, pyarrow_modules, results_format
-from .quality_rows import result_problem
+from .metrics import result_problem
 
 __all__ = ["ResultsWriter", "done_ids", "read_results"]
 
@@ -62,7 +62,7 @@ def _repair_tail(p: Path) -> None:
 
 
 def read_results(p: str | Path, *, partial_tail: bool = False) -> Iterator[dict[str, Any]]:
-    """The records of a results file, as :func:`citerender.publish.records.check_record` made
+    """The records of a results file, as :func:`citerender.evaluate.records.check_record` made
     them; a line (or row) that is not one is an input error naming it (``partial_tail`` as for
     :func:`numbered_records`)."""
     p = Path(p)

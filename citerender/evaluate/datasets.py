@@ -4,7 +4,7 @@ streams of records (a batch at a time), so memory does not grow with the dataset
 Parquet needs ``pyarrow`` (``pip install 'citerender[parquet]'``). A results file keeps one record
 per answer: JSON Lines as they are, Parquet with the nested parts (columns, diagnostics, claims,
 metrics) as JSON text columns, so reading either back gives the same records (see
-:mod:`citerender.publish.results_file`).
+:mod:`citerender.evaluate.results_file`).
 
 What is read is checked as it enters, so a run never ends in a traceback: a dataset is UTF-8 (a
 gzip-compressed JSON Lines or JSON file is read through gzip; any other compression is refused),

@@ -26,12 +26,12 @@ from markupsafe import Markup
 
 from ..codes import CODES
 from ..errors import CiterenderError
+from ..jobs.files import write_atomic
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..syntax.residue import clean_html
 from .check_dataset import DatasetSummary, group_key, one_line
-from .files import write_atomic
-from .quality_rows import Totals
+from .metrics import Totals
 from .records import render_checked
 
 __all__ = ["write_report"]

@@ -1,0 +1,129 @@
+"""One answer record in, one result out: the per-record check of a dataset, run by
+``check-dataset`` or mapped by an engine that already spreads work over machines (Dask, Ray,
+Spark). :func:`check_record` takes and returns plain, picklable data, never raises for a bad
+record and reports the failure in the result instead; :func:`render_checked` renders the page a
+report links to. See ``docs/scale.md``; rendering records is :mod:`citerender.publish.records`."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..errors import CiterenderError, internal_failure
+from ..options import RenderOptions
+from ..rendering.html import render
+from ..sources.model import Registry, registry_from_data
+
+__all__ = ["answer_of", "check_record", "render_checked"]
+
+
+def check_record(
+    record: Mapping[str, Any],
+    options: RenderOptions | None = None,
+    *,
+    id_col: str = "id",
+    answer_col: str = "answer",
+    sources_col: str = "sources",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """Check one record: ``{"id", "answer" | a provider response, "sources"?, other columns}``.
+
+    The answer is Markdown with markers, or a saved provider response (an object, a list of
+    streaming events, or their JSON text): its citations are read by the adapters. Returns plain
+    data: ``{"id", "columns", "diagnostics", "claims", "metrics", "failure"}`` — the other columns
+    (model, prompt, run …) as given, every diagnostic ``check`` gives for the same answer, a row
+    per claim (see :mod:`citerender.evaluate.metrics`) and the answer's counts and rates.
+    Never raises for a bad record: ``failure`` says why. ``options`` (``scorer=``, ``fmt`` …) as
+    for :func:`citerender.check`."""
+    from ..model.check import check_with_reports
+    from .metrics import answer_metrics, claim_rows
+
+    opts = RenderOptions.build(options, **kwargs)
+    ok = isinstance(record, Mapping)
+    out: dict[str, Any] = {
+        "id": record.get(id_col) if ok else None,
+        "columns": {k: v for k, v in record.items() if k not in (id_col, answer_col, sources_col)} if ok else {},
+        "diagnostics": [],
+        "claims": [],
+        "metrics": {},
+        "failure": None,
+    }
+    try:
+        if not ok:
+            raise CiterenderError(f"a record must be an object, not {type(record).__name__}")
+        text, registry, notes = answer_of(record, answer_col, sources_col, out["id"])
+        diagnostics, quality, support = check_with_reports(text, registry, opts)
+        found = [*notes, *diagnostics]
+        out["diagnostics"] = [d.to_dict() for d in found]
+        out["claims"] = claim_rows(text, support.claims)
+        out["metrics"] = answer_metrics(out["claims"], quality.to_dict(), (d.code for d in found))
+    except CiterenderError as e:
+        out["failure"] = str(e)
+    except Exception as e:  # a bug of ours must not cost the rest of the dataset its results
+        out["failure"] = internal_failure(e)
+    return out
+
+
+def render_checked(
+    record: Mapping[str, Any],
+    options: RenderOptions | None = None,
+    *,
+    id_col: str = "id",
+    answer_col: str = "answer",
+    sources_col: str = "sources",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """:func:`render_record` of the very answer :func:`check_record` checked with the same
+    columns (a provider response adapted, its text shown): ``{"id", "html", "css", "failure"}``,
+    never raising for a bad record. The report of a dataset check pages its worst answers so."""
+    opts = RenderOptions.build(options, **kwargs)
+    rid = record.get(id_col)
+    out: dict[str, Any] = {"id": rid, "html": "", "css": "", "failure": None}
+    try:
+        text, registry, _ = answer_of(record, answer_col, sources_col, rid)
+        title = record.get("title")
+        r = render(text, registry, opts, title=title if isinstance(title, str) else None)
+    except CiterenderError as e:
+        out["failure"] = str(e)
+    except Exception as e:  # a bug of ours must not cost the report its other pages
+        out["failure"] = internal_failure(e)
+    else:
+        out["html"], out["css"] = r.html, r.css
+    return out
+
+
+def answer_of(
+    record: Mapping[str, Any], answer_col: str, sources_col: str, rid: object
+) -> tuple[str, Registry | None, list[Diagnostic]]:
+    """The answer's Markdown, its registry and what the adapter noted: a provider response is
+    adapted, its sources column (if any) supplying what its citations name by id."""
+    answer = record.get(answer_col)
+    data = record.get(sources_col)
+    where = f"record {str(rid)[:80]}"
+    registry = None if data is None else registry_from_data(_json(data, where), path=where)
+    if isinstance(answer, str) and answer.lstrip()[:1] in ("{", "["):
+        with contextlib.suppress(ValueError):  # else Markdown that opens with a bracket
+            answer = json.loads(answer)  # a response saved as text in a table column
+    if isinstance(answer, Mapping | list):
+        from ..providers import adapt
+
+        adapted = adapt(answer, sources=registry)
+        return adapted.text, adapted.registry, [Diagnostic.make(c, m) for c, m in adapted.notes]
+    if not isinstance(answer, str):
+        raise CiterenderError(
+            f"the record has no {answer_col!r} text or response", hint="name the column with --answer-col"
+        )
+    return answer, registry, []
+
+
+def _json(data: Any, where: str) -> Any:
+    """Sources as a table column may hold JSON text."""
+    if isinstance(data, str):
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise CiterenderError("the sources column is not JSON", path=where) from None
+    return data
