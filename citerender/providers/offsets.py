@@ -10,8 +10,11 @@ note ``(code, message)`` — never dropped silently."""
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 __all__ = [
     "UNITS",
@@ -25,6 +28,7 @@ __all__ = [
 ]
 
 UNITS = ("codepoint", "utf16", "utf8")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SPACE = re.compile(r"\s+")
 _CLOSING = ".,;:!?)]}\"'\u201d\u2019\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u300d\u300f"
 
@@ -37,12 +41,13 @@ def _width(ch: str, unit: str) -> int:
     return 1
 
 
-def _table(text: str, unit: str) -> list[int]:
-    """Cumulative widths: ``table[i]`` is the offset, in ``unit``, where character ``i`` starts."""
-    out = [0]
-    for ch in text:
-        out.append(out[-1] + _width(ch, unit))
-    return out
+def _table(text: str, unit: str) -> Sequence[int]:
+    """Cumulative widths: ``table[i]`` is the offset, in ``unit``, where character ``i`` starts
+    (a ``range`` when every character is one unit wide, else a compact array: a large answer's
+    table costs 8 bytes a character, not a Python int's 36)."""
+    if unit == "codepoint" or text.isascii() or (unit == "utf16" and _ASTRAL.search(text) is None):
+        return range(len(text) + 1)
+    return array("q", accumulate((_width(ch, unit) for ch in text), initial=0))
 
 
 def to_codepoints(text: str, offset: int, unit: str) -> int:
@@ -50,7 +55,7 @@ def to_codepoints(text: str, offset: int, unit: str) -> int:
     return offset if unit == "codepoint" else _index(_table(text, unit), offset)
 
 
-def _index(table: list[int], offset: int) -> int:
+def _index(table: Sequence[int], offset: int) -> int:
     return max(0, bisect_right(table, offset) - 1)
 
 
@@ -93,8 +98,8 @@ class LooseText:
 
     def __init__(self, text: str) -> None:
         flat: list[str] = []
-        to_flat: list[int] = []  # text index → flat index (the flat length of text[:i])
-        to_text: list[int] = []  # flat index → text index
+        to_flat = array("q")  # text index → flat index (the flat length of text[:i])
+        to_text = array("q")  # flat index → text index
         pos = n = 0
         for m in _SPACE.finditer(text):
             a, b = m.span()
@@ -165,10 +170,10 @@ class SpanReader:
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {', '.join(UNITS)}")
         self.text, self.unit = text, unit
-        self._tables: dict[str, list[int]] = {}
+        self._tables: dict[str, Sequence[int]] = {}
         self.loose_text: LooseText | None = None
 
-    def _units(self, unit: str) -> list[int]:
+    def _units(self, unit: str) -> Sequence[int]:
         """The text's table in ``unit`` (built once per reader)."""
         table = self._tables.get(unit)
         if table is None:
