@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..jobs.files import write_atomic
-from .options import cli_scorer
+from .options import cli_scorer, require_extra
 
 __all__ = ["add_check_dataset", "cmd_check_dataset", "same_file"]
 
@@ -37,7 +37,7 @@ def add_check_dataset(sub: Any, add_scorer: Any) -> None:
     d.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (0: all cores)")
     d.add_argument("--restart", action="store_true", help="check everything again instead of resuming")
     d.add_argument("--summary", metavar="FILE", help="write the measures as JSON")
-    d.add_argument("--report", metavar="PAGE", help="write a report page (HTML; pip install 'citerender[report]')")
+    d.add_argument("--report", metavar="PAGE", help="write a report page (HTML; needs the report extra)")
     add_scorer(d)
     d.set_defaults(func=cmd_check_dataset)
 
@@ -47,6 +47,7 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
     from ..options import RenderOptions
 
     _distinct_outputs(a)
+    _require_extras(a)
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
     opts = RenderOptions.build(scorer=cli_scorer(a))
     summary = check_dataset(
@@ -81,6 +82,19 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return pa.resolve() == pb.resolve()
     except (OSError, RuntimeError):  # a loop of links, a name too long: not provably one file
         return False
+
+
+def _require_extras(a: argparse.Namespace) -> None:
+    """What the run needs beyond the core (pyarrow for Parquet, matplotlib for the report), checked
+    before any record is: a missing extra is said first, and nothing is checked, printed or written."""
+    from ..evaluate.datasets import dataset_format, results_format
+
+    parquet = [path for path, fmt in ((a.data, dataset_format(a.data)), (a.output, results_format(a.output)))
+               if fmt == "parquet"]  # fmt: skip
+    if parquet:
+        require_extra("parquet", "pyarrow.parquet", f"check-dataset with Parquet ({parquet[0]})")
+    if a.report:
+        require_extra("report", "matplotlib", "check-dataset --report")
 
 
 def _distinct_outputs(a: argparse.Namespace) -> None:
