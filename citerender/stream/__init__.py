@@ -107,12 +107,14 @@ class StreamRenderer:
 
     def feed(self, chunk: str | bytes) -> str:
         """Add a chunk; return what can be shown now (possibly empty)."""
+        if chunk.__class__ is str and "\n" not in chunk and not self._closed:  # most chunks: a line goes on
+            self._partial.append(chunk)  # (no marker spans a line break: nothing is read before one)
+            return ""
         if self._closed:
             raise ValueError("feed() after close()")
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
-        if "\n" not in text:  # no marker spans a line break: nothing is read before one
-            if text:
-                self._partial.append(text)
+        if "\n" not in text:
+            self._partial.append(text)
             return ""
         return self._sink.write(text)
 

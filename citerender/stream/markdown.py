@@ -64,7 +64,9 @@ class MarkdownSink(Sink):
     def finish(self, state: StateCore) -> str:
         text = state.src
         self._notes_seen = self._notes_seen or "[^" in text
-        parsed = self._parsed(self.chain.notes(self._fresh(state), self.notes, self.note_sources), text)
+        # the notes' own text is not read again: the export rewrites this text only (a note that
+        # may cite was held, so is in it)
+        parsed = self._parsed(self.chain.notes(self._fresh(state), self.notes, ()), text)
         report_uncited(self.state, consulted=self.consulted)
         out = to_markdown(replace(parsed, input="[^" if self._notes_seen else ""))
         return self._breaks + out if text.strip("\n") else out
