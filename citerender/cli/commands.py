@@ -77,7 +77,7 @@ def _registry_or_documents(paths: list[str], a: argparse.Namespace):  # type: ig
             return load_sources(paths[0])
     html = [p for p in paths if Path(p).suffix.lower() in (".html", ".htm")]
     if html:  # before any document is read: a missing extra is said first, and nothing is written
-        require_extra("html", "bs4", f"reading an HTML page ({html[0]})")
+        require_extra("html", "bs4", f"reading an HTML page ({html[0]})", "beautifulsoup4")
     ids = a.ids or ("block" if getattr(a, "format", "tool") == "blocks" else "turn")
     docs = [load_document(p) for p in paths]
     return make_units(

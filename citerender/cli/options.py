@@ -34,14 +34,16 @@ def cli_scorer(a: argparse.Namespace):  # type: ignore[no-untyped-def]
     return load_scorer(spec)
 
 
-def require_extra(extra: str, module: str, needed_for: str) -> None:
+def require_extra(extra: str, module: str, needed_for: str, package: str | None = None) -> None:
     """Stop before any work when ``needed_for`` needs the optional extra ``extra`` and its ``module``
-    cannot be imported: a usage error naming the extra (``citerender[pdf]``) and how to install it."""
+    (from ``package``) cannot be imported: a usage error naming the extra (``citerender[pdf]``) and
+    how to install it."""
     try:
         importlib.import_module(module)
     except ImportError:
+        package = package or module.split(".")[0]
         raise CiterenderError(
-            f"{needed_for} needs the {extra} extra (citerender[{extra}]): {module.split('.')[0]} is not installed",
+            f"{needed_for} needs the {extra} extra (citerender[{extra}]): {package} is not installed",
             hint=f"install it from the citerender clone: pip install -e '.[{extra}]'",
         ) from None
     except OSError as e:  # installed, but its system libraries are missing (WeasyPrint without Pango)
