@@ -159,7 +159,7 @@ def test_pdf_export(tmp_path: Path) -> None:
 
 def test_pdf_without_the_extra_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "weasyprint", None)
-    with pytest.raises(CiterenderError, match=r"pip install 'citerender\[pdf\]'"):
+    with pytest.raises(CiterenderError, match=r"citerender\[pdf\].*pip install -e '\.\[pdf\]'"):
         to_pdf("<p>x</p>")
 
 
