@@ -86,7 +86,7 @@ def check_html(text: str, opts: RenderOptions, rnd: random.Random) -> None:
         assert got + sr.bibliography_html() == whole, how
 
 
-STYLES = ("footnotes", "hovercard", "sidenotes")
+STYLES = ("footnotes", "hovercard", "sidenotes", "pills", "superscript")
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -166,3 +166,31 @@ def test_g15_model_notes_and_citations_never_share_a_label() -> None:
         "the note text" in page
         and page == render("Text[^1] here.\n\n[^1]: the note text\n\nMore.\n", bibliography=False).body
     )
+
+
+def test_a_block_missing_a_label_waits_for_its_definition() -> None:
+    """``[r]`` before ``[r]: url`` is a link in render(): the block waits (and all after it) until
+    the definition is decided, then shows as the page does; a block that needs nothing shows at once."""
+    sr = StreamRenderer(REG, output="html")
+    assert sr.feed("First.\n\n") == "<p>First.</p>\n"
+    assert sr.feed("See [r].\n\n") == ""
+    assert sr.feed("Between.\n\n") == ""
+    shown = sr.feed("[r]: https://x.example/\n\nAfter.\n\n")
+    assert shown == '<p>See <a href="https://x.example/">r</a>.</p>\n<p>Between.</p>\n<p>After.</p>\n'
+    assert sr.feed("Text [never] defined.\n\n") == ""  # waits for the end: it may be defined below
+    assert sr.close() == "<p>Text [never] defined.</p>\n"
+
+
+def test_markdown_blocks_before_the_first_citation_are_written_at_once() -> None:
+    text = expand("# Title\n\nIntro.\n\nClaim.{S}cite{D}a{E}\n\nMore.\n")
+    sr = StreamRenderer(REG, output="markdown")
+    parts = [sr.feed(line) for line in text.splitlines(keepends=True)]
+    assert "".join(parts) == "# Title\n\nIntro."  # then the rest waits for its labels
+    assert "".join(parts) + sr.close() == to_markdown(parse_answer(text, REG))
+
+
+def test_right_to_left_is_decided_per_block() -> None:
+    """``dir="auto"`` goes on the blocks holding right-to-left text, in render() as in a stream."""
+    body = render("English.\n\nשלום עולם\n\n- one\n- עברית\n", REG).body
+    assert body.startswith('<p>English.</p>\n<p dir="auto">שלום')
+    assert '<ul>\n<li dir="auto">one</li>\n<li dir="auto">' in body

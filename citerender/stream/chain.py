@@ -42,7 +42,7 @@ class Chain:
         rules: list[Rule] = list(md.core.ruler.getRules(""))
         self.tail: Rule | None = _tail_rule(md)
         b, i = rules.index(block), rules.index(inline)
-        self._to_block, self._to_inline = rules[: b + 1], rules[: i + 1]
+        self._to_block = rules[: b + 1]
         self._before_block, self._block_to_inline = rules[:b], rules[b + 1 : i + 1]
         self._rest = [r for r in rules[i + 1 :] if r is not self.tail]
         self._after_tail = rules[rules.index(self.tail) + 1 :] if self.tail is not None else self._rest
@@ -57,9 +57,9 @@ class Chain:
     def inline(self, text: str, env: dict[str, Any]) -> StateCore:
         """``text`` parsed up to its inline tokens (no citerender numbering yet)."""
         state = StateCore(text, self.md, env)
-        for rule in self._to_inline:
+        for rule in self._to_block:
             rule(state)
-        return state
+        return self._inline(state)
 
     def inline_blocks(self, text: str, env: dict[str, Any], tokens: list[Token]) -> StateCore:
         """:meth:`inline` for a text whose block tokens :meth:`blocks` gave already (in another
@@ -68,6 +68,14 @@ class Chain:
         for rule in self._before_block:
             rule(state)
         state.tokens = tokens
+        return self._inline(state)
+
+    def _inline(self, state: StateCore) -> StateCore:
+        """The rules after ``block`` up to ``inline``; the labels noted as missed are those the
+        inline rules looked up (a definition's own check whether its label is taken is not one)."""
+        for table in (state.env.get("references"), state.env.get("footnotes", {}).get("refs")):
+            if isinstance(table, Labels):
+                table.missed.clear()
         for rule in self._block_to_inline:
             rule(state)
         return state
