@@ -6,7 +6,10 @@ Each block of an answer that holds right-to-left text gets ``dir="auto"``: the b
 direction of its first strong character, so a Hebrew paragraph in an English answer, or an English
 one in an Arabic answer, each read their own way (CSS's ``unicode-bidi: plaintext`` would reorder
 the text but leave ``direction``, which cards and alignment follow, as the page's). Answers with no
-right-to-left character are left as they are."""
+right-to-left character are left as they are.
+
+Bidirectional controls the model writes cannot move a citation: in a block holding one, the text
+before each citation is closed off (:mod:`citerender.plugin.bidi_guard`)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import re
 from typing import Any
 
 from markdown_it import MarkdownIt
+
+from .bidi_guard import guard_citations
 
 __all__ = ["add_direction_rule"]
 
@@ -26,7 +31,9 @@ _BLOCKS = frozenset(
 
 
 def add_direction_rule(md: MarkdownIt) -> None:
+    """The direction rule, then the bidi guard (a rule of its own: a host may replace the first)."""
     md.core.ruler.push("citerender_direction", _direction)
+    md.core.ruler.push("citerender_bidi_guard", guard_citations)
 
 
 def _direction(state: Any) -> None:

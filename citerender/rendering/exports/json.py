@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...plugin.bidi_guard import guarded
 from ...plugin.state import Reference
 from ...sources.pages import range_label
 from ...sources.urls import safe_url
@@ -76,10 +77,12 @@ def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
 def to_json_data(p: Parsed) -> dict[str, Any]:
     """The parsed answer for front ends (see ``schemas/answer.schema.json``)."""
     positions: dict[int, int] = {}
-    clean = finish(p, rewrite(p, lambda g: "", positions=positions))
-    guarded = guard_markdown(clean, allow_html=p.allow_html)  # front ends render it as Markdown
-    moved = _through_escapes(clean, guarded)
-    clean = guarded
+    # a citation in a block holding bidi controls: the text keeps its closers and marks, and the
+    # citation's offset lies between them (where a front end puts it, nothing the model left open moves it)
+    clean = finish(p, rewrite(p, lambda g: "".join(guarded(p.state, g)), positions=positions))
+    escaped = guard_markdown(clean, allow_html=p.allow_html)  # front ends render it as Markdown
+    moved = _through_escapes(clean, escaped)
+    clean = escaped
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []
@@ -87,6 +90,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
         at = positions.get(id(g))
         if at is None:  # overlapped another mark: not placed, so not reported
             continue
+        at += len(guarded(p.state, g)[0])
         start = to_input(g.meta["spans"][0][0])
         end = to_input(g.meta["spans"][-1][1])
         sources = [

@@ -11,6 +11,7 @@ from markdown_it.token import Token
 
 from ...errors import CiterenderError
 from ...plugin.bibliography import CONSULTED_HEADING
+from ...plugin.bidi_guard import guarded
 from ...plugin.state import RefUse
 from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
@@ -201,7 +202,8 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         keys = sorted(dict.fromkeys(_note_key(u) for u in group.meta["uses"]))
         for u in group.meta["uses"]:
             notes.setdefault(_note_key(u), u)
-        return ",".join(f"[^{series}{_note_label(k)}]" for k in keys)
+        before, after = guarded(p.state, group)  # no bidi control the model left open moves it
+        return before + ",".join(f"[^{series}{_note_label(k)}]" for k in keys) + after
 
     body = rewrite(p, marks, tight=True).rstrip("\n")
     listed = _listed(p)

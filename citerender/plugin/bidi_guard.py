@@ -1,0 +1,127 @@
+"""Bidirectional controls in the model's text never move a citation.
+
+An embedding, override or isolate the model opens (U+202A–U+202E, U+2066–U+2068) and leaves open
+reorders everything after it in its paragraph, citations included: ``The price is 100`` + U+202E +
+`` dollars.[1, 2] Unrelated claim[3]`` shows ``[3]`` beside the price. A mark (U+200E, U+200F,
+U+061C) pulls a citation into the run of the text after it. So in a block holding any of these,
+each citation is written between closers and openers: every control still open before it is closed
+(U+202C for an embedding or override, U+2069 for an isolate), the citation stands between two marks
+of its paragraph's direction, and the controls are opened again after it, so the model's text reads
+as written and each citation stays after the words it follows. Closing one that was left open is
+reported (CR312, once the code table holds it). Nothing is removed; blocks without a control are
+left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markdown_it.token import Token
+
+from ..codes import CODES
+from .locate import where
+from .state import CitationState, citation_state
+
+__all__ = ["BIDI_CONTROLS", "guard_citations", "guarded", "open_controls"]
+
+#: every bidirectional formatting character and mark
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_EMBEDDINGS = "\u202a\u202b\u202d\u202e"  # LRE RLE LRO RLO, closed by PDF
+_ISOLATES = "\u2066\u2067\u2068"  # LRI RLI FSI, closed by PDI
+_PDF, _PDI = "\u202c", "\u2069"
+#: what closing a control the model left open is reported as, once the code table has it (codes.py is
+#: at its size limit: the entry waits for its split)
+_CODE = "CR312"
+_LRM, _RLM = "\u200e", "\u200f"
+#: a strong character of each direction (the first one sets a ``dir="auto"`` block's direction)
+_STRONG_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u061c]")
+#: the inline tokens whose text is part of the paragraph a browser orders
+_TEXTUAL = frozenset({"text", "code_inline", "math_inline", "math_inline_double"})
+
+
+def open_controls(text: str, stack: list[str] | None = None) -> list[str]:
+    """The embeddings, overrides and isolates still open after ``text`` (outermost first), as the
+    Unicode bidirectional algorithm matches them: a PDF closes the innermost embedding unless an
+    isolate is innermost; a PDI closes the innermost isolate and everything opened inside it."""
+    open_: list[str] = [] if stack is None else stack
+    for m in BIDI_CONTROLS.finditer(text):
+        c = m.group()
+        if c in _EMBEDDINGS or c in _ISOLATES:
+            open_.append(c)
+        elif c == _PDF and open_ and open_[-1] in _EMBEDDINGS:
+            open_.pop()
+        elif c == _PDI and any(x in _ISOLATES for x in open_):
+            while open_.pop() not in _ISOLATES:
+                pass
+    return open_
+
+
+def _closers(open_: list[str]) -> str:
+    return "".join(_PDF if c in _EMBEDDINGS else _PDI for c in reversed(open_))
+
+
+def _mark(text: str) -> str:
+    """The mark of a block's direction: right-to-left when its first strong character is (outside
+    isolates, as ``dir="auto"`` and the algorithm's P2 read it), else left-to-right."""
+    depth = 0
+    for c in text:
+        if c in _ISOLATES:
+            depth += 1
+        elif c == _PDI:
+            depth = max(depth - 1, 0)
+        elif depth == 0 and (c.isalpha() or c in "\u200e\u200f\u061c"):
+            return _RLM if _STRONG_RTL.match(c) else _LRM
+    return _LRM
+
+
+#: the cache (per parse) of what each guarded citation stands between, by ``id`` of its token
+_GUARDS = "bidi_guard.between"
+
+
+def guarded(st: CitationState, citation: Token) -> tuple[str, str]:
+    """What a citation is written between in a block holding bidirectional controls (closers and a
+    mark before it, a mark and the openers after it), for the exports that write the answer's own
+    text; ``("", "")`` for any other citation."""
+    found: dict[int, tuple[str, str]] = st.cache(_GUARDS, dict, per_parse=True)
+    return found.get(id(citation), ("", ""))
+
+
+def _text(content: str) -> Token:
+    tok = Token("text", "", 0)
+    tok.content = content
+    return tok
+
+
+def guard_citations(state: Any) -> None:
+    """Core rule step: in every block holding a bidirectional control, each citation is closed
+    off from the model's text around it (see the module docstring)."""
+    if state.src.isascii() or BIDI_CONTROLS.search(state.src) is None:
+        return
+    st = citation_state(state.env)
+    between: dict[int, tuple[str, str]] = st.cache(_GUARDS, dict, per_parse=True)
+    for block in state.tokens:
+        children = block.children
+        if block.type != "inline" or not children or BIDI_CONTROLS.search(block.content) is None:
+            continue
+        if not any(c.type == "citation" for c in children):
+            continue
+        mark = _mark("".join(c.content for c in children if c.type in _TEXTUAL))
+        open_: list[str] = []
+        out: list[Token] = []
+        reported = False
+        for child in children:
+            if child.type != "citation":
+                out.append(child)
+                if child.type in _TEXTUAL:
+                    open_controls(child.content, open_)
+                continue
+            if open_ and not reported and _CODE in CODES:
+                reported = True
+                names = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(open_))
+                message = f"bidirectional control {names} left open before a citation: closed there"
+                st.report(_CODE, message, where(child, st))
+            before, after = _closers(open_) + mark, mark + "".join(open_)
+            between[id(child)] = (before, after)
+            out.extend((_text(before), child, _text(after)))
+        block.children = out
