@@ -18,6 +18,7 @@ import pytest
 from conftest import expand
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_stream import PIECES as MARK_PIECES
 
 from citerender import render
 from citerender.options import RenderOptions
@@ -194,3 +195,12 @@ def test_right_to_left_is_decided_per_block() -> None:
     body = render("English.\n\nשלום עולם\n\n- one\n- עברית\n", REG).body
     assert body.startswith('<p>English.</p>\n<p dir="auto">שלום')
     assert '<ul>\n<li dir="auto">one</li>\n<li dir="auto">' in body
+
+
+@settings(max_examples=_EXAMPLES, deadline=None)
+@given(st.lists(st.sampled_from(MARK_PIECES), min_size=1, max_size=25), st.randoms(use_true_random=False))
+def test_both_streams_equal_their_one_shot_on_every_marker_form(pieces: list[str], rnd: random.Random) -> None:
+    """Every dialect, escape, copy-paste form, residue and locator (the split property's pieces)."""
+    text = expand("".join(pieces))
+    check_html(text, RenderOptions(), rnd)
+    check_markdown(text, rnd)
