@@ -92,9 +92,10 @@ class Zones:
                 opened = None
         if opened is not None:
             found.append((opened[0], len(text)))
-        for m in _REF_DEF.finditer(text):
-            if not any(s <= m.start() < e for s, e in found):
-                found.append((m.start(), _line_end(text, m.end())))
+        fences = _Ranges(found)  # in order, disjoint: a definition inside a fence is code
+        found.extend(
+            (m.start(), _line_end(text, m.end())) for m in _REF_DEF.finditer(text) if not fences.holds(m.start())
+        )
         found.sort()
         merged: list[tuple[int, int]] = []
         for s, e in found:
@@ -197,7 +198,9 @@ class Zones:
             if zone is None:
                 if not _inside_word(text, at):
                     return at, ""
-                while at < len(text) and _word_char(text[at]):  # mid-word: after the word and its stop
+                while at < len(text) and (  # mid-word: after the word (``café's``, ``well-known``) and its stop
+                    _word_char(text[at]) or (text[at] in "'\u2019-" and at + 1 < len(text) and _word_char(text[at + 1]))
+                ):
                     at += 1
                 while at < len(text) and text[at] in _CLOSING:
                     at += 1
@@ -237,10 +240,14 @@ def settle(text: str, at: int) -> tuple[int, str]:
     return Zones(text).settle(at)
 
 
+#: scripts that do not space their words (Thai, Lao, Tibetan, Myanmar, Khmer; CJK from U+2E80):
+#: a run of them is a clause, and a citation between two of their characters is in its place
+_UNSPACED = ((0x0E00, 0x109F), (0x1780, 0x17FF), (0x2E80, 0x10FFFF))
+
+
 def _word_char(ch: str) -> bool:
-    """A letter or digit of a script that spaces its words (CJK runs are whole clauses: a
-    citation between two of their characters is in its place)."""
-    return ch.isalnum() and ord(ch) < 0x2E80
+    """A letter or digit of a script that spaces its words."""
+    return ch.isalnum() and not any(lo <= ord(ch) <= hi for lo, hi in _UNSPACED)
 
 
 def _inside_word(text: str, at: int) -> bool:
