@@ -124,3 +124,38 @@ def test_an_alt_text_citation_is_kept_after_its_image() -> None:
     cite = soup.find(class_="citerender-cite")
     assert cite is not None and cite.get("id") == "cite-1"
     assert soup.find(href="#cite-1") is not None
+
+
+def _exports(text: str) -> dict[str, str]:
+    from citerender.rendering.exports.json import to_json_data
+    from citerender.rendering.exports.markdown import to_markdown, to_stripped
+    from citerender.rendering.exports.parsed import parse_answer
+
+    answer = expand(text)
+    p = parse_answer(answer, REG)
+    return {
+        "markdown": to_markdown(p),
+        "strip": to_stripped(parse_answer(answer, REG)),
+        "json": to_json_data(parse_answer(answer, REG))["text"],
+    }
+
+
+@pytest.mark.parametrize("text", ALT_AND_TITLES)
+def test_exports_show_no_marker_form_from_alt_text_or_titles(text: str) -> None:
+    for name, out in _exports(text).items():
+        assert_no_marker(out, name, markdown=True)
+        assert not VISIBLE_FORM.search(out), (name, out)
+
+
+def test_an_alt_text_citation_is_noted_after_the_image_in_markdown() -> None:
+    md = _exports(
+        f'See ![chart {M}](https://x.example/c.png "t") and ![b {M}][i] now.\n\n[i]: https://x.example/i.png'
+    )["markdown"]
+    assert '![chart](https://x.example/c.png "t")[^1]' in md
+    assert "![b][i][^1]" in md
+
+
+def test_a_reference_definition_marker_is_reported_at_its_line() -> None:
+    r = render(expand(f"See [x][r] now.\n\n[r]: https://x.example/ {chr(34)}t {M}{chr(34)}"), REG)
+    where = [(d.code, d.line) for d in r.diagnostics if d.code == "CR311"]
+    assert where == [("CR311", 3)]

@@ -20,7 +20,7 @@ from markdown_it.token import Token
 from ..syntax.scanner import scan
 from ..syntax.types import Mark, MarkKind
 from .dialects import active_dialect, may_hold
-from .locate import Locator, locator, place, report_mark, where
+from .locate import Locator, image_end, locator, place, report_mark, where
 from .numbering import drop_empty_groups, resolve
 from .options import PluginOptions
 from .placement import (
@@ -280,7 +280,13 @@ class InlinePass:
         tok.children = [c for c in kids if c.type == "text" or c.type == "image"]
         self.line_has_text = True
         self.has_text = True
-        return [c for c in kids if c.type == "citation"]
+        moved = [c for c in kids if c.type == "citation"]
+        if self.st.spans is not None:  # the exports write each one after the image too, not inside its alt
+            for c in moved:
+                end = image_end(self.st.original, c.meta["spans"][-1][1])
+                if end is not None:
+                    c.meta["spans"] = [(end, end), *c.meta["spans"]]
+        return moved
 
     # ------------------------------------------------------------------ lines and positions
 

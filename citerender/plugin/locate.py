@@ -12,7 +12,7 @@ from ..syntax.lines import line_starts
 from ..syntax.types import Mark
 from .state import CitationState
 
-__all__ = ["Locator", "Place", "locator", "place", "report_mark", "where"]
+__all__ = ["Locator", "Place", "image_end", "locator", "place", "report_mark", "where"]
 
 #: where a block starts: its first source line, and whether it is a fence (its content starts a line later)
 Place = tuple[int, bool]
@@ -120,3 +120,64 @@ def where(tok: Token, st: CitationState) -> int:
 def report_mark(st: CitationState, mk: Mark, offset: int) -> None:
     for code, detail in mk.notes:
         st.report(code, detail, offset)
+
+
+def image_end(src: str, at: int) -> int | None:
+    """Where the image whose alt text holds offset ``at`` of ``src`` ends: past its ``](dest
+    "title")``, its ``][label]`` or its ``]`` (a shortcut reference); None when no end is found
+    (the caller keeps what it had). Backslash escapes, nested brackets, ``<…>`` destinations,
+    nested parentheses and quoted titles are followed as CommonMark reads them."""
+    close = _closing(src, at, "[", "]")
+    if close is None:
+        return None
+    after = close + 1
+    if src.startswith("[", after):
+        label = _closing(src, after + 1, "[", "]")
+        return None if label is None else label + 1
+    if not src.startswith("(", after):
+        return after
+    return _destination_end(src, after + 1)
+
+
+def _closing(src: str, at: int, opener: str, closer: str) -> int | None:
+    """The index of the ``closer`` that closes an ``opener`` before ``at`` (escapes skipped)."""
+    depth, i, limit = 1, at, min(len(src), at + 4096)
+    while i < limit:
+        c = src[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _destination_end(src: str, at: int) -> int | None:
+    """Past the ``)`` that ends a link's ``(destination "title")`` opened before ``at``."""
+    i, depth, quote, limit = at, 1, "", min(len(src), at + 4096)
+    while i < limit:
+        c = src[i]
+        if c == "\\":
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "\"'" and i > at and src[i - 1] in " \t\n":
+            quote = c
+        elif c == "<" and i == at:
+            end = src.find(">", i)
+            i = end if end != -1 else i
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None

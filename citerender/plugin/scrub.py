@@ -6,7 +6,6 @@ of the chain (see ``core``): what the citation rule reads after it is text."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import partial
 
 from markdown_it.rules_core import StateCore
@@ -38,7 +37,15 @@ def scrub_rule(state: StateCore, *, opts: PluginOptions) -> None:
     residue = not opts.options.keep_code_residue
     # a reference definition's title or URL holding a mark: every block that may use it is read
     refs = state.env.get("references") or {}
-    linked = any(opts.needs_attention(f"{r.get('title') or ''} {r.get('href') or ''}") for r in refs.values())
+    defined = {
+        v
+        for r in refs.values()
+        for v in (r.get("title"), r.get("href"))
+        if isinstance(v, str) and opts.needs_attention(v)
+    }
+    linked = bool(defined)
+    if linked:
+        _scrub_definitions(state, st, loc, opts)
     for tok in state.tokens:
         if tok.type == "html_block":
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
@@ -51,11 +58,17 @@ def scrub_rule(state: StateCore, *, opts: PluginOptions) -> None:
             and tok.children
             and (opts.needs_attention(tok.content) or (linked and "[" in tok.content))
         ):
-            _scrub_inline(tok, tok.children, st, loc, opts, [0])
+            _scrub_inline(tok, tok.children, st, loc, opts, [0], defined)
 
 
 def _scrub_inline(
-    block: Token, children: list[Token], st: CitationState, loc: Locator, opts: PluginOptions, cursor: list[int]
+    block: Token,
+    children: list[Token],
+    st: CitationState,
+    loc: Locator,
+    opts: PluginOptions,
+    cursor: list[int],
+    defined: set[str],
 ) -> None:
     """An inline block's code spans, formulas, raw HTML and link attributes (an image's alt text too)."""
     content, fmt = block.content, opts.fmt
@@ -68,22 +81,79 @@ def _scrub_inline(
         elif t == "html_inline":
             tok.content = scrub_html_inline(tok.content, st, loc, block, content, fmt, cursor)
         elif t in ("link_open", "image"):
-            _scrub_attributes(tok, st, partial(loc.offset, block, content, None, ""), fmt)
+            _scrub_attributes(tok, st, loc, block, cursor, fmt, defined)
             if tok.children:
-                _scrub_inline(block, tok.children, st, loc, opts, cursor)
+                _scrub_inline(block, tok.children, st, loc, opts, cursor, defined)
 
 
-def _scrub_attributes(tok: Token, st: CitationState, offset: Callable[[], int], fmt: CitationFormat) -> None:
+def _scrub_attributes(
+    tok: Token, st: CitationState, loc: Locator, block: Token, cursor: list[int], fmt: CitationFormat, defined: set[str]
+) -> None:
+    """Marks in a link's or image's URL and title, removed; each reported where the block writes
+    it and, for the exports, recorded as a removal. One a reference definition holds (``defined``)
+    was reported at the definition; any other the block does not write as such is reported at it."""
+    content = block.content
     for name in ("href", "src", "title"):
         val = tok.attrs.get(name)
-        if isinstance(val, str):
-            clean = scrub_attr(val, fmt)
-            if clean != val:
-                st.report("CR311", f"marker removed from a link {name}", offset())
-                if name == "title":
-                    tok.attrs[name] = clean
-                else:  # LinkPolicy refuses these; never turn a cleaned URL into a link
-                    del tok.attrs[name]
+        if not isinstance(val, str):
+            continue
+        clean = scrub_attr(val, fmt)
+        if clean == val:
+            continue
+        found = False
+        for mk in scan(val, fmt=fmt):
+            pos = content.find(mk.raw, cursor[0])
+            if pos == -1:
+                continue
+            found, cursor[0] = True, pos + len(mk.raw)
+            off, end = loc.span(block, content, pos, mk.raw)
+            if st.spans is not None:
+                st.spans.append((off, end, ""))
+            st.report("CR311", f"marker removed from a link {name}", off)
+        if not found and val not in defined:
+            st.report("CR311", f"marker removed from a link {name}", loc.offset(block, content, None, ""))
+        if name == "title":
+            tok.attrs[name] = clean
+        else:  # LinkPolicy refuses these; never turn a cleaned URL into a link
+            del tok.attrs[name]
+
+
+#: block tokens that hold other blocks: their lines are no block's own
+_CONTAINERS = frozenset(
+    {
+        "blockquote_open",
+        "bullet_list_open",
+        "ordered_list_open",
+        "list_item_open",
+        "footnote_block_open",
+        "footnote_open",
+    }
+)
+
+
+def _scrub_definitions(state: StateCore, st: CitationState, loc: Locator, opts: PluginOptions) -> None:
+    """Marks in reference definitions (``[r]: url "title"``), which no token holds: the lines no
+    leaf block covers are read, each mark reported at its line and, for the exports, removed."""
+    covered: set[int] = set()
+    for tok in state.tokens:
+        if tok.map is not None and tok.nesting != -1 and tok.type not in _CONTAINERS:
+            covered.update(range(tok.map[0], tok.map[1]))
+    lines = state.src.split("\n")
+    first = 0
+    while first < len(lines):
+        if first in covered or not opts.needs_attention(lines[first]):
+            first += 1
+            continue
+        last = first
+        while last + 1 < len(lines) and last + 1 not in covered and lines[last + 1].strip():
+            last += 1
+        text = "\n".join(lines[first : last + 1])
+        for mk in scan(text, fmt=opts.fmt):
+            off, end = loc.span((first, False), text, mk.start, mk.raw)
+            if st.spans is not None:
+                st.spans.append((off, end, ""))
+            st.report("CR311", f"marker {printable(mk.raw)} removed from a reference definition", off)
+        first = last + 1
 
 
 def scrub_html_block(text: str, st: CitationState, loc: Locator, block: Token, opts: PluginOptions) -> str:
