@@ -74,6 +74,23 @@ def test_a_run_of_known_citations_is_linear_and_one_group() -> None:
     assert to_markdown(parse_answer("Claim " + unit * 50 + ".", reg)).startswith("Claim[^1].\n")
 
 
+@pytest.mark.parametrize("form", ["copy-paste", "canonical", "canonical spaced", "residue"])
+def test_strip_citations_with_tidy_is_linear(form: str) -> None:
+    """G14 in the library API: ``strip_citations(text, tidy=True)`` (the same seam walk, in
+    ``syntax.marks.tidy_into``) is linear too, and gives the same words."""
+    from citerender import strip_citations
+
+    def cpu(n: int) -> float:
+        text = "Claim " + RUNS[form] * n + "."
+        gc.collect()
+        start = time.process_time()
+        assert strip_citations(text, tidy=True) == "Claim."
+        return time.process_time() - start
+
+    small, large = min(cpu(3000) for _ in range(2)), min(cpu(12000) for _ in range(2))
+    assert large <= 6 * small + 0.05, (form, small, large)
+
+
 @pytest.mark.parametrize("form", ["copy-paste", "canonical spaced", "own lines"])
 def test_a_run_removed_leaves_the_words_tidy(form: str) -> None:
     """What the linear seam gives is what the old walk gave: no stray space, the words kept."""

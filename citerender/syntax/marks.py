@@ -114,10 +114,13 @@ def edit_text(text: str, edits: Iterable[tuple[int, int, str]], *, tidy: bool) -
 
 def tidy_into(out: list[str], right: str) -> str:
     """Tidy the seam between the last non-empty piece of ``out`` (changed in place) and
-    ``right``; returns the new ``right``. With nothing before, ``right`` starts the text."""
+    ``right``; returns the new ``right``. With nothing before, ``right`` starts the text. The empty
+    pieces after it are dropped (they join to nothing), so a run of removals is not walked again
+    at each seam: linear, not n² (issue 46, G14)."""
     j = len(out) - 1
     while j >= 0 and not out[j]:
         j -= 1
+    del out[j + 1 :]
     left, right = tidy_seam(out[j] if j >= 0 else "", right)
     if j >= 0:
         out[j] = left
