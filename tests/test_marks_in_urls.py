@@ -103,6 +103,7 @@ ALT_AND_TITLES = [
     f"See [x][r] now.\n\n[r]: https://x.example/ {chr(34)}t {M}{chr(34)}",
     f"A ![img][i] there.\n\n[i]: https://x.example/i.png {chr(34)}{M}{chr(34)}",
     f"- item ![alt {M}](https://x.example/a.png)\n- and [l](https://x.example/ 'q {M}')",
+    f"One block: ![chart {M}](https://x.example/c.png) and [l](https://x.example/ {chr(34)}ti {M}{chr(34)}).",
 ]
 
 
@@ -159,3 +160,14 @@ def test_a_reference_definition_marker_is_reported_at_its_line() -> None:
     r = render(expand(f"See [x][r] now.\n\n[r]: https://x.example/ {chr(34)}t {M}{chr(34)}"), REG)
     where = [(d.code, d.line) for d in r.diagnostics if d.code == "CR311"]
     assert where == [("CR311", 3)]
+
+
+@pytest.mark.parametrize("text", ALT_AND_TITLES)
+def test_host_pages_show_no_marker_form(text: str) -> None:
+    """MkDocs and Sphinx pages (and Sphinx's _sources copy) come from the host transform."""
+    from citerender.publish.host import transform_for_host
+
+    t = transform_for_host(expand(text), REG)
+    for out in (t.markdown, t.stripped):
+        assert_no_marker(out, markdown=True)
+        assert not VISIBLE_FORM.search(out), out

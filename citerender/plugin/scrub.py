@@ -101,8 +101,9 @@ def _scrub_attributes(
         if clean == val:
             continue
         found = False
+        at = content.find(val, cursor[0])  # the value as written (no escapes in it): its marks are at their offsets
         for mk in scan(val, fmt=fmt):
-            pos = content.find(mk.raw, cursor[0])
+            pos = at + mk.start if at != -1 else content.find(mk.raw, cursor[0])
             if pos == -1:
                 continue
             found, cursor[0] = True, pos + len(mk.raw)
