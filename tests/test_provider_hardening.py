@@ -474,6 +474,29 @@ def test_a_citation_never_splits_a_spaced_word(text: str, at: int, where: str) -
     assert out.startswith(where + S), out
 
 
+@pytest.mark.parametrize("output", ["markdown", "html"])
+def test_a_late_citation_never_lands_inside_the_link_shown_before_it(output: str) -> None:
+    """OpenAI's annotations after all the text: the text (links included) is shown already, so
+    each citation goes where the text has got to, past the link it would have replaced."""
+    text = "Otters are back. ([a.example](https://a.example/x?utm_source=openai)) Pups too. ([b.example](https://b.example/y))"
+    events: list[dict[str, Any]] = [
+        {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": text[i : i + 7]}
+        for i in range(0, len(text), 7)
+    ]
+    spans = {"a": (text.index(" ([a."), text.index("openai))") + 8), "b": (text.index(" ([b."), len(text))}
+    for name, (start, end) in spans.items():
+        events.append({"type": "response.output_text.annotation.added", "output_index": 0, "content_index": 0,
+                       "annotation": {"type": "url_citation", "start_index": start, "end_index": end,
+                                      "url": f"https://{name}.example/", "title": name}})  # fmt: skip
+    live = LiveAnswer("openai-responses", output=output)
+    out = "".join(live.feed(e) for e in events) + live.close()
+    assert not any(d.code == "CR311" for d in live.diagnostics), [d.message for d in live.diagnostics]
+    if output == "html":
+        assert out.count('class="citerender-cite') == 1 and 'href="#ref-2"' in out, out  # one group, both sources
+    else:
+        assert "[^1]" in out and "[^2]" in out and "(https://b.example/y)" in out, out
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

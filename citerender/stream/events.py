@@ -138,10 +138,14 @@ class LiveAnswer:
         must precede it there; outside code and links, by the adapters' one rule (:mod:`.zones`)."""
         text = self.text
         link = link_span_at(text, start, end) if unit == "codepoint" else None
-        if link is not None:
+        if link is not None and link >= self.shown:
             return Placed(start, end, link), end, ""
-        p = at.reader(unit).place(start, end, cited if isinstance(cited, str) else None)
-        p.at, before = at.zones().settle(p.at)
+        before = ""
+        if link is not None:  # the link it replaces is shown already: after it, below
+            p = Placed(start, end, link)
+        else:
+            p = at.reader(unit).place(start, end, cited if isinstance(cited, str) else None)
+            p.at, before = at.zones().settle(p.at)
         if p.at < self.shown:  # its text is shown already: where the text has got to, out of code and links
             p.at, before = at.zones().settle(self.shown, forward=True)
             p.note = ("CR503", f"a citation arrived after its text was shown: placed at character {p.at}")
