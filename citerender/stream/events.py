@@ -291,6 +291,7 @@ _SHAPE_ERRORS = (AttributeError, TypeError, ValueError, KeyError, IndexError, Ov
 
 
 def _shape_error(provider: str, err: BaseException) -> CiterenderError:
+    """The clear error for an event ``provider`` never sends, with what reading it tripped on."""
     detail = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
     return CiterenderError(
         f"the {provider} event has an unexpected shape ({detail})",
@@ -318,11 +319,13 @@ class _At:
         self._zones: Zones | None = None
 
     def reader(self, unit: str) -> SpanReader:
+        """The span reader of the text in ``unit``, made on first use."""
         if unit not in self._readers:
             self._readers[unit] = SpanReader(self.text, unit)
         return self._readers[unit]
 
     def zones(self) -> Zones:
+        """The text's zones, found on first use."""
         if self._zones is None:
             self._zones = Zones(self.text, complete=self.final)
         return self._zones
