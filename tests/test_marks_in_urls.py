@@ -171,3 +171,39 @@ def test_host_pages_show_no_marker_form(text: str) -> None:
     for out in (t.markdown, t.stripped):
         assert_no_marker(out, markdown=True)
         assert not VISIBLE_FORM.search(out), out
+
+
+@pytest.mark.parametrize("text", CUT_URLS)
+def test_exports_link_no_url_a_marker_cut(text: str) -> None:
+    """Read back by pandoc (its Markdown, GFM and CommonMark readers) and by our own reader, the
+    Markdown, strip and JSON texts link none of these URLs and show no marker form or footnote."""
+    import shutil
+    import subprocess
+
+    from citerender.rendering.pipeline import permissive_reader
+
+    for name, out in _exports(text).items():
+        assert "\ufdd0" not in out and not VISIBLE_FORM.search(out), (name, out)
+        assert_no_marker(out, name, markdown=True)
+        html = permissive_reader().render(out)
+        assert [h for h in _links(html) if "t.example" not in h] == [], (name, out)
+        assert not re.search(r"\[\^\d", out.split("\n\n[^")[0]) or "](" not in out, (name, out)
+        if shutil.which("pandoc"):
+            for reader in ("markdown", "gfm", "commonmark_x"):
+                page = subprocess.run(
+                    ["pandoc", "-f", reader, "-t", "html"], input=out, capture_output=True, text=True, check=True
+                ).stdout
+                assert [h for h in _links(page) if "t.example" not in h and not h.startswith("#")] == [], (
+                    reader,
+                    out,
+                )
+
+
+def test_json_offsets_survive_a_cut_url() -> None:
+    from citerender.rendering.exports.json import to_json_data
+    from citerender.rendering.exports.parsed import parse_answer
+
+    data = to_json_data(parse_answer(expand(f"See https://z.{M}example/ end. Claim.{M}"), REG))
+    (cite,) = data["citations"]
+    at = cite["clean"]["offset"]
+    assert data["text"][:at].endswith("Claim.")

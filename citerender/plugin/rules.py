@@ -18,6 +18,7 @@ from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
 from ..syntax.escapes import normalize_escapes, printable
+from ..syntax.marks import URL_CUT
 from ..syntax.scanner import Scanner
 from ..syntax.types import Mark, MarkKind
 from .links import in_destination, in_url
@@ -102,14 +103,14 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
     where = None
-    if mk.kind is not MarkKind.DROPPED:
-        if in_destination(src, pos):  # the would-be link is refused (LinkPolicy): its URL stays text
-            where = "a link destination; the link"
-        elif in_url(src, pos, end, opts.marker_end):  # a bare URL or an autolink cut in two
-            where = "a URL; the URL"
-    if where is not None:
+    if in_destination(src, pos):  # the would-be link is refused (LinkPolicy): its URL stays text
+        where = "a link destination; the link"
+    elif in_url(src, pos, end, opts.marker_end):  # a bare URL or an autolink cut in two
+        where = "a URL; the URL"
+    if where is not None:  # the exports keep the URL unlinked too (``URL_CUT``), then drop it
         notes = (("CR311", f"marker {printable(mk.raw)} removed from {where} is shown as text"),)
-        mk = Mark(MarkKind.DROPPED, pos, end, mk.raw, notes=notes)
+        kept = tuple(n for n in mk.notes if n[0] != "CR311") if mk.kind is MarkKind.DROPPED else ()
+        mk = Mark(MarkKind.DROPPED, pos, end, mk.raw, text=URL_CUT, notes=kept + notes)
     if not silent:
         st.marks += 1
         if st.marks > MAX_MARKERS:

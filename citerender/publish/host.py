@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic, Severity, in_file
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
-from ..rendering.exports.markdown import to_stripped
+from ..rendering.exports.markdown import guard_markdown, to_stripped
 from ..rendering.exports.parsed import parse_answer, rewrite
 from ..rendering.pipeline import pipeline
 from ..rendering.themes import load_theme
@@ -166,7 +166,7 @@ def transform_for_host(
         out.html[ph] = p.html_inline([group], parsed)
         return ph
 
-    text = rewrite(parsed, placeholder)
+    text = guard_markdown(rewrite(parsed, placeholder))  # the host links what it reads: no unsafe or cut URL
     if parsed.references or parsed.state.consulted:
         cited = th.render_bibliography(parsed.references, opts.style, heading) if parsed.references else ""
         out.bibliography = cited + render_consulted(parsed.state.consulted)

@@ -177,4 +177,7 @@ def permissive_reader() -> MarkdownIt:
     readers do: what the exports' guard reads their output back with (never used to render)."""
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.validateLink = lambda url: True  # type: ignore[method-assign]
+    # destinations kept as written (no punycoded host, no percent-encoding): the guard judges what
+    # the text holds, a URL a marker cut (``syntax.marks.URL_CUT``) included
+    md.normalizeLink = lambda url: url  # type: ignore[method-assign]
     return md

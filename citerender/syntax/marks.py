@@ -13,6 +13,7 @@ from .types import Mark
 __all__ = [
     "CLOSING",
     "SEPARATOR_CONTEXT",
+    "URL_CUT",
     "ZWSP",
     "apply_marks",
     "joins_runs",
@@ -26,6 +27,9 @@ __all__ = [
 #: Put where a removal joined two pieces a URL could run across: invisible in prose, and no URL
 #: scheme may contain or start with it, so ``java`` + U+E201 + ``script:`` never becomes a link.
 ZWSP = "\u200b"
+#: Stands, in an export's rewritten text, where a marker cut a URL (or a link destination) in two:
+#: the export's link guard keeps that URL unlinked, then removes it. A noncharacter: never text.
+URL_CUT = "\ufdd0"
 #: How much text before a removal :func:`needs_separator` looks at (a link label is at most 999 characters)
 SEPARATOR_CONTEXT = 1024
 # a character that could make a scheme across a removal: a letter or digit, the colon, or part of

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...sources.urls import allowed_link
+from ...syntax.marks import URL_CUT
 
 __all__ = ["BARE_SCHEMES", "has_bare_link", "unlink_bare"]
 
@@ -100,17 +101,34 @@ _BARE = re.compile(r"(?<![A-Za-z0-9+.\-\\])([A-Za-z][A-Za-z0-9+.\-]{0,31}):(?=\S
 _KEEP = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|(?<!\\)<[A-Za-z/!?][^<>\n]*>")
 
 
+_RUN = re.compile(r"[^\s<>]*")  # the rest of a bare URL
+
+
 def _refused(m: re.Match[str]) -> bool:
     """Is ``m`` (a scheme and its colon) the start of a bare link the allow-list refuses?"""
     scheme = m.group(1).lower()
     if scheme not in BARE_SCHEMES and not m.string.startswith("//", m.end()):
         return False
+    run = _RUN.match(m.string, m.end())
+    if run is not None and URL_CUT in run.group(0):
+        return True  # a marker cut this URL: it stays text (see ``syntax.marks.URL_CUT``)
     return not allowed_link(m.string[m.start() : m.end() + 2])
 
 
 def has_bare_link(text: str) -> bool:
-    """Does ``text`` (prose, as a reader sees it) hold a bare link the allow-list refuses?"""
-    return ":" in text and any(_refused(m) for m in _BARE.finditer(text))
+    """Does ``text`` (prose, as a reader sees it) hold a bare link the allow-list refuses, or a
+    URL a marker cut?"""
+    return URL_CUT in text or (":" in text and any(_refused(m) for m in _BARE.finditer(text)))
+
+
+#: a run of URL characters a marker cut, and in it what GFM would still link without a scheme
+#: (``www.`` hosts, e-mail addresses): escaped, as the scheme's colon is
+_CUT_RUN = re.compile(f"[^\\s<>]*{URL_CUT}[^\\s<>]*")
+_SCHEMELESS = re.compile(r"(?<![\w\\])(www)\.|(?<!\\)@", re.I)
+
+
+def _cut_unlinked(m: re.Match[str]) -> str:
+    return _SCHEMELESS.sub(lambda w: w.group(1) + "\\." if w.group(1) else "\\@", m.group(0))
 
 
 def _unlinked(line: str) -> str:
@@ -120,7 +138,8 @@ def _unlinked(line: str) -> str:
     for keep in [*_KEEP.finditer(line), None]:
         end = keep.start() if keep is not None else len(line)
         part = line[pos:end]
-        out.append(_BARE.sub(lambda m: m.group(1) + "\\:" if _refused(m) else m.group(0), part))
+        part = _BARE.sub(lambda m: m.group(1) + "\\:" if _refused(m) else m.group(0), part)
+        out.append(_CUT_RUN.sub(_cut_unlinked, part) if URL_CUT in part else part)
         if keep is not None:
             out.append(keep.group(0))
             pos = keep.end()

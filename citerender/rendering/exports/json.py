@@ -13,6 +13,7 @@ from ...plugin.bidi_guard import guarded
 from ...plugin.state import Reference
 from ...sources.pages import range_label
 from ...sources.urls import safe_url
+from ...syntax.marks import URL_CUT
 from ...syntax.residue import remove_residue
 from .markdown import guard_markdown
 from .parsed import Parsed, finish, rewrite
@@ -38,6 +39,14 @@ def _input_offsets(raw: str) -> Callable[[int], int]:
         return lambda x: x
     crlf = [m.start() - removed for removed, m in enumerate(re.finditer("\r\n", raw))]
     return lambda x: x + bisect_right(crlf, x - 1)
+
+
+def drop_cuts(text: str) -> tuple[str, Callable[[int], int]]:
+    """``text`` without the marks of cut URLs (``URL_CUT``), and offsets moved onto it."""
+    cuts = [i for i, c in enumerate(text) if c == URL_CUT] if URL_CUT in text else []
+    if not cuts:
+        return text, lambda x: x
+    return text.replace(URL_CUT, ""), lambda x: x - bisect_left(cuts, x)
 
 
 def _through_escapes(before: str, after: str) -> Callable[[int], int]:
@@ -80,9 +89,13 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
     # a citation in a block holding bidi controls: the text keeps its closers and marks, and the
     # citation's offset lies between them (where a front end puts it, nothing the model left open moves it)
     clean = finish(p, rewrite(p, lambda g: "".join(guarded(p.state, g)), positions=positions))
-    escaped = guard_markdown(clean, allow_html=p.allow_html)  # front ends render it as Markdown
-    moved = _through_escapes(clean, escaped)
-    clean = escaped
+    escaped = guard_markdown(clean, allow_html=p.allow_html, keep_cuts=True)  # front ends render it as Markdown
+    through = _through_escapes(clean, escaped)
+    clean, uncut = drop_cuts(escaped)
+
+    def moved(at: int) -> int:
+        return uncut(through(at))
+
     to_input = _input_offsets(p.input)
     u_in, u_clean = _Utf16(p.input), _Utf16(clean)
     citations = []

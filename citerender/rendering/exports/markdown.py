@@ -15,6 +15,7 @@ from ...plugin.bidi_guard import guarded
 from ...plugin.state import RefUse
 from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
+from ...syntax.marks import URL_CUT
 from ...syntax.residue import remove_residue
 from ..pipeline import permissive_reader
 from .bare_links import unlink_bare
@@ -24,6 +25,11 @@ from .parsed import Parsed, finish, rewrite, source_label
 __all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def _unsafe(url: str) -> bool:
+    """Must a link to ``url`` stay text: the allow-list refuses it, or a marker cut it (``URL_CUT``)?"""
+    return URL_CUT in url or is_live_link(url)
 
 
 def _md_escape(text: str) -> str:
@@ -66,7 +72,7 @@ def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, i
     tokens = permissive_reader().parse(markdown, env)
     for ref in env.get("references", {}).values():  # a definition a reader would link ``[x][r]`` with
         url, where = ref.get("href"), ref.get("map")
-        if isinstance(url, str) and is_live_link(url) and where is not None:
+        if isinstance(url, str) and _unsafe(url) and where is not None:
             ranges.append((where[0], where[1], _LINK_OPENER))
     ranges.extend((i, i + 2, _LINK_OPENER) for i in _loose_definitions(markdown))
     for tok in tokens:
@@ -85,7 +91,7 @@ def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, i
                 if child.type == "link_open"
                 else (child.attrs.get("src") if child.type == "image" else None)
             )
-            if isinstance(url, str) and is_live_link(url) and where is not None:
+            if isinstance(url, str) and _unsafe(url) and where is not None:
                 ranges.append((where[0], where[1], _LINK_OPENER))
     return ranges
 
@@ -103,13 +109,13 @@ def _loose_definitions(markdown: str) -> Iterator[int]:
         if not dest:  # the destination on the next line
             rest = markdown[m.end() : m.end() + 2048].lstrip("\r\n")
             dest = rest.split(None, 1)[0] if rest.strip() else ""
-        if dest and is_live_link(dest.strip("<>")):
+        if dest and _unsafe(dest.strip("<>")):
             line += markdown.count("\n", counted, m.start())
             counted = m.start()
             yield line
 
 
-def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
+def guard_markdown(markdown: str, *, allow_html: bool = True, keep_cuts: bool = False) -> str:
     """Keep every unsafe link in ``markdown`` as text, and raw HTML too unless ``allow_html``.
 
     A Markdown reader such as pandoc links whatever destination it finds, with no scheme policy,
@@ -123,8 +129,9 @@ def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
     markdown = bound_nesting(markdown)  # pandoc is exponential in nested brackets
     for attempt in range(4):
         ranges = unsafe_lines(markdown, allow_html=allow_html)
-        if not ranges:
-            return unlink_bare(markdown, _tokens)  # last: an escaped link's URL is left bare
+        if not ranges:  # last: an escaped link's URL is left bare; then a cut URL's mark goes
+            guarded = unlink_bare(markdown, _tokens)
+            return guarded if keep_cuts else guarded.replace(URL_CUT, "")
         lines = markdown.split("\n")
         for first, last, opener in ranges:
             for i in range(first, min(last, len(lines))):
@@ -133,7 +140,8 @@ def guard_markdown(markdown: str, *, allow_html: bool = True) -> str:
         markdown = "\n".join(lines)
     if unsafe_lines(markdown, allow_html=allow_html):  # pragma: no cover - nothing is left to open
         raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
-    return unlink_bare(markdown, _tokens)
+    guarded = unlink_bare(markdown, _tokens)
+    return guarded if keep_cuts else guarded.replace(URL_CUT, "")
 
 
 def _tokens(markdown: str) -> list[Token]:
