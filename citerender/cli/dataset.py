@@ -38,6 +38,12 @@ def add_check_dataset(sub: Any, add_scorer: Any) -> None:
     d.add_argument("--restart", action="store_true", help="check everything again instead of resuming")
     d.add_argument("--summary", metavar="FILE", help="write the measures as JSON")
     d.add_argument("--report", metavar="PAGE", help="write a report page (HTML; needs the report extra)")
+    d.add_argument(
+        "--alce",
+        action="store_true",
+        help="DATA is an ALCE result file (or its data list): also ALCE eval.py's citation recall and precision,"
+        " the --scorer as its entailment judge (needs --scorer and the alce extra)",
+    )
     add_scorer(d)
     d.set_defaults(func=cmd_check_dataset)
 
@@ -47,9 +53,10 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
     from ..options import RenderOptions
 
     _distinct_outputs(a)
+    _require_alce(a)
     _require_extras(a)
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
-    opts = RenderOptions.build(scorer=cli_scorer(a))
+    opts = RenderOptions.build(scorer=cli_scorer(a), dialect="numbered" if a.alce else None)
     summary = check_dataset(
         a.data,
         a.output,
@@ -60,6 +67,7 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
         group_by=a.group_by,
         jobs=jobs,
         resume=not a.restart,
+        alce=a.alce,
     )
     data = summary.to_dict()
     if a.summary:
@@ -82,6 +90,18 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return pa.resolve() == pb.resolve()
     except (OSError, RuntimeError):  # a loop of links, a name too long: not provably one file
         return False
+
+
+def _require_alce(a: argparse.Namespace) -> None:
+    """``--alce`` needs a judge (``--scorer``) and NLTK's Punkt (the alce extra): said before any work."""
+    if not a.alce:
+        return
+    if not a.scorer:
+        raise CiterenderError(
+            "--alce needs --scorer MODULE:NAME: ALCE's citation recall and precision are an entailment judge's verdicts",
+            hint="pass --scorer my_models.nli:scorer (score(claim, evidence) -> 0..1; 0.5 or more entails)",
+        )
+    require_extra("alce", "nltk", "check-dataset --alce")
 
 
 def _require_extras(a: argparse.Namespace) -> None:
@@ -122,4 +142,23 @@ def _print_summary(data: dict[str, Any]) -> None:
             shown = "–" if r["value"] is None else f"{r['value']:.1%} [{r['ci95'][0]:.0%}, {r['ci95'][1]:.0%}]"
             cells.append(f"{metric} {shown}")
         print(one_line(f"{name} ({g['answers']} answers): " + "; ".join(cells)))
+    if "alce" in data:
+        _print_alce(data["alce"])
     sys.stdout.flush()
+
+
+def _print_alce(alce: dict[str, Any]) -> None:
+    from ..evaluate.check_dataset import one_line
+
+    def line(name: str, g: dict[str, Any]) -> str:
+        rec, prec = (g[k] for k in ("alce_citation_recall", "alce_citation_precision"))
+        shown = "–" if rec is None else f"citation recall {rec:.1f}, citation precision {prec:.1f}"
+        return one_line(f"ALCE (eval.py) {name}: {shown} over {g['items_scored']} item(s)")
+
+    for name, g in alce["groups"].items():
+        print(line(name, g))
+    print(line("all items" if alce["groups"] else "", alce).replace(" :", ":"))
+    if alce["judge_problems"]:
+        print(
+            f"ALCE: the judge failed or gave no number in [0, 1] {alce['judge_problems']} time(s) (counted as not entailed)"
+        )

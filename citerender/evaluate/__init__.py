@@ -1,3 +1,3 @@
-"""Evaluating datasets of answers: metric definitions that eval teams publish, beside the project's
-own. Today: ALCE's citation recall and precision (:mod:`.alce`), as ALCE's ``eval.py`` computes
-them; the dataset runner itself (``check-dataset``) still lives in :mod:`citerender.publish`."""
+"""Evaluating datasets of answers: ``check-dataset`` (:mod:`.check_dataset`) reads them
+(:mod:`.datasets`), checks each (:mod:`.records`) and measures them by citerender's definitions
+(:mod:`.metrics`) and, for ALCE's result files, by ALCE's eval.py (:mod:`.alce`, :mod:`.alce_run`)."""

@@ -35,13 +35,16 @@ from typing import Any
 from ..errors import CiterenderError
 
 __all__ = [
+    "ALCE_KEYS",
     "AT_MOST_CITATIONS",
     "AlceItem",
     "AlceScore",
     "Judge",
     "alce_items",
+    "alce_problem",
     "alce_refs",
     "alce_sentences",
+    "alce_text",
     "remove_citations",
     "score_item",
     "summarise",
@@ -49,6 +52,10 @@ __all__ = [
 
 #: eval.py's ``--at_most_citations`` default
 AT_MOST_CITATIONS = 3
+#: the per-item values a result holds under ``alce``
+ALCE_KEYS = (
+    "alce_citation_recall", "alce_citation_precision", "sentences", "citations", "entailed_sentences", "judge_problems",
+)  # fmt: skip
 #: ``judge(claim, evidence)``: does the evidence entail the claim?
 Judge = Callable[[str, str], bool]
 
@@ -130,10 +137,14 @@ def alce_refs(sentence: str) -> list[int]:
     return [int(m.group(0)[1:]) - 1 for m in _REF.finditer(sentence)]
 
 
+def alce_text(output: str) -> str:
+    """The answer eval.py scores: the output stripped, its first line, ``<|im_end|>`` removed."""
+    return output.strip().split("\n")[0].replace("<|im_end|>", "")
+
+
 def alce_sentences(output: str) -> list[str]:
     """The sentences eval.py scores: the output's first line, split by Punkt."""
-    text = output.strip().split("\n")[0].replace("<|im_end|>", "")
-    return [str(s) for s in _punkt().tokenize(text)]
+    return [str(s) for s in _punkt().tokenize(alce_text(output))]
 
 
 @cache
@@ -143,7 +154,8 @@ def _punkt() -> Any:
         from nltk.tokenize.punkt import PunktSentenceTokenizer
     except ImportError:
         raise CiterenderError(
-            "ALCE's sentence split needs NLTK", hint="install the alce extra: pip install -e '.[alce]'"
+            "ALCE's sentence split needs the alce extra (citerender[alce]): nltk is not installed",
+            hint="install it from the citerender clone: pip install -e '.[alce]'",
         ) from None
     try:
         from nltk.tokenize import PunktTokenizer
@@ -206,3 +218,18 @@ def summarise(scores: Iterable[AlceScore]) -> dict[str, Any]:
         "alce_items_scored": n,
         "alce_definition": "princeton-nlp/ALCE eval.py compute_autoais (at most 3 citations a sentence)",
     }
+
+
+def alce_problem(value: object) -> str | None:
+    """Why a result's ``alce`` is not per-item values :func:`check_alce` could have made (None: it is)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or set(value) != set(ALCE_KEYS):
+        return "its 'alce' is not ALCE's per-item values"
+    for k in ALCE_KEYS[:2]:
+        v = value[k]
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
+            return f"alce.{k} is {str(v)[:40]!r}, not a share"
+    if not all(isinstance(value[k], int) and not isinstance(value[k], bool) and value[k] >= 0 for k in ALCE_KEYS[2:]):
+        return "alce's counts are not counts"
+    return None

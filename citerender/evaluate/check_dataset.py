@@ -25,6 +25,8 @@ from ..errors import CiterenderError
 from ..jobs.pool import Progress, run_pages
 from ..options import RenderOptions
 from ..syntax.escapes import visible
+from .alce import alce_sentences
+from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, check_alce
 from .datasets import read_records, results_format
 from .metrics import Totals
 from .records import check_record
@@ -53,6 +55,8 @@ class DatasetSummary:
     examples: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (record id, message)
     #: per group, answers by their support rate in tenths (0-10%, …, 90-100%): bounded, for the report
     hist: dict[str, list[int]] = field(default_factory=dict)
+    #: ``--alce``: ALCE's aggregates, overall and per group (None: not an ALCE run)
+    alce: dict[str, AlceTotals] | None = None
     _seen: int = 0  # results added: ties among the worst go to the earlier one
 
     def add(self, result: dict[str, Any], record: dict[str, Any] | None) -> None:
@@ -60,6 +64,9 @@ class DatasetSummary:
         self._seen += 1
         self.overall.add(result)
         self.groups.setdefault(key, Totals()).add(result)
+        if self.alce is not None:
+            for k in ("", key):
+                self.alce.setdefault(k, AlceTotals()).add(result.get("alce"))
         for d in result.get("diagnostics") or []:
             self.examples.setdefault(d["code"], (str(result.get("id")), d["message"]))
         rate = (result.get("metrics") or {}).get("support_rate")
@@ -89,6 +96,16 @@ class DatasetSummary:
             "skipped": self.skipped,
             "overall": self.overall.summary(),
             "groups": {k: v.summary() for k, v in sorted(self.groups.items())},
+            **({"alce": self.alce_summary()} if self.alce is not None else {}),
+        }
+
+    def alce_summary(self) -> dict[str, Any]:
+        """ALCE's numbers, named as ALCE's: overall and per group, with their definition."""
+        alce = self.alce or {}
+        return {
+            **alce.get("", AlceTotals()).summary(),
+            "definition": DEFINITION,
+            "groups": {k: v.summary() for k, v in sorted(alce.items()) if k} if self.group_by else {},
         }
 
     def worst_first(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -109,7 +126,12 @@ def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, An
     written as JSON is that record's failure, never the run's."""
     record = task["record"]
     failure = record.get("__failure__")
-    result = _failed(failure) if failure is not None else check_record(record, task["options"], **task["cols"])
+    if failure is not None:
+        result = _failed(failure)
+    elif task["alce"]:
+        result, record = check_alce(record, task["options"], task["cols"]["id_col"])
+    else:
+        result = check_record(record, task["options"], **task["cols"])
     result["id"], result["row"] = task["id"], task["k"] + 1
     try:
         json.dumps(result, ensure_ascii=False)
@@ -150,24 +172,30 @@ def check_dataset(
     jobs: int = 1,
     resume: bool = True,
     progress: TextIO | None = None,
+    alce: bool = False,
     **kwargs: Any,
 ) -> DatasetSummary:
     """Check every record of ``data`` into ``results`` (JSON Lines, JSON or Parquet); returns the
-    measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`."""
+    measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`.
+    ``alce``: ``data`` is an ALCE result file (or its ``data`` list), each item also scored by
+    ALCE's definitions with the scorer as the judge (:mod:`.alce_run`)."""
     opts = RenderOptions.build(options, **kwargs)
     results_format(results)
     scorer = opts.scorer
+    if alce:
+        opts, (answer_col, sources_col) = _alce_ready(opts), ALCE_COLS.values()
     judge = (
         f"scorer {scorer_name(scorer)} and citerender's lexical checks"
+        + (" (the scorer is ALCE's entailment judge too: a score of 0.5 or more entails)" if alce else "")
         if scorer is not None
         else "citerender's lexical support checks (built in; --scorer adds a model's verdict)"
     )
     if scorer is not None and jobs > 1:
         _picklable(scorer)
-    summary = DatasetSummary(judge, tuple(group_by))
+    summary = DatasetSummary(judge, tuple(group_by), alce={} if alce else None)
     cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
     summary.cols = dict(cols)
-    records = read_records(data, id_col)  # the dataset checked before anything is written
+    records = read_records(data, id_col, within="data" if alce else None)  # checked before anything is written
     done = done_ids(results) if resume else Counter()
     if done:
         for earlier in read_results(Path(results)):
@@ -184,7 +212,7 @@ def check_dataset(
                 if seen[rid] <= done[rid]:
                     summary.skipped += 1
                     continue
-            yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols}
+            yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols, "alce": alce}
 
     bar = Progress(None, progress or sys.stderr, "records checked")
     pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -204,6 +232,18 @@ def check_dataset(
     writer.close()
     bar.close()
     return summary
+
+
+def _alce_ready(opts: RenderOptions) -> RenderOptions:
+    """An ALCE run's options (its ``[n]`` read as numbered citations), once it is sure it can run:
+    a judge is given and NLTK's Punkt imports (else a clear error before any work)."""
+    if opts.scorer is None:
+        raise CiterenderError(
+            "ALCE's citation recall and precision need an entailment judge",
+            hint="pass --scorer MODULE:NAME (score(claim, evidence) -> 0..1; 0.5 or more entails)",
+        )
+    alce_sentences("Ready.")  # NLTK missing: the alce extra named, before any record
+    return RenderOptions.build(opts, dialect="numbered")
 
 
 def _picklable(scorer: object) -> None:

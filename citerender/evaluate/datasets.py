@@ -178,15 +178,17 @@ def _check_utf8(p: Path) -> None:
         raise CiterenderError("not UTF-8 (its last character is cut short)", path=str(p)) from None
 
 
-def read_records(path: str | Path, id_col: str = "id") -> Iterator[dict[str, Any]]:
+def read_records(path: str | Path, id_col: str = "id", *, within: str | None = None) -> Iterator[dict[str, Any]]:
     """Every record of the dataset, in order, read as a stream (every value :func:`plain`). A
     record that cannot be read is ``{"__failure__": why, id_col: its id if known}``: that
-    record's failure, never the run's. The file is checked before this returns."""
-    return (record for _, record in numbered_records(path, id_col))
+    record's failure, never the run's. The file is checked before this returns. ``within``: a
+    ``.json`` dataset may also be an object holding the list under that key (ALCE's result files
+    hold theirs under ``data``)."""
+    return (record for _, record in numbered_records(path, id_col, within=within))
 
 
 def numbered_records(
-    path: str | Path, id_col: str = "id", *, partial_tail: bool = False
+    path: str | Path, id_col: str = "id", *, partial_tail: bool = False, within: str | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """:func:`read_records` with each record's line (JSON Lines) or position (JSON, Parquet);
     ``partial_tail``: a last JSON Lines line cut short (no newline, not JSON) is left out. The
@@ -199,8 +201,8 @@ def numbered_records(
         return _parquet_records(p, _parquet_file(p), id_col)
     _check_utf8(p)
     if fmt == "json":
-        _json_list(p)
-    items = _json_items(p) if fmt == "json" else _jsonl_items(p, partial_tail)
+        _json_list(p, within)
+    items = _json_items(p, within) if fmt == "json" else _jsonl_items(p, partial_tail)
     return _plain_items(items, id_col, "line" if fmt == "jsonl" else "item")
 
 
@@ -249,14 +251,15 @@ def _lines(f: io.BufferedIOBase) -> Iterator[bytes | None]:
         yield line
 
 
-def _json_list(p: Path) -> None:
-    """A ``.json`` dataset is one well-formed list of records: any other document, or JSON cut
-    short, is an input error before anything is written (read through once, in linear time)."""
+def _json_list(p: Path, within: str | None = None) -> None:
+    """A ``.json`` dataset is one well-formed list of records (or, ``within``, an object holding
+    it under that key): any other document, or JSON cut short, is an input error before anything
+    is written (read through once, in linear time)."""
     import ijson
 
     with _open(p) as f:
         head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    if not head.startswith(b"["):
+    if not head.startswith(b"[") and not (within and head.startswith(b"{")):
         kind = {b"{": "an object", b'"': "a string", b"": "empty"}.get(head[:1], "a single value")
         raise CiterenderError(
             f"not a list of records (the JSON document is {kind})",
@@ -266,14 +269,24 @@ def _json_list(p: Path) -> None:
     with _open(p) as f:
         if f.read(3) != b"\xef\xbb\xbf":
             f.seek(0)
+        depth, listed, after_key = 0, not head.startswith(b"{"), False
         try:
-            for _ in ijson.basic_parse(f):
-                pass
+            for event, value in ijson.basic_parse(f):
+                listed = listed or (after_key and event == "start_array")
+                after_key = depth == 1 and event == "map_key" and value == within
+                depth += event in ("start_map", "start_array")
+                depth -= event in ("end_map", "end_array")
         except (ijson.JSONError, ijson.IncompleteJSONError) as e:
             raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
+    if not listed:
+        raise CiterenderError(
+            f"not a list of records, nor an object with a {within!r} list",
+            path=str(p),
+            hint=f'give {{"{within}": [...]}}',
+        )
 
 
-def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
+def _json_items(p: Path, within: str | None = None) -> Iterator[tuple[int, Any]]:
     """The items of a JSON list, streamed (an item that is not an object is that record's failure,
     as a JSON Lines line that is not one). Built
     from the parser's events here, not by ijson's item builder, whose cost grows with the square
@@ -286,7 +299,10 @@ def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
             f.seek(0)
         events = ijson.basic_parse(f, use_float=True)
         try:
-            if next(events, ("", None))[0] != "start_array":
+            first = next(events, ("", None))[0]
+            if first == "start_map" and within:
+                _seek_key(events, within, p)
+            elif first != "start_array":
                 return
             for n, (event, value) in enumerate(events, start=1):
                 if event == "end_array":  # the list's end
@@ -304,6 +320,22 @@ def _json_items(p: Path) -> Iterator[tuple[int, Any]]:
                     yield n, item if isinstance(item, dict) else {"__failure__": f"item {n}: not an object (a record)"}
         except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError) as e:
             raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
+
+
+def _seek_key(events: Iterator[tuple[str, Any]], key: str, p: Path) -> None:
+    """Past the object's members up to ``key``'s list (the others read past, bounded in depth)."""
+    for event, value in events:
+        if event == "map_key" and value == key:
+            if next(events, ("", None))[0] == "start_array":
+                return
+            break
+        if event == "map_key":
+            _item(*next(events), events)
+        else:  # the object's end
+            break
+    raise CiterenderError(
+        f"not a list of records, nor an object with a {key!r} list", path=str(p), hint=f'give {{"{key}": [...]}}'
+    )
 
 
 def _item(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool]:

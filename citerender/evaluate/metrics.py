@@ -28,6 +28,7 @@ from typing import Any
 from ..evidence.claims import Claim
 from ..evidence.support import LOW
 from ..evidence.words import content_stems
+from .alce import alce_problem
 
 __all__ = [
     "COUNTS", "METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "rate", "result_problem", "wilson",
@@ -214,6 +215,8 @@ def result_problem(result: Any) -> str | None:
     unknown = sorted(set(result) - _RESULT_KEYS)
     if unknown:
         return f"unknown field {unknown[0]!r}"
+    if (problem := alce_problem(result.get("alce"))) is not None:
+        return problem
     for d in result["diagnostics"]:
         if (problem := _diagnostic_problem(d)) is not None:
             return problem
@@ -223,7 +226,7 @@ def result_problem(result: Any) -> str | None:
     return _metrics_problem(result["metrics"], result["claims"], failed=failure is not None)
 
 
-_RESULT_KEYS = {"id", "row", "columns", "diagnostics", "claims", "metrics", "failure"}
+_RESULT_KEYS = {"id", "row", "columns", "diagnostics", "claims", "metrics", "failure", "alce"}
 _CLAIM_KEYS = {"claim", "line", "column", "span", "cited", "verdict", "checks", "reasons", "score", "relevant"}
 
 

@@ -20,7 +20,7 @@ from .metrics import result_problem
 
 __all__ = ["ResultsWriter", "done_ids", "read_results"]
 
-_NESTED = ("columns", "diagnostics", "claims", "metrics")
+_NESTED = ("columns", "diagnostics", "claims", "metrics", "alce")  # alce: ALCE's per-item values (--alce)
 
 
 def done_ids(path: str | Path) -> Counter[str]:
@@ -71,7 +71,8 @@ def read_results(p: str | Path, *, partial_tail: bool = False) -> Iterator[dict[
     for n, r in numbered_records(p, partial_tail=partial_tail):
         if fmt == "parquet":
             try:
-                r = {k: (json.loads(v) if k in _NESTED and isinstance(v, str) else v) for k, v in r.items()}
+                r = {k: (json.loads(v) if k in _NESTED and isinstance(v, str) else v) for k, v in r.items()
+                     if k != "alce" or v is not None}  # fmt: skip
             except (ValueError, RecursionError):
                 r = {"__failure__": "a nested column is not JSON"}
         problem = result_problem(r)
@@ -165,6 +166,8 @@ class ResultsWriter:
 
 
 def _cell(key: str, value: Any) -> Any:
+    if key == "alce" and value is None:
+        return None
     if key in _NESTED:
         return json.dumps(value, ensure_ascii=False)
     if key == "row":
