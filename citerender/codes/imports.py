@@ -1,0 +1,85 @@
+"""Codes CR5xx: provider responses and chat exports (content references, spans, sources)."""
+
+from __future__ import annotations
+
+from .kinds import Code, Severity
+
+ROWS = [
+    Code(
+        "CR501",
+        "unknown-content-reference",
+        Severity.WARNING,
+        "a content reference of a type citerender does not know was shown as its text (alt or prompt_text)",
+        "check how the page reads there; report the type so it can be supported",
+    ),
+    Code(
+        "CR502",
+        "unplaced-content-reference",
+        Severity.WARNING,
+        "a content reference's text was found neither at its offsets nor anywhere in the message",
+        "no fix needed in the answer: the reference is left out",
+    ),
+    Code(
+        "CR503",
+        "span-repaired",
+        Severity.WARNING,
+        "a provider's citation span did not match its text as given: placed by its cited text, another unit or inclusive end",
+        "check the citation's place; the provider's offsets may be in another unit (UTF-8 bytes, UTF-16)",
+    ),
+    Code(
+        "CR504",
+        "span-out-of-range",
+        Severity.WARNING,
+        "a provider's citation span lies outside the text: clamped to it",
+        "check the citation's place",
+    ),
+    Code(
+        "CR505",
+        "citation-without-source",
+        Severity.WARNING,
+        "a provider's citation names no source it can be linked to (no URL, no known id): left out",
+        "supply the sources with --sources when the response does not carry them",
+    ),
+    Code(
+        "CR507",
+        "unknown-citation-type",
+        Severity.WARNING,
+        "a provider's citation or annotation is of a type citerender does not read: its text is kept, and its URL as a source",
+        "check how the answer reads there; report the type so it can be supported",
+    ),
+    Code(
+        "CR508",
+        "detached-messages",
+        Severity.WARNING,
+        "part of a conversation hangs from a message the export no longer holds: shown after the rest, under a note",
+        "no fix needed: the export lost where those messages belong",
+    ),
+    Code(
+        "CR509",
+        "unresolved-export-reference",
+        Severity.WARNING,
+        "a citation in an exported answer names an id that neither the export's references nor its metadata resolve: shown as its text",
+        "no fix needed in the answer; the export does not record what the id stood for",
+    ),
+    Code(
+        "CR510",
+        "citation-without-place",
+        Severity.WARNING,
+        "a provider cites a source without saying which words it supports (no span, or an empty one at the text's start): listed in Sources, not placed",
+        "no fix needed in the answer; the provider gave no place for the citation",
+    ),
+    Code(
+        "CR511",
+        "url-not-retrieved",
+        Severity.WARNING,
+        "a page the model was asked to read could not be retrieved, or its web search failed (Gemini's URL context, Anthropic's web fetch and web search, OpenAI's web search calls): it supports nothing in the answer",
+        "check the URL or the search's error; the answer was written without that page or those results",
+    ),
+    Code(
+        "CR506",
+        "broken-conversation",
+        Severity.ERROR,
+        "a conversation's message graph has a cycle, a node that is not an object or an id that is not a string: the conversation was skipped",
+        "the rest of the export is built; repair or remove that conversation in the export",
+    ),
+]
