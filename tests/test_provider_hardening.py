@@ -197,7 +197,7 @@ def _cohere_spans(n: int, cited: Callable[[int], str]) -> dict[str, Any]:
 def _bedrock_spans(n: int, cited: Callable[[int], str]) -> dict[str, Any]:
     text = _words(n)
     cits = [{"generatedResponsePart": {"textResponsePart": {"text": cited(i), "span": {"start": 3, "end": len(text) - 2}}},
-             "retrievedReferences": [{"content": {"text": "x"}, "location": {"s3Location": {"uri": f"s3://b/{i % 9}"}}}]}
+             "retrievedReferences": [{"content": {"text": f"passage {i}"}, "location": {"s3Location": {"uri": f"s3://b/{i % 9}"}}}]}
             for i in range(n // 4)]  # fmt: skip
     return {"output": {"text": text}, "citations": cits}
 

@@ -58,6 +58,7 @@ class Builder:
         self.notes: list[Note] = []
         self.dialect: str | None = None  # the text numbers its citations ([doc1]): what each names
         self.numbered: list[tuple[str, str | None] | None] = []
+        self.line_index: dict[str, dict[str, int]] = {}  # a source's quoted lines → their index
 
     def supplied(self, sid: str) -> str | None:
         """The id of a source the caller supplied under ``sid`` (copied into the registry), or None."""
@@ -121,9 +122,14 @@ class Builder:
         meta["line_unit"] = "passage"  # quoted, not the page's lines
         lines = self.sources[sid].setdefault("lines", [])
         line = re.sub(r"\s+", " ", line).strip()
-        if line not in lines:
+        index = self.line_index.setdefault(sid, {})  # line → its place: k passages cost linear time
+        if len(index) != len(lines):  # lines set another way (a supplied source): indexed again
+            index.clear()
+            index.update((text, k) for k, text in reversed(list(enumerate(lines))))
+        n = index.get(line, -1)
+        if n == -1:
+            n = index[line] = len(lines)
             lines.append(line)
-        n = lines.index(line)
         if page is not None:
             pages = meta.setdefault("line_pages", [])
             pages.extend([None] * (len(lines) - len(pages)))
