@@ -74,7 +74,7 @@ def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool
     if st.registry is None:
         return
     cited = {s.id for r in st.references for s in [r.source, *r.merged]}
-    urls: set[str] = set()
+    never: list[str] = []
     for sid in st.registry:
         if sid in cited:
             continue
@@ -82,20 +82,29 @@ def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool
         if raw.meta.get("listed") == "cited":
             st.report("CR510", f"source {sid!r} is cited without a place in the text: listed in Sources", None)
             reference_for(st, st.registry.shown(sid) or raw, known=True)
-            continue
-        source = st.registry.shown(sid) or raw if consulted or list_all else raw
-        if consulted:
-            if source.url and (source.url in st.by_url or source.url in urls):
-                continue  # the same page, already in one of the lists
-            st.diagnostics.append(_never_cited(st.registry, sid, ": listed as consulted"))
-            if source.url:
-                urls.add(source.url)
-            number = len(st.references) + len(st.consulted) + 1
-            st.consulted.append(Reference(number, source, prefix=st.id_prefix))
+        elif consulted:
+            never.append(sid)  # numbered once every reference is: after them
         else:
             st.diagnostics.append(_never_cited(st.registry, sid, ""))
             if list_all:
-                reference_for(st, source, known=True)
+                reference_for(st, st.registry.shown(sid) or raw, known=True)
+    if never:
+        _list_consulted(st, never)
+
+
+def _list_consulted(st: CitationState, never: list[str]) -> None:
+    """The sources never cited, under "Consulted, not cited", numbered after every reference;
+    a page whose URL a reference (or an earlier one of them) has is not listed again."""
+    assert st.registry is not None
+    urls: set[str] = set()
+    for sid in never:
+        source = st.registry.shown(sid) or st.registry[sid]
+        if source.url and (source.url in st.by_url or source.url in urls):
+            continue  # the same page, already in one of the lists
+        st.diagnostics.append(_never_cited(st.registry, sid, ": listed as consulted"))
+        if source.url:
+            urls.add(source.url)
+        st.consulted.append(Reference(len(st.references) + len(st.consulted) + 1, source, prefix=st.id_prefix))
 
 
 def _never_cited(registry: Registry, sid: str, how: str) -> Diagnostic:
