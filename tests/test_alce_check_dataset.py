@@ -52,13 +52,17 @@ ITEMS: list[tuple[dict[str, Any], float | None, float | None]] = [
     # the first line only
     ({"question": "q8", "output": "Paris is in France [1].\nIgnored line [1].", "docs": [doc("France", "Paris is in France.")]},
      1.0, 1.0),
+    # a supporting passage and one about the same tower's other facts: [1] counts, [2] is needless
+    ({"question": "q10", "output": "The Eiffel Tower is 330 metres tall [1][2].",
+      "docs": [doc("Eiffel Tower", "The Eiffel Tower is 330 metres tall."),
+               doc("Eiffel Tower", "The Eiffel Tower stands in Paris and was designed by Gustave Eiffel.")]}, 1.0, 0.5),
     # a QA-extracted document: its 'sent', and an id of its own
     ({"question": "q9", "output": "The Moon orbits Earth [1].",
       "docs": [{"id": "x", "title": "Moon", "text": "unrelated", "sent": "The Moon orbits Earth."}]}, 1.0, 1.0),
 ]  # fmt: skip
-#: eval.py's aggregates: per-item means over the 8 items with a sentence, in percent
-RECALL = 100 * (2 / 3 + 0.5 + 0.5 + 0.5 + 0 + 1 + 1 + 1) / 8  # 64.583
-PRECISION = 100 * (0.5 + 1 + 1 + 0.5 + 0 + 1 + 1 + 1) / 8  # 75.0
+#: eval.py's aggregates: per-item means over the 9 items with a sentence, in percent
+RECALL = 100 * (2 / 3 + 0.5 + 0.5 + 0.5 + 0 + 1 + 1 + 1 + 1) / 9  # 68.519
+PRECISION = 100 * (0.5 + 1 + 1 + 0.5 + 0 + 1 + 1 + 0.5 + 1) / 9  # 72.222
 
 
 def alce_file(path: Path, *, listed: bool = False) -> Path:
@@ -88,9 +92,9 @@ def test_alce_numbers_are_eval_py_s_with_any_jobs(tmp_path: Path) -> None:
     alce = summary["alce"]
     assert alce["alce_citation_recall"] == pytest.approx(RECALL, abs=1e-3)
     assert alce["alce_citation_precision"] == pytest.approx(PRECISION, abs=1e-3)
-    assert (alce["items"], alce["items_scored"]) == (9, 8) and "eval.py" in alce["definition"]
+    assert (alce["items"], alce["items_scored"]) == (10, 9) and "eval.py" in alce["definition"]
     assert summary == json.loads((tmp_path / "s2.json").read_text(encoding="utf-8"))
-    assert "ALCE (eval.py): citation recall 64.6, citation precision 75.0 over 8 item(s)" in one.stdout
+    assert "ALCE (eval.py): citation recall 68.5, citation precision 72.2 over 9 item(s)" in one.stdout
     # our own measures read the same answers: [n] as numbered citations of the documents in order
     first = results[0]
     assert [c["cited"][0]["id"] for c in first["claims"]] == ["1", "1", "3"]
@@ -108,12 +112,12 @@ def test_the_data_list_alone_resume_and_restart(tmp_path: Path) -> None:
     lines = (tmp_path / "a.jsonl").read_bytes().splitlines(keepends=True)
     (tmp_path / "a.jsonl").write_bytes(b"".join(lines[:4]))  # killed after four items
     again = alce_run(whole, tmp_path / "a.jsonl", "--summary", tmp_path / "s.json")
-    assert "checked 5 answer(s), 4 already in the results" in again.stdout
+    assert "checked 6 answer(s), 4 already in the results" in again.stdout
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     resumed = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["alce"]
     assert resumed["alce_citation_recall"] == pytest.approx(RECALL, abs=1e-3)  # earlier results counted too
     restarted = alce_run(whole, tmp_path / "a.jsonl", "--restart")
-    assert "checked 9 answer(s);" in restarted.stdout
+    assert "checked 10 answer(s);" in restarted.stdout
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
 
 

@@ -28,7 +28,7 @@ from ..syntax.escapes import visible
 from .alce import alce_sentences
 from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, check_alce
 from .datasets import read_records, results_format
-from .metrics import Totals
+from .metrics import Totals, definitions
 from .records import check_record
 from .results_file import ResultsWriter, done_ids, read_results
 
@@ -57,6 +57,8 @@ class DatasetSummary:
     hist: dict[str, list[int]] = field(default_factory=dict)
     #: ``--alce``: ALCE's aggregates, overall and per group (None: not an ALCE run)
     alce: dict[str, AlceTotals] | None = None
+    #: a scorer decided which citations are relevant (citation precision's definition says so)
+    scored: bool = False
     _seen: int = 0  # results added: ties among the worst go to the earlier one
 
     def add(self, result: dict[str, Any], record: dict[str, Any] | None) -> None:
@@ -96,6 +98,7 @@ class DatasetSummary:
             "skipped": self.skipped,
             "overall": self.overall.summary(),
             "groups": {k: v.summary() for k, v in sorted(self.groups.items())},
+            "definitions": definitions(self.scored),
             **({"alce": self.alce_summary()} if self.alce is not None else {}),
         }
 
@@ -192,7 +195,7 @@ def check_dataset(
     )
     if scorer is not None and jobs > 1:
         _picklable(scorer)
-    summary = DatasetSummary(judge, tuple(group_by), alce={} if alce else None)
+    summary = DatasetSummary(judge, tuple(group_by), alce={} if alce else None, scored=scorer is not None)
     cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
     summary.cols = dict(cols)
     records = read_records(data, id_col, within="data" if alce else None)  # checked before anything is written

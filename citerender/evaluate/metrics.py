@@ -6,11 +6,13 @@ The measures, for an answer and summed over a group:
 
 * **citation coverage**: cited sentences / sentences (the quality report's segmentation);
 * **support rate**: supported claims / checked claims (``unchecked``: the source holds no text);
-* **citation recall** (ALCE): cited claims judged supported by their citations together / cited claims;
+* **citation recall** (ALCE-style): cited claims judged supported by their citations together / cited
+  claims (sentences without a citation are not counted: ALCE's recall divides by all sentences);
 * **citation precision** (ALCE): relevant citations / citations of checked claims — a citation is
-  relevant when its claim is supported or partly supported and it is its claim's only citation or
-  its own passage speaks of the claim (shares at least a quarter of its content words, the
-  checks' threshold for a passage that does);
+  relevant when its claim is supported or partly supported and it is its claim's only citation,
+  or, with a scorer, the scorer finds its passage alone supports the claim or the other citations
+  without it no longer do (ALCE's rule); without a scorer, when its own passage speaks of the
+  claim (shares at least a quarter of its content words, the checks' threshold for one that does);
 * **unknown-id rate** and **invented-locator rate**: citing places naming an id the sources lack
   (CR101) or lines a source does not have (CR102), per citing place.
 
@@ -28,10 +30,12 @@ from typing import Any
 from ..evidence.claims import Claim
 from ..evidence.support import LOW
 from ..evidence.words import content_stems
+from ..options import SupportScorer
 from .alce import alce_problem
 
 __all__ = [
-    "COUNTS", "METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "rate", "result_problem", "wilson",
+    "COUNTS", "METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "definitions", "rate", "relevant_citations",
+    "result_problem", "wilson",
 ]  # fmt: skip
 
 #: our verdicts as a dataset names them (``weak`` is ALCE's partial support)
@@ -53,9 +57,33 @@ COUNTS = (
 )  # fmt: skip
 
 
-def claim_rows(text: str, claims: Sequence[Claim]) -> list[dict[str, Any]]:
+def definitions(scored: bool) -> dict[str, str]:
+    """What each rate divides by, in words (the summary and the report say it); ``scored``: a
+    scorer decided which citations are relevant."""
+    relevant = (
+        "the scorer finds its passage alone supports the claim, or the claim's other citations without it no"
+        " longer do (ALCE's rule)"
+        if scored
+        else "its passage shares at least a quarter of the claim's content words (no scorer was given)"
+    )
+    return {
+        "citation_coverage": "sentences with a citation, divided by all sentences of the answers",
+        "support_rate": "claims judged supported, divided by checked claims (a claim is the words one citation"
+        " group closes; a claim whose cited source holds no text is unchecked and left out)",
+        "citation_recall": "claims judged supported by their citations together, divided by cited claims (every"
+        " claim a citation closes, checked or not); sentences without a citation are not counted (citation"
+        " coverage counts them), unlike ALCE's citation recall, which divides by all sentences",
+        "citation_precision": "relevant citations, divided by the citations of checked claims; a citation is"
+        f" relevant when its claim is supported (fully or partly) and it is the claim's only citation, or {relevant}",
+        "unknown_id_rate": "citing places naming an id the sources lack, divided by citing places",
+        "invented_locator_rate": "citing places naming lines a source does not have, divided by citing places",
+    }
+
+
+def claim_rows(text: str, claims: Sequence[Claim], scorer: SupportScorer | None = None) -> list[dict[str, Any]]:
     """One row per claim: its text and span in ``text``, what it cites, the verdict, the checks
-    that fired, the scorer's score and which citations are relevant."""
+    that fired, the scorer's score and which citations are relevant (decided by ``scorer`` when
+    there is one, see :func:`relevant_citations`)."""
     rows = []
     for c in claims:
         end = _offset(text, c.line, c.column)
@@ -75,7 +103,7 @@ def claim_rows(text: str, claims: Sequence[Claim]) -> list[dict[str, Any]]:
                 "checks": list(c.codes),
                 "reasons": list(c.reasons),
                 "score": c.score,
-                "relevant": _relevant(c, verdict),
+                "relevant": relevant_citations(c, verdict, scorer),
             }
         )
     return rows
@@ -91,15 +119,39 @@ def _offset(text: str, line: int, column: int) -> int:
     return min(at + column - 1, len(text))
 
 
-def _relevant(c: Claim, verdict: str) -> list[bool]:
+def relevant_citations(c: Claim, verdict: str, scorer: SupportScorer | None = None) -> list[bool]:
+    """Which citations of a claim are relevant. None is, unless the claim is supported (fully or
+    partly); a claim's only citation is. Of several, with a scorer (ALCE's rule): a citation is
+    relevant when the scorer finds its passage alone supports the claim, or the claim's other
+    citations without it no longer do; without one (or where the scorer gives no number in
+    [0, 1]), when its passage shares at least a quarter of the claim's content words."""
     if verdict not in ("supported", "partial"):
         return [False] * len(c.evidence)
     if len(c.evidence) == 1:
         return [True]
     words = content_stems(c.text)
-    if not words:
-        return [True] * len(c.evidence)
-    return [len(words & content_stems(e.text)) / len(words) >= LOW for e in c.evidence]
+    lexical = [not words or len(words & content_stems(e.text)) / len(words) >= LOW for e in c.evidence]
+    if scorer is None:
+        return lexical
+    out = []
+    for k, e in enumerate(c.evidence):
+        alone = _entails(scorer, c.text, e.text)
+        rest = "\n".join(o.text for j, o in enumerate(c.evidence) if j != k and o.text)
+        others = None if alone else _entails(scorer, c.text, rest)
+        out.append(True if alone else lexical[k] if alone is None or others is None else not others)
+    return out
+
+
+def _entails(scorer: SupportScorer, claim: str, evidence: str) -> bool | None:
+    """Does the scorer find ``evidence`` supports ``claim`` (a score of 0.5 or more)? None when it
+    raises or gives no number in [0, 1] (the support checks report that, CR407)."""
+    try:
+        value = scorer.score(claim, evidence)
+    except Exception:  # a team's model: no verdict, never our crash
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
+        return None
+    return float(value) >= 0.5
 
 
 def answer_metrics(

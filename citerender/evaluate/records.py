@@ -58,7 +58,7 @@ def check_record(
         diagnostics, quality, support = check_with_reports(text, registry, opts)
         found = [*notes, *diagnostics]
         out["diagnostics"] = [d.to_dict() for d in found]
-        out["claims"] = claim_rows(text, support.claims)
+        out["claims"] = claim_rows(text, support.claims, opts.scorer)
         out["metrics"] = answer_metrics(out["claims"], quality.to_dict(), (d.code for d in found))
     except CiterenderError as e:
         out["failure"] = str(e)
