@@ -49,10 +49,18 @@ class Chain:
 
     def blocks(self, text: str, env: dict[str, Any]) -> list[Token]:
         """The block tokens of ``text`` (inline content not parsed)."""
+        return self.block_state(text, env).tokens
+
+    def block_state(self, text: str, env: dict[str, Any]) -> StateCore:
+        """``text`` parsed up to its block tokens (:meth:`go_on` parses it on)."""
         state = StateCore(text, self.md, env)
         for rule in self._to_block:
             rule(state)
-        return state.tokens
+        return state
+
+    def go_on(self, state: StateCore) -> StateCore:
+        """A :meth:`block_state` parsed on up to its inline tokens."""
+        return self._inline(state)
 
     def inline(self, text: str, env: dict[str, Any]) -> StateCore:
         """``text`` parsed up to its inline tokens (no citerender numbering yet)."""

@@ -65,12 +65,12 @@ class LiveAnswer:
         self.cites: list[tuple[int, int, str | None, str, str]] = []  # (start, end, cited, unit, marker)
         self.parts: dict[Any, int] = {}  # a provider's part → where it starts in ``text``
         self.block: list[str] = []  # Anthropic: the open block's markers
-        self.synced: dict[str, tuple[int, int]] = {}
         self.closed = False
         self.wait = wait
         self.sep = "" if provider in ("anthropic", "gemini", "cohere") else "\n\n"
         self.apart = False  # Anthropic: a tool call came between this text block and the last
         self.made: set[tuple[int, str]] = set()  # (place, marker) of each citation shown
+        self.zone_from = 0  # where the text's zones are looked for from (all before is shown and settled)
 
     # ------------------------------------------------------------------ public API
 
@@ -125,12 +125,12 @@ class LiveAnswer:
         self.text += delta
 
     def _sync_sources(self) -> None:
-        """Sources made (or given lines) since the last release, into the renderer's registry."""
-        for sid, data in self.b.sources.items():
-            key = (len(data), len(data.get("lines") or ()))  # the builder only adds fields and lines
-            if self.synced.get(sid) != key:
-                self.synced[sid] = key
-                self.registry.put(registry_from_data([data])[sid])
+        """Sources made or changed since the last release (the builder's ``touched``), into the
+        renderer's registry: each release costs what changed, not every source again."""
+        touched, self.b.touched = self.b.touched, {}
+        for sid in touched:
+            if sid in self.b.sources:
+                self.registry.put(registry_from_data([self.b.sources[sid]])[sid])
 
     def _place(self, start: int, end: int, cited: str | None, unit: str, at: _At) -> tuple[Placed, int, str]:
         """Where a citation goes, where the text resumes after it (past the span when the span is
@@ -159,7 +159,7 @@ class LiveAnswer:
             body -= 1
         limit = len(text) if final else min(self.hold, body)
         placed = []
-        where = _At(text, final)
+        where = _At(text, final, self.zone_from)
         for start, end, cited, unit, marker in self.cites:
             p, resume, before = self._place(start, end, cited, unit, where)
             settled = final or resume < body  # a word follows: no more punctuation can come between
@@ -186,6 +186,8 @@ class LiveAnswer:
             chunks.append(text[pos:limit])
             pos = limit
         self.shown = max(self.shown, pos)
+        if where.found is not None and where.found.checkpoint <= self.shown:  # the next look starts there
+            self.zone_from = max(self.zone_from, where.found.checkpoint)
         piece = "".join(chunks)
         return self.renderer.feed(piece) if piece else ""
 
@@ -313,10 +315,10 @@ class _At:
     unit and the text's zones (:class:`Zones`; an answer still streaming may have a code span or
     a link open at its end)."""
 
-    def __init__(self, text: str, final: bool) -> None:
-        self.text, self.final = text, final
+    def __init__(self, text: str, final: bool, start: int) -> None:
+        self.text, self.final, self.start = text, final, start
         self._readers: dict[str, SpanReader] = {}
-        self._zones: Zones | None = None
+        self.found: Zones | None = None
 
     def reader(self, unit: str) -> SpanReader:
         """The span reader of the text in ``unit``, made on first use."""
@@ -326,6 +328,6 @@ class _At:
 
     def zones(self) -> Zones:
         """The text's zones, found on first use."""
-        if self._zones is None:
-            self._zones = Zones(self.text, complete=self.final)
-        return self._zones
+        if self.found is None:
+            self.found = Zones(self.text, complete=self.final, start=self.start)
+        return self.found

@@ -67,16 +67,23 @@ class Sink:
         new = _lines("".join(self.partial) + head + "\n")
         self._open.append(new)
         self.partial[:] = [rest] if rest else []
+        if self.until_close:  # everything waits for the end: nothing to decide
+            return ""
         may_close = self._may_close(new)
         self._after_blank = not new[:-1].rpartition("\n")[2].strip()
         if not may_close:
             self._open_text = self._open_text or bool(new.strip())
             return ""
         lines = "".join(self._open)
-        scratch = self._scratch
-        scratch.pop("references", None)
-        scratch.pop("footnotes", None)
-        tokens = self.chain.blocks(lines, scratch)
+        # text that looks up no label and defines none is parsed where it goes; else its blocks
+        # are read apart first (a definition not decided yet must not be seen)
+        direct = not self._held and "[" not in lines
+        env = self.env if direct else self._scratch
+        if not direct:
+            env.pop("references", None)
+            env.pop("footnotes", None)
+        state = self.chain.block_state(lines, env)
+        tokens = state.tokens
         cut, line, count = decided_end(lines, tokens)
         self._open = [lines[cut:]] if cut < len(lines) else []
         self._open_text = cut < len(lines) and bool(lines[cut:].strip())
@@ -88,7 +95,9 @@ class Sink:
             if self.until_close or not self._defines_missed(decided):
                 return ""
             return self._held_blocks()
-        define(self.env, scratch, line, tokens[:count])
+        if direct and cut == len(lines):
+            return self._take(self.chain.go_on(state), decided)
+        define(self.env, env, line, tokens[:count])
         return self._take(self.chain.inline_blocks(decided, self.env, tokens[:count]), decided)
 
     def close(self) -> str:
