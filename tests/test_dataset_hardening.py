@@ -617,7 +617,7 @@ def test_a_line_break_in_a_group_name_stays_on_its_line(tmp_path: Path, brk: str
     r = run_cli("check-dataset", data, "-o", tmp_path / "r.jsonl", "--group-by", "model")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()  # str.splitlines splits at every one of these
-    assert len(lines) == 2 + 3 and sum("checked" in x for x in lines) == 2
+    assert len(lines) == 3 + 3 and sum("checked" in x for x in lines) == 2
     assert not any(x.startswith("checked 999") for x in lines)
 
 

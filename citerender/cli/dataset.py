@@ -135,6 +135,7 @@ def _print_summary(data: dict[str, Any]) -> None:
     print(one_line(f"judge: {data['judge']}"))
     resumed = f", {data['skipped']} already in the results" if data["skipped"] else ""
     print(f"checked {data['checked']} answer(s){resumed}; {data['overall']['failures']} record(s) failed")
+    print(f"intervals: {data['intervals']}")
     groups = data["groups"] if len(data["groups"]) > 1 else {"all": data["overall"]}
     for name, g in {**groups, **({"all answers": data["overall"]} if len(groups) > 1 else {})}.items():
         cells = []

@@ -28,6 +28,7 @@ from ..syntax.escapes import visible
 from .alce import alce_sentences
 from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, check_alce
 from .datasets import read_records, results_format
+from .intervals import METHOD
 from .metrics import Totals, definitions
 from .records import check_record
 from .results_file import ResultsWriter, done_ids, read_results
@@ -98,6 +99,7 @@ class DatasetSummary:
             "skipped": self.skipped,
             "overall": self.overall.summary(),
             "groups": {k: v.summary() for k, v in sorted(self.groups.items())},
+            "intervals": METHOD,
             "definitions": definitions(self.scored),
             **({"alce": self.alce_summary()} if self.alce is not None else {}),
         }

@@ -17,13 +17,16 @@ The measures, for an answer and summed over a group:
   (CR101) or lines a source does not have (CR102), per citing place.
 
 The built-in judge is citerender's lexical support checks (precision over recall); a scorer
-(``--scorer``) adds a model's verdict. Rates carry 95% Wilson intervals, so two runs or two
-models can be compared honestly.
+(``--scorer``) adds a model's verdict. Rates carry 95% intervals over answers (a bootstrap,
+:mod:`.intervals`: claims of one answer are not independent), so two runs or two models can be
+compared honestly; :func:`wilson` remains for a single count.
 """
 
 from __future__ import annotations
 
+import copy
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +35,7 @@ from ..evidence.support import LOW
 from ..evidence.words import content_stems
 from ..options import SupportScorer
 from .alce import alce_problem
+from .intervals import ratio_interval
 
 __all__ = [
     "COUNTS", "METRICS", "VERDICT_NAMES", "Totals", "answer_metrics", "claim_rows", "definitions", "rate", "relevant_citations",
@@ -201,21 +205,29 @@ def wilson(num: int, den: int, z: float = 1.96) -> tuple[float, float] | None:
 
 
 class Totals:
-    """Counts summed over a group of answers, and their rates with intervals. Reducing results in
-    any order, on any machine, gives the same totals."""
+    """Counts summed over a group of answers, and their rates with 95% intervals over answers
+    (:mod:`.intervals`: each answer's numerator and denominator kept as counts of distinct
+    pairs). Reducing results in any order, on any machine, gives the same totals."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
         self.failures = 0
         self.codes: dict[str, int] = {}
+        #: per rate: how many answers have each (numerator, denominator)
+        self.pairs: dict[str, Counter[tuple[int, int]]] = {name: Counter() for name, _, _ in METRICS}
+        self._summary: dict[str, Any] | None = None
 
     def add(self, result: Mapping[str, Any]) -> None:
+        self._summary = None
         if result.get("failure"):
             self.failures += 1
             return
-        for k, v in (result.get("metrics") or {}).items():
+        m = result.get("metrics") or {}
+        for k, v in m.items():
             if isinstance(v, int) and not isinstance(v, bool):
                 self.counts[k] = self.counts.get(k, 0) + v
+        for name, a, b in METRICS:
+            self.pairs[name][(int(m.get(a, 0)), int(m.get(b, 0)))] += 1
         for d in result.get("diagnostics") or []:
             self.codes[d["code"]] = self.codes.get(d["code"], 0) + 1
 
@@ -226,17 +238,26 @@ class Totals:
                 out.counts[k] = out.counts.get(k, 0) + v
             for k, v in src.codes.items():
                 out.codes[k] = out.codes.get(k, 0) + v
+            for name, pairs in src.pairs.items():
+                out.pairs[name].update(pairs)
             out.failures += src.failures
         return out
 
     def summary(self) -> dict[str, Any]:
-        c = self.counts
-        rates = {}
-        for name, a, b in METRICS:
-            num, den = c.get(a, 0), c.get(b, 0)
-            rates[name] = {"value": rate(num, den), "ci95": wilson(num, den), "n": den}
-        return {"answers": c.get("answers", 0), "failures": self.failures, "counts": dict(sorted(c.items())), "rates": rates,
-                "codes": dict(sorted(self.codes.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip
+        """Counts, codes and each rate: ``value``, ``ci95`` (over answers), ``n`` (its denominator)."""
+        if self._summary is None:
+            c = self.counts
+            rates = {}
+            for name, a, b in METRICS:
+                num, den = c.get(a, 0), c.get(b, 0)
+                rates[name] = {
+                    "value": rate(num, den),
+                    "ci95": ratio_interval(self.pairs[name]) if den else None,
+                    "n": den,
+                }
+            self._summary = {"answers": c.get("answers", 0), "failures": self.failures, "counts": dict(sorted(c.items())),
+                             "rates": rates, "codes": dict(sorted(self.codes.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip
+        return copy.deepcopy(self._summary)
 
 
 def result_problem(result: Any) -> str | None:

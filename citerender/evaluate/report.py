@@ -31,6 +31,7 @@ from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..syntax.residue import clean_html
 from .check_dataset import DatasetSummary, group_key, one_line
+from .intervals import METHOD
 from .metrics import Totals, definitions
 from .records import render_checked
 
@@ -84,6 +85,7 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
         group_by=", ".join(summary.group_by),
         metrics=[{"label": v} for v in _LABELS.values()],
         definitions=[{"label": _LABELS[m], "text": text} for m, text in definitions(summary.scored).items()],
+        intervals=METHOD + ": answers resampled, not claims",
         groups=table,
         charts=_charts(summary, charted, [name for name, _ in ranked[:HISTOGRAM]], len(ranked)),
         codes=codes,
