@@ -44,6 +44,13 @@ def add_check_dataset(sub: Any, add_scorer: Any) -> None:
         help="DATA is an ALCE result file (or its data list): also ALCE eval.py's citation recall and precision,"
         " the --scorer as its entailment judge (needs --scorer and the alce extra)",
     )
+    d.add_argument(
+        "--compare",
+        metavar="COL",
+        help="compare the two values of COL (two models) on the questions both answered: paired differences"
+        " of every rate, second minus first, with 95%% intervals (needs --pair-by)",
+    )
+    d.add_argument("--pair-by", metavar="COL", help="with --compare: the column naming the question (a prompt, an id)")
     add_scorer(d)
     d.set_defaults(func=cmd_check_dataset)
 
@@ -68,6 +75,8 @@ def cmd_check_dataset(a: argparse.Namespace) -> int:
         jobs=jobs,
         resume=not a.restart,
         alce=a.alce,
+        compare=a.compare,
+        pair_by=a.pair_by,
     )
     data = summary.to_dict()
     if a.summary:
@@ -145,7 +154,33 @@ def _print_summary(data: dict[str, Any]) -> None:
         print(one_line(f"{name} ({g['answers']} answers): " + "; ".join(cells)))
     if "alce" in data:
         _print_alce(data["alce"])
+    if "compare" in data:
+        _print_compare(data["compare"])
     sys.stdout.flush()
+
+
+def _print_compare(c: dict[str, Any]) -> None:
+    from ..evaluate.check_dataset import one_line
+
+    if not c["questions"]:
+        print(one_line(f"paired comparison of {c['column']}: no question answered by both (--pair-by {c['pair_by']})"))
+        return
+    first, second = c["first"], c["second"]
+    print(
+        one_line(
+            f"paired comparison of {c['column']}: {second} minus {first}, on the {c['questions']} question(s)"
+            f" both answered (--pair-by {c['pair_by']}), 95% intervals over questions"
+        )
+    )
+    for name, r in c["rates"].items():
+        if r["difference"] is None:
+            print(f"  {name}: –")
+            continue
+        lo, hi = r["ci95"]
+        print(
+            f"  {name}: {r['first']:.1%} → {r['second']:.1%}, difference {100 * r['difference']:+.1f} points"
+            f" [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+        )
 
 
 def _print_alce(alce: dict[str, Any]) -> None:

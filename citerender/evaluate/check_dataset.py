@@ -27,6 +27,7 @@ from ..options import RenderOptions
 from ..syntax.escapes import visible
 from .alce import alce_sentences
 from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, check_alce
+from .compare import Comparison, compare_ready
 from .datasets import read_records, results_format
 from .intervals import METHOD
 from .metrics import Totals, definitions
@@ -60,6 +61,8 @@ class DatasetSummary:
     alce: dict[str, AlceTotals] | None = None
     #: a scorer decided which citations are relevant (citation precision's definition says so)
     scored: bool = False
+    #: ``--compare COL --pair-by COL``: the paired comparison (None: none asked)
+    compare: Comparison | None = None
     _seen: int = 0  # results added: ties among the worst go to the earlier one
 
     def add(self, result: dict[str, Any], record: dict[str, Any] | None) -> None:
@@ -70,6 +73,8 @@ class DatasetSummary:
         if self.alce is not None:
             for k in ("", key):
                 self.alce.setdefault(k, AlceTotals()).add(result.get("alce"))
+        if self.compare is not None:
+            self.compare.add(result)
         for d in result.get("diagnostics") or []:
             self.examples.setdefault(d["code"], (str(result.get("id")), d["message"]))
         rate = (result.get("metrics") or {}).get("support_rate")
@@ -102,6 +107,7 @@ class DatasetSummary:
             "intervals": METHOD,
             "definitions": definitions(self.scored),
             **({"alce": self.alce_summary()} if self.alce is not None else {}),
+            **({"compare": self.compare.summary()} if self.compare is not None else {}),
         }
 
     def alce_summary(self) -> dict[str, Any]:
@@ -178,29 +184,32 @@ def check_dataset(
     resume: bool = True,
     progress: TextIO | None = None,
     alce: bool = False,
+    compare: str | None = None,
+    pair_by: str | None = None,
     **kwargs: Any,
 ) -> DatasetSummary:
     """Check every record of ``data`` into ``results`` (JSON Lines, JSON or Parquet); returns the
     measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`.
     ``alce``: ``data`` is an ALCE result file (or its ``data`` list), each item also scored by
-    ALCE's definitions with the scorer as the judge (:mod:`.alce_run`)."""
+    ALCE's definitions with the scorer as the judge (:mod:`.alce_run`). ``compare`` and
+    ``pair_by``: the two values of the column ``compare`` compared on the questions (``pair_by``)
+    both answered (:mod:`.compare`)."""
     opts = RenderOptions.build(options, **kwargs)
     results_format(results)
-    scorer = opts.scorer
     if alce:
         opts, (answer_col, sources_col) = _alce_ready(opts), ALCE_COLS.values()
-    judge = (
-        f"scorer {scorer_name(scorer)} and citerender's lexical checks"
-        + (" (the scorer is ALCE's entailment judge too: a score of 0.5 or more entails)" if alce else "")
-        if scorer is not None
-        else "citerender's lexical support checks (built in; --scorer adds a model's verdict)"
-    )
-    if scorer is not None and jobs > 1:
-        _picklable(scorer)
-    summary = DatasetSummary(judge, tuple(group_by), alce={} if alce else None, scored=scorer is not None)
+    if opts.scorer is not None and jobs > 1:
+        _picklable(opts.scorer)
+    summary = _new_summary(opts.scorer, group_by, alce)
     cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
     summary.cols = dict(cols)
-    records = read_records(data, id_col, within="data" if alce else None)  # checked before anything is written
+    within = "data" if alce else None
+    records = read_records(data, id_col, within=within)  # checked before anything is written
+    if compare is not None or pair_by is not None:
+        if not compare or not pair_by:
+            raise CiterenderError("--compare and --pair-by go together", hint="--compare model --pair-by prompt")
+        compare_ready(read_records(data, id_col, within=within), compare, pair_by)  # before any work
+        summary.compare = Comparison(compare, pair_by)
     done = done_ids(results) if resume else Counter()
     if done:
         for earlier in read_results(Path(results)):
@@ -237,6 +246,16 @@ def check_dataset(
     writer.close()
     bar.close()
     return summary
+
+
+def _new_summary(scorer: object, group_by: Sequence[str], alce: bool) -> DatasetSummary:
+    judge = (
+        f"scorer {scorer_name(scorer)} and citerender's lexical checks"
+        + (" (the scorer is ALCE's entailment judge too: a score of 0.5 or more entails)" if alce else "")
+        if scorer is not None
+        else "citerender's lexical support checks (built in; --scorer adds a model's verdict)"
+    )
+    return DatasetSummary(judge, tuple(group_by), alce={} if alce else None, scored=scorer is not None)
 
 
 def _alce_ready(opts: RenderOptions) -> RenderOptions:

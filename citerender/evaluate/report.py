@@ -86,6 +86,7 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
         metrics=[{"label": v} for v in _LABELS.values()],
         definitions=[{"label": _LABELS[m], "text": text} for m, text in definitions(summary.scored).items()],
         intervals=METHOD + ": answers resampled, not claims",
+        comparison=_comparison(summary),
         groups=table,
         charts=_charts(summary, charted, [name for name, _ in ranked[:HISTOGRAM]], len(ranked)),
         codes=codes,
@@ -122,6 +123,36 @@ def _worst_pages(summary: DatasetSummary, out: Path, opts: RenderOptions) -> lis
             }
         )
     return worst
+
+
+def _comparison(summary: DatasetSummary) -> dict[str, Any] | None:
+    """The paired comparison's table (``--compare``), or None."""
+    if summary.compare is None:
+        return None
+    c = summary.compare.summary()
+    if not c["questions"]:
+        caption = f"No question was answered by both values of {c['column']} (paired by {c['pair_by']})"
+        return {"column": one_line(c["column"]), "caption": caption, "header": [], "rows": []}
+    first, second = one_line(c["first"]), one_line(c["second"])
+    rows = []
+    for m, r in c["rates"].items():
+        if r["difference"] is None:
+            rows.append([_LABELS[m], "–", "–", "–", "–"])
+            continue
+        lo, hi = r["ci95"]
+        rows.append([_LABELS[m], _pct1(r["first"]), _pct1(r["second"]), f"{100 * r['difference']:+.1f} points",
+                     f"{100 * lo:+.1f} to {100 * hi:+.1f}"])  # fmt: skip
+    return {
+        "column": one_line(c["column"]),
+        "caption": f"{second} minus {first}, on the {c['questions']:,} questions both answered (paired by"
+        f" {one_line(c['pair_by'])}); 95% intervals: a bootstrap over questions",
+        "header": ["Rate", first, second, "Difference", "95% interval"],
+        "rows": rows,
+    }
+
+
+def _pct1(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
 
 
 def _cell(rate: dict[str, Any]) -> str:

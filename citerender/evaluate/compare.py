@@ -1,0 +1,106 @@
+"""A paired A/B comparison (``check-dataset --compare COL --pair-by COL``): the two values of a
+column (two models, two prompts) compared on the questions both answered, ``--pair-by`` naming the
+question. For each rate: both sides pooled over those questions, the difference (the second value
+minus the first, in sort order) and its paired 95% interval, a bootstrap over questions
+(:func:`~citerender.evaluate.intervals.difference_interval`) — questions differ in difficulty far
+more than two models do, and pairing takes that difference out of the interval.
+
+A question answered several times by one side (several runs) counts its answers' sums; a failed
+record is no answer. :func:`compare_ready` reads the dataset's columns first, so a column without
+exactly two values, or two values that share no question, is a usage error before any work.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..errors import CiterenderError
+from .intervals import METHOD, difference_interval
+from .metrics import METRICS, rate
+
+__all__ = ["Comparison", "compare_ready", "value_key"]
+
+
+def value_key(value: object) -> str:
+    """A column's value as compared and shown: text as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def compare_ready(records: Iterable[Mapping[str, Any]], column: str, pair_by: str) -> tuple[str, str]:
+    """The two values of ``column`` (in sort order), once the dataset is sure to give a comparison:
+    exactly two values, and a value of ``pair_by`` (a question) both answered; else a usage error."""
+    asked: dict[str, set[str]] = {}
+    for record in records:
+        if "__failure__" in record or column not in record or pair_by not in record:
+            continue
+        asked.setdefault(value_key(record[column]), set()).add(value_key(record[pair_by]))
+    values = sorted(asked)
+    if len(values) != 2:
+        shown = ", ".join(repr(v) for v in values[:5]) + (", …" if len(values) > 5 else "")
+        raise CiterenderError(
+            f"--compare {column}: a paired comparison needs exactly two values of {column!r}, the dataset has"
+            f" {len(values)}{f' ({shown})' if values else ''}",
+            hint=f"compare a column with two values, or keep the records of two values of {column!r}",
+        )
+    if not asked[values[0]] & asked[values[1]]:
+        raise CiterenderError(
+            f"--compare {column} --pair-by {pair_by}: no value of {pair_by!r} was answered by both"
+            f" {column}={values[0]} and {column}={values[1]}, so there is nothing to pair",
+            hint="--pair-by names the column that identifies the question both answered (a prompt or question id)",
+        )
+    return values[0], values[1]
+
+
+class Comparison:
+    """The two sides' counts per question, and their paired differences (:meth:`summary`)."""
+
+    def __init__(self, column: str, pair_by: str) -> None:
+        self.column, self.pair_by = column, pair_by
+        #: question -> value -> each rate's (numerator, denominator), summed over its answers
+        self.cells: dict[str, dict[str, list[int]]] = {}
+
+    def add(self, result: Mapping[str, Any]) -> None:
+        cols = result.get("columns") or {}
+        if result.get("failure") or self.column not in cols or self.pair_by not in cols:
+            return
+        m = result.get("metrics") or {}
+        side = self.cells.setdefault(value_key(cols[self.pair_by]), {})
+        sums = side.setdefault(value_key(cols[self.column]), [0] * (2 * len(METRICS)))
+        for i, (_, a, b) in enumerate(METRICS):
+            sums[2 * i] += int(m.get(a, 0))
+            sums[2 * i + 1] += int(m.get(b, 0))
+
+    def summary(self) -> dict[str, Any]:
+        """The comparison as the summary JSON holds it: per rate, both sides, ``difference``
+        (second − first) and ``ci95`` (paired, over questions)."""
+        values = sorted({v for side in self.cells.values() for v in side})
+        out: dict[str, Any] = {"column": self.column, "pair_by": self.pair_by, "values": values}
+        if len(values) != 2:
+            return {**out, "questions": 0, "rates": {}}
+        first, second = values
+        paired = [(side[first], side[second]) for side in self.cells.values() if first in side and second in side]
+        rates = {}
+        for i, (name, _, _) in enumerate(METRICS):
+            quads = Counter((x[2 * i], x[2 * i + 1], y[2 * i], y[2 * i + 1]) for x, y in paired)
+            one = rate(sum(x[2 * i] for x, _ in paired), sum(x[2 * i + 1] for x, _ in paired))
+            two = rate(sum(y[2 * i] for _, y in paired), sum(y[2 * i + 1] for _, y in paired))
+            both = one is not None and two is not None
+            rates[name] = {
+                "first": one,
+                "second": two,
+                "difference": round((two or 0.0) - (one or 0.0), 4) if both else None,
+                "ci95": difference_interval(quads) if both else None,
+            }
+        return {
+            **out,
+            "first": first,
+            "second": second,
+            "questions": len(paired),
+            "only_first": sum(first in s and second not in s for s in self.cells.values()),
+            "only_second": sum(second in s and first not in s for s in self.cells.values()),
+            "method": f"second minus first on the questions both answered; {METHOD.replace('answers', 'questions')}",
+            "rates": rates,
+        }
