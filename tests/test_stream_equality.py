@@ -204,3 +204,35 @@ def test_both_streams_equal_their_one_shot_on_every_marker_form(pieces: list[str
     text = expand("".join(pieces))
     check_html(text, RenderOptions(), rnd)
     check_markdown(text, rnd)
+
+
+def _stream_cpu(text: str, output: str) -> float:
+    import time
+
+    start = time.process_time()
+    sr = StreamRenderer(None, output=output)
+    for i in range(0, len(text), 16):
+        sr.feed(text[i : i + 16])
+    sr.close()
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("kind", ["list", "table", "fence"])
+def test_a_long_open_block_is_read_in_linear_time(kind: str) -> None:
+    """A block that stays open (a long list, table or fence) is read again only as it grows by a
+    quarter: 4x the lines cost at most ~6x the CPU (each line once re-read the whole block)."""
+
+    def answer(n: int) -> str:
+        rows = {
+            "list": (f"- item {i} text\n" for i in range(n)),
+            "table": (f"| {i} | x |\n" for i in range(n)),
+            "fence": (f"  code {i};\n" for i in range(n)),
+        }[kind]
+        head = {"list": "", "table": "| a | b |\n|---|---|\n", "fence": "```\n"}[kind]
+        return head + "".join(rows) + ("```\n" if kind == "fence" else "") + "\nafter\n"
+
+    small, large = answer(200), answer(800)
+    for output in ("html", "markdown"):
+        one = min(_stream_cpu(small, output) for _ in range(2))
+        four = min(_stream_cpu(large, output) for _ in range(2))
+        assert four <= 6 * one + 0.05, (output, one, four)

@@ -23,6 +23,8 @@ from .chain import Chain, define, label_env
 
 __all__ = ["Sink"]
 
+_LONG = 1024
+
 
 class Sink:
     """:meth:`write` text holding a line break, get the output of the blocks it decided; the
@@ -44,6 +46,7 @@ class Sink:
         self._scratch = pipeline.new_env(state.registry)  # the block rules' own (definitions too)
         self._after_blank = True  # the last complete line was blank (or there is none)
         self._open_text = False  # the lines not decided hold text
+        self._next_read = 0  # the length the open lines must reach before they are read again
         self._saved: tuple[dict[str, int], dict[int, Any]] = ({}, {})  # note numbers after the last block shown
 
     # ------------------------------------------------------------------ what a sink says
@@ -75,6 +78,9 @@ class Sink:
             self._open_text = self._open_text or bool(new.strip())
             return ""
         lines = "".join(self._open)
+        if len(lines) < self._next_read:  # a long block still open: read again once it has grown
+            self._open = [lines]
+            return ""
         # text that looks up no label and defines none is parsed where it goes; else its blocks
         # are read apart first (a definition not decided yet must not be seen)
         direct = not self._held and "[" not in lines
@@ -87,6 +93,9 @@ class Sink:
         cut, line, count = decided_end(lines, tokens)
         self._open = [lines[cut:]] if cut < len(lines) else []
         self._open_text = cut < len(lines) and bool(lines[cut:].strip())
+        # past _LONG characters, a block is read again only once it has grown by a quarter: the
+        # reading of a long list, table or fence stays linear, its end shown a little later
+        self._next_read = 0 if cut or len(lines) < _LONG else len(lines) + len(lines) // 4
         if not cut:
             return ""
         decided = lines[:cut]
