@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from citerender.evaluate.check_dataset import check_dataset
-from citerender.evaluate.intervals import binomial
+from citerender.evaluate.intervals import MAX_KINDS, binomial, ratio_interval
 from citerender.evaluate.metrics import Totals, wilson
 from citerender.evaluate.records import check_record
 from citerender.evaluate.results_file import read_results
@@ -89,3 +90,14 @@ def test_binomial_draws_have_the_binomial_s_mean_and_variance() -> None:
         var = sum((x - mean) ** 2 for x in xs) / len(xs)
         assert abs(mean - n * p) < 4 * (n * p * (1 - p) / len(xs)) ** 0.5
         assert 0.85 < var / (n * p * (1 - p)) < 1.15
+
+
+def test_beyond_the_bootstrap_s_kinds_the_clustered_normal_interval_is_as_wide() -> None:
+    rng = random.Random(9)
+    pairs: Counter[tuple[int, int]] = Counter()
+    while len(pairs) <= MAX_KINDS:
+        den = rng.randint(1, 30)
+        pairs[(rng.randint(0, den), den)] += rng.randint(1, 3)
+    lo, hi = ratio_interval(pairs) or (0.0, 0.0)
+    ref_lo, ref_hi = percentile_bootstrap(list(pairs.elements()))
+    assert 0.75 * (ref_hi - ref_lo) <= hi - lo <= 1.25 * (ref_hi - ref_lo)

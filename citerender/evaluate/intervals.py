@@ -17,6 +17,7 @@ bootstrapped over questions the same way (:func:`difference_interval`).
 from __future__ import annotations
 
 import math
+import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
@@ -26,12 +27,14 @@ __all__ = ["MAX_KINDS", "METHOD", "RESAMPLES", "SEED", "binomial", "difference_i
 RESAMPLES = 2000
 SEED = 44
 #: above this many distinct rows, the normal (delta-method) interval clustered by answer stands in
-MAX_KINDS = 200
+MAX_KINDS = 100
 METHOD = f"95% percentile bootstrap over answers ({RESAMPLES:,} resamples, seed {SEED})"
 _Z = 1.959963984540054
 
 Row = tuple[int, ...]
 K = TypeVar("K", bound=Row)
+#: a rate from the kinds' columns (numerators, denominators …) and how many of each kind were drawn
+Stat = Callable[[Sequence[Sequence[int]], Sequence[int]], float | None]
 
 
 def binomial(rng: random.Random, n: int, p: float) -> int:
@@ -101,32 +104,30 @@ def _percentiles(values: list[float]) -> tuple[float, float]:
     return at(0.025), at(0.975)
 
 
-def _bootstrap(
-    rows: Mapping[K, int], stat: Callable[[Sequence[K], Sequence[int]], float | None]
-) -> tuple[float, float] | None:
+def _bootstrap(rows: Mapping[K, int], stat: Stat) -> tuple[float, float] | None:
     kinds = sorted(rows)
     counts = [rows[k] for k in kinds]
+    cols = [list(col) for col in zip(*kinds, strict=True)]
     n = sum(counts)
-    if n == 0 or stat(kinds, counts) is None:
+    if n == 0 or stat(cols, counts) is None:
         return None
     rng = random.Random(SEED)
     values = []
     for _ in range(RESAMPLES):
-        v = stat(kinds, _multinomial(rng, n, counts))
+        v = stat(cols, _multinomial(rng, n, counts))
         if v is not None:
             values.append(v)
     lo, hi = _percentiles(values)
     return round(lo, 4), round(hi, 4)
 
 
-def _ratio(kinds: Sequence[Row], counts: Sequence[int], at: int = 0) -> float | None:
-    num = sum(c * k[at] for k, c in zip(kinds, counts, strict=True))
-    den = sum(c * k[at + 1] for k, c in zip(kinds, counts, strict=True))
-    return num / den if den else None
+def _ratio(cols: Sequence[Sequence[int]], counts: Sequence[int], at: int = 0) -> float | None:
+    den = sum(map(operator.mul, counts, cols[at + 1]))
+    return sum(map(operator.mul, counts, cols[at])) / den if den else None
 
 
-def _difference(kinds: Sequence[Row], counts: Sequence[int]) -> float | None:
-    first, second = _ratio(kinds, counts, 0), _ratio(kinds, counts, 2)
+def _difference(cols: Sequence[Sequence[int]], counts: Sequence[int]) -> float | None:
+    first, second = _ratio(cols, counts, 0), _ratio(cols, counts, 2)
     return None if first is None or second is None else second - first
 
 
@@ -150,7 +151,7 @@ def _normal(pairs: Mapping[K, int]) -> tuple[float, float] | None:
     """The ratio's normal interval clustered by answer (linearised: Σ (num − R·den)² / (Σ den)²)."""
     kinds = sorted(pairs)
     counts = [pairs[k] for k in kinds]
-    r = _ratio(kinds, counts)
+    r = _ratio([list(col) for col in zip(*kinds, strict=True)], counts)
     if r is None:
         return None
     n = sum(counts)
@@ -163,7 +164,8 @@ def _normal(pairs: Mapping[K, int]) -> tuple[float, float] | None:
 def _normal_difference(quads: Mapping[K, int]) -> tuple[float, float] | None:
     kinds = sorted(quads)
     counts = [quads[k] for k in kinds]
-    first, second = _ratio(kinds, counts, 0), _ratio(kinds, counts, 2)
+    cols = [list(col) for col in zip(*kinds, strict=True)]
+    first, second = _ratio(cols, counts, 0), _ratio(cols, counts, 2)
     if first is None or second is None:
         return None
     n = sum(counts)
