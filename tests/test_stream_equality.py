@@ -16,11 +16,12 @@ import random
 
 import pytest
 from conftest import expand
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_stream import PIECES as MARK_PIECES
 
 from citerender import render
+from citerender.errors import CiterenderError
 from citerender.options import RenderOptions
 from citerender.rendering.exports.markdown import to_markdown
 from citerender.rendering.exports.parsed import parse_answer
@@ -134,7 +135,11 @@ def _trimmed(text: str) -> str:
 
 
 def check_markdown(text: str, rnd: random.Random, registry: object = REG) -> None:
-    want = _trimmed(to_markdown(parse_answer(text, REG)))
+    try:
+        want = _trimmed(to_markdown(parse_answer(text, REG)))
+    except CiterenderError:  # the export's own finding (a citation then ``:[x](java…)``): not the stream's
+        assume(False)
+        return
     data = text.encode("utf-8")
     for how in ("chars", "random", "whole", "bytes"):
         source: str | bytes = data if how == "bytes" else text

@@ -27,7 +27,9 @@ It waits longer when its output can still change, as the output only grows:
 
 The model's notes section (HTML) and the note definitions (Markdown) come with ``close``. The
 work per decided block is the pipeline's on that block, plus one block-rule pass over the block
-still open at each line that may close it.
+still open at each line that may close it; past 1,024 characters an open block (a long list,
+table or fence) is read again only once it has grown by a quarter, so the cost stays linear and
+the end of such a block may show up to a quarter of its length later.
 """
 
 from __future__ import annotations
