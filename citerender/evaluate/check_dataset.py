@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 import pickle
 import sys
+import threading
+import time
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -135,6 +139,8 @@ def group_key(result: dict[str, Any], group_by: Sequence[str]) -> str:
 def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]]:
     """Worker: one record checked (plain data in, plain data out). A result that cannot be
     written as JSON is that record's failure, never the run's."""
+    if task["run"] != os.getpid():
+        _end_with_the_run()
     record = task["record"]
     failure = record.get("__failure__")
     if failure is not None:
@@ -153,6 +159,21 @@ def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, An
             "row": task["k"] + 1,
         }
     return task["k"], result, record
+
+
+@cache
+def _end_with_the_run() -> None:
+    """In a worker process, once: a thread that ends the worker when the run that started it is
+    gone. A run killed with ``kill -9`` cannot stop its workers, and a worker waiting for work
+    would wait forever; orphaned, it is handed to another parent, which the thread notices."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="citerender-end-with-the-run", daemon=True).start()
 
 
 def _failed(why: str) -> dict[str, Any]:
@@ -216,6 +237,7 @@ def check_dataset(
             summary.add(earlier, None)
     writer = ResultsWriter(results, resume=bool(done))
     seen: Counter[str] = Counter()  # rows of each id already in the results, met so far
+    run = os.getpid()  # a worker whose run is gone ends itself (see _end_with_the_run)
 
     def tasks() -> Iterator[dict[str, Any]]:
         for k, record in enumerate(records):
@@ -226,7 +248,7 @@ def check_dataset(
                 if seen[rid] <= done[rid]:
                     summary.skipped += 1
                     continue
-            yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols, "alce": alce}
+            yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols, "alce": alce, "run": run}
 
     bar = Progress(None, progress or sys.stderr, "records checked")
     pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
