@@ -30,7 +30,7 @@ from ..jobs.pool import Progress, run_pages
 from ..options import RenderOptions
 from ..syntax.escapes import visible
 from .alce import alce_sentences
-from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, check_alce
+from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, alce_record, check_alce
 from .compare import Comparison, compare_ready
 from .datasets import read_records, results_format
 from .intervals import METHOD
@@ -54,7 +54,7 @@ class DatasetSummary:
     groups: dict[str, Totals] = field(default_factory=dict)
     checked: int = 0  # records checked by this run (not those a resumed run skipped)
     skipped: int = 0
-    worst: list[tuple[float, str, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    worst: list[tuple[float, str, int, dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
     #: the columns the answers were read from (``id_col``, ``answer_col``, ``sources_col``): the
     #: report renders the very answer that was checked
     cols: dict[str, str] = field(default_factory=dict)
@@ -67,6 +67,9 @@ class DatasetSummary:
     scored: bool = False
     #: ``--compare COL --pair-by COL``: the paired comparison (None: none asked)
     compare: Comparison | None = None
+    #: the dataset, read again for the records of worst answers a resumed run did not check
+    data: str | Path | None = None
+    within: str | None = None
     _seen: int = 0  # results added: ties among the worst go to the earlier one
 
     def add(self, result: dict[str, Any], record: dict[str, Any] | None) -> None:
@@ -84,7 +87,7 @@ class DatasetSummary:
         rate = (result.get("metrics") or {}).get("support_rate")
         if rate is not None:
             self.hist.setdefault(key, [0] * 10)[min(int(rate * 10), 9)] += 1
-        if record is not None and not result.get("failure"):
+        if not result.get("failure"):  # an earlier result (a resume) has no record yet: see worst_first
             m = result["metrics"]
             support = m.get("support_rate")
             badness = (
@@ -124,8 +127,30 @@ class DatasetSummary:
         }
 
     def worst_first(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        """The worst answers kept, worst first: (result, record)."""
-        return [(w[3], w[4]) for w in sorted(self.worst, key=lambda w: (-w[0], w[1]))]
+        """The worst answers kept, worst first: (result, record). A result a resumed run read back
+        gets its record from the dataset (by its row), so a resumed run's report is the one an
+        uninterrupted run writes; one whose record cannot be found is left out."""
+        ranked = sorted(self.worst, key=lambda w: (-w[0], w[1]))
+        rows = {w[3]["row"] for w in ranked if w[4] is None and isinstance(w[3].get("row"), int)}
+        found = self._records(rows)
+        out = []
+        for w in ranked:
+            record = w[4] if w[4] is not None else found.get(w[3].get("row") or 0)
+            if record is not None:
+                out.append((w[3], record))
+        return out
+
+    def _records(self, rows: set[int]) -> dict[int, dict[str, Any]]:
+        """The dataset's records at ``rows`` (1-based), read again (an ALCE item as it was checked)."""
+        if self.data is None or not rows:
+            return {}
+        found = {}
+        for k, record in enumerate(read_records(self.data, self.cols.get("id_col", "id"), within=self.within)):
+            if k + 1 in rows:
+                found[k + 1] = alce_record(record) if self.alce is not None else record
+                if len(found) == len(rows):
+                    break
+        return found
 
 
 def group_key(result: dict[str, Any], group_by: Sequence[str]) -> str:
@@ -224,7 +249,8 @@ def check_dataset(
     summary = _new_summary(opts.scorer, group_by, alce)
     cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
     summary.cols = dict(cols)
-    within = "data" if alce else None
+    within = summary.within = "data" if alce else None
+    summary.data = data
     records = read_records(data, id_col, within=within)  # checked before anything is written
     if compare is not None or pair_by is not None:
         if not compare or not pair_by:
