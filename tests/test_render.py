@@ -15,7 +15,7 @@ from markdown_it.utils import read_fixture_file
 
 from citerender import load_sources, render
 from citerender.options import STYLES as ALL_STYLES
-from citerender.plugin.styles import collapse_runs
+from citerender.plugin.labels import collapse_runs
 from citerender.rendering.html import UnknownSourceError
 from citerender.rendering.themes import builtin_themes, load_theme
 from citerender.sources.model import registry_from_data

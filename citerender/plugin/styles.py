@@ -28,30 +28,12 @@ from .bibliography import (
     render_bibliography,
     render_consulted,
 )
+from .labels import group_label
 from .options import PluginOptions
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 from .unsupported import card_warning, unsupported_flag, unsupported_reason
 
-__all__ = ["add_render_rules", "collapse_runs"]
-
-
-def collapse_runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
-    """Sorted unique numbers as runs: ``[1, 2, 3, 5]`` → ``[(1, 3), (5, 5)]``. Only runs of three or
-    more collapse (``1–3``); two neighbours stay ``1, 2``."""
-    nums = sorted(set(numbers))
-    runs: list[tuple[int, int]] = []
-    for n in nums:
-        if runs and runs[-1][1] == n - 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
-    out: list[tuple[int, int]] = []
-    for lo, hi in runs:
-        if hi - lo == 1:
-            out.extend([(lo, lo), (hi, hi)])
-        else:
-            out.append((lo, hi))
-    return out
+__all__ = ["add_render_rules"]
 
 
 def _uses_by_number(uses: list[RefUse]) -> dict[int, RefUse]:
@@ -155,18 +137,9 @@ def citation_label(
 
 def _label(uses: list[RefUse], style: str, linked: bool, cache: dict[int, str]) -> str:
     by = _uses_by_number(uses)
-    if len(by) == 1:
-        ((n, use),) = by.items()
-        return "[" + (_number_link(use, style, cache) if linked else str(n)) + "]"
-    parts = []
-    for lo, hi in collapse_runs(list(by)):
-        first = _number_link(by[lo], style, cache) if linked else str(lo)
-        if hi == lo:
-            parts.append(first)
-        else:
-            last = _number_link(by[hi], style, cache) if linked else str(hi)
-            parts.append(f"{first}{EN_DASH}{last}")
-    return "[" + ", ".join(parts) + "]"
+    if not linked:
+        return group_label(list(by), dash=EN_DASH)
+    return group_label(list(by), lambda n: _number_link(by[n], style, cache), EN_DASH)
 
 
 def _navlist_title(meta: CitationMeta) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from markdown_it.token import Token
 
 from ...plugin.bibliography import CONSULTED_HEADING
+from ...plugin.labels import group_label
 from ...plugin.state import Reference
 from ...sources.urls import safe_url
 from ...syntax.residue import remove_residue
@@ -53,7 +54,7 @@ class _TextWriter:
             elif t.type in _MATH_INLINE:
                 out.append(_tex_source(t))
             elif t.type == "citation":
-                out.append("[" + ", ".join(str(n) for n in group_numbers(t)) + "]")
+                out.append(group_label(group_numbers(t)))
             elif t.type == "footnote_ref":
                 out.append(f"[note {roman(t.meta['id'] + 1)}]")
             elif t.type == "image":

@@ -1,0 +1,36 @@
+"""The one label of a citation group, ``[1]``, ``[1, 2]``, ``[1–3, 5]``: what every output shows
+for it (the HTML styles, the HTML stream, the text export), so a group reads the same everywhere.
+The Markdown outputs write footnote references instead, one function of their own
+(``rendering.exports.markdown``), used by the export and the Markdown stream alike."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+__all__ = ["collapse_runs", "group_label"]
+
+
+def collapse_runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted unique numbers as runs: ``[1, 2, 3, 5]`` → ``[(1, 3), (5, 5)]``. Only runs of three or
+    more collapse (``1–3``); two neighbours stay ``1, 2``."""
+    nums = sorted(set(numbers))
+    runs: list[tuple[int, int]] = []
+    for n in nums:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    out: list[tuple[int, int]] = []
+    for lo, hi in runs:
+        if hi - lo == 1:
+            out.extend([(lo, lo), (hi, hi)])
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def group_label(numbers: Sequence[int], show: Callable[[int], str] = str, dash: str = "\u2013") -> str:
+    """``[1, 3–5]`` for a group citing sources ``numbers``; ``show`` writes each number shown (a
+    link to its source, in a page), ``dash`` the en dash (HTML writes it as an entity)."""
+    parts = [show(lo) if lo == hi else f"{show(lo)}{dash}{show(hi)}" for lo, hi in collapse_runs(numbers)]
+    return "[" + ", ".join(parts) + "]"
