@@ -16,6 +16,7 @@ from ...plugin.state import RefUse
 from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.marks import URL_CUT
+from ...syntax.types import line_locator
 from ...syntax.residue import remove_residue
 from ..pipeline import permissive_reader
 from .bare_links import unlink_bare
@@ -173,7 +174,7 @@ def _note_key(use: RefUse) -> tuple[int, int, int]:
 
 def _note_label(key: tuple[int, int, int]) -> str:
     n, low, high = key
-    return f"{n}" if not low else f"{n}-L{low}" if low == high else f"{n}-L{low}-L{high}"
+    return f"{n}-{line_locator(low, high)}" if low else f"{n}"
 
 
 def _note_where(use: RefUse, quotes: bool) -> str | None:
