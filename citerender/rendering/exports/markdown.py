@@ -16,8 +16,8 @@ from ...plugin.state import RefUse
 from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
 from ...syntax.marks import URL_CUT
-from ...syntax.types import line_locator
 from ...syntax.residue import remove_residue
+from ...syntax.types import line_locator
 from ..pipeline import permissive_reader
 from .bare_links import unlink_bare
 from .nesting import bound_nesting
