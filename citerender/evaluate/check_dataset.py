@@ -36,7 +36,7 @@ from .datasets import read_records, results_format
 from .intervals import METHOD
 from .metrics import Totals, definitions
 from .records import check_record
-from .results_file import ResultsWriter, done_ids, read_results
+from .results_file import ResultsWriter, done_ids, earlier_results
 
 __all__ = ["DatasetSummary", "check_dataset", "group_key", "one_line", "scorer_name"]
 
@@ -259,7 +259,7 @@ def check_dataset(
         summary.compare = Comparison(compare, pair_by)
     done = done_ids(results) if resume else Counter()
     if done:
-        for earlier in read_results(Path(results)):
+        for earlier in earlier_results(results):
             summary.add(earlier, None)
     writer = ResultsWriter(results, resume=bool(done))
     seen: Counter[str] = Counter()  # rows of each id already in the results, met so far

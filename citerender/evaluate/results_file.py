@@ -6,6 +6,8 @@ input error naming it, never a traceback, and the file is left as it was.
 
 from __future__ import annotations
 
+import glob
+import itertools
 import json
 import os
 import tempfile
@@ -18,22 +20,39 @@ from ..errors import CiterenderError
 from .datasets import BATCH, MAX_LINE_BYTES, dataset_format, numbered_records, pyarrow_modules, results_format
 from .metrics import result_problem
 
-__all__ = ["ResultsWriter", "done_ids", "read_results"]
+__all__ = ["ResultsWriter", "done_ids", "earlier_results", "journal_path", "read_results"]
 
 _NESTED = ("columns", "diagnostics", "claims", "metrics", "alce")  # alce: ALCE's per-item values (--alce)
 
 
 def done_ids(path: str | Path) -> Counter[str]:
-    """How many results each id already has (a run resumed skips as many rows of that id). A line
-    a killed run left half-written is dropped from the file; a line that is not a result is an
-    input error naming it (the file is not changed)."""
+    """How many results each id already has (a run resumed skips as many rows of that id), in the
+    results file and in its journal (JSON and Parquet results, see :class:`ResultsWriter`). A line
+    a killed run left half-written is dropped; a line that is not a result is an input error
+    naming it (the file is not changed)."""
     p = Path(path)
-    if not p.exists():
-        return Counter()
-    done = Counter(str(r["id"]) for r in read_results(p, partial_tail=True))
-    if dataset_format(p) == "jsonl":
-        _repair_tail(p)
+    done: Counter[str] = Counter()
+    for f in dict.fromkeys((p, journal_path(p))):  # JSON Lines: the file is its own journal
+        if f.exists():
+            done.update(str(r["id"]) for r in read_results(f, partial_tail=True))
+            if dataset_format(f) == "jsonl":
+                _repair_tail(f)
     return done
+
+
+def journal_path(path: str | Path) -> Path:
+    """Where JSON and Parquet results are kept as they come (JSON Lines) until the file is written
+    whole: ``.NAME.journal.jsonl`` beside it (JSON Lines results need none)."""
+    p = Path(path)
+    return p if dataset_format(p) == "jsonl" else p.with_name(f".{p.name}.journal.jsonl")
+
+
+def earlier_results(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The results a resumed run finds: the results file's, then its journal's."""
+    p = Path(path)
+    for f in dict.fromkeys((p, journal_path(p))):
+        if f.exists():
+            yield from read_results(f)
 
 
 def _repair_tail(p: Path) -> None:
@@ -87,82 +106,70 @@ def read_results(p: str | Path, *, partial_tail: bool = False) -> Iterator[dict[
 
 
 class ResultsWriter:
-    """Results written as they come: JSON Lines appended (a resumed run adds to the file);
-    JSON and Parquet to a temporary file that replaces the results at :meth:`close`, earlier
-    results first (nothing half-written is ever the results file)."""
+    """Results written as they come, each line flushed: JSON Lines appended to the results (a
+    resumed run adds to the file); JSON and Parquet to their journal (:func:`journal_path`), the
+    file written whole from it at :meth:`close` (earlier results first) through a temporary file
+    that replaces it. Nothing half-written is ever the results file, and a killed run's finished
+    work is in the journal, which a resume goes on from."""
 
     def __init__(self, path: str | Path, *, resume: bool) -> None:
         self.path, self.fmt = Path(path), results_format(path)
-        self._batch: list[dict[str, Any]] = []
-        self._writer: Any = None
+        self.resume = resume
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.fmt == "jsonl":
-            self._file = self.path.open("a" if resume else "w", encoding="utf-8")
-            return
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        os.close(fd)
-        self._tmp = Path(tmp)
-        self._first = True
-        if self.fmt == "json":
-            self._file = self._tmp.open("w", encoding="utf-8")
-            self._file.write("[")
-        if resume and self.path.exists():
-            self.write_all(read_results(self.path))
-
-    def write_all(self, results: Iterable[dict[str, Any]]) -> None:
-        for r in results:
-            self.write(r)
+        self.journal = journal_path(self.path)
+        if self.fmt != "jsonl":
+            for stale in self.path.parent.glob(f".{glob.escape(self.path.name)}.*.tmp"):  # a run killed in close
+                stale.unlink(missing_ok=True)
+        self._file = self.journal.open("a" if resume else "w", encoding="utf-8")
 
     def write(self, result: dict[str, Any]) -> None:
-        if self.fmt == "parquet":
-            self._batch.append(result)
-            if len(self._batch) >= BATCH:
-                self._flush()
-            return
-        line = json.dumps(result, ensure_ascii=False)
-        if self.fmt == "jsonl":
-            self._file.write(line + "\n")
-            self._file.flush()
-        else:
-            self._file.write(("\n" if self._first else ",\n") + line)
-            self._first = False
-
-    def _flush(self) -> None:
-        if not self._batch:
-            return
-        pa, pq = pyarrow_modules()
-        rows = [{k: _cell(k, v) for k, v in r.items()} for r in self._batch]
-        table = pa.Table.from_pylist(rows, schema=_schema(pa))
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self._tmp, table.schema)
-        self._writer.write_table(table)
-        self._batch = []
+        self._file.write(json.dumps(result, ensure_ascii=False) + "\n")
+        self._file.flush()
 
     def close(self) -> None:
+        self._file.close()
         if self.fmt == "jsonl":
-            self._file.close()
             return
-        if self.fmt == "json":
-            self._file.write("\n]\n")
-            self._file.close()
-        else:
-            self._flush()
-            if self._writer is None:  # no result at all: an empty table
-                pa, pq = pyarrow_modules()
-                pq.write_table(pa.Table.from_pylist([], schema=_schema(pa)), self._tmp)
-            else:
-                self._writer.close()
-        self._tmp.replace(self.path)
+        fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        os.close(fd)
+        tmp = Path(name)
+        try:
+            earlier = read_results(self.path) if self.resume and self.path.exists() else iter(())
+            results = itertools.chain(earlier, read_results(self.journal))
+            (_write_json if self.fmt == "json" else _write_parquet)(tmp, results)
+            tmp.replace(self.path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        self.journal.unlink(missing_ok=True)
 
     def abort(self) -> None:
-        """Stop without replacing the results (JSON Lines keep what was written: a resume goes on)."""
-        if self.fmt != "parquet":
-            self._file.close()
-        if self.fmt == "jsonl":
-            return
-        if self._writer is not None:
-            self._writer.close()
-        self._tmp.unlink(missing_ok=True)
+        """Stop without replacing the results: what was written stays (the file or the journal),
+        and a resume goes on from it."""
+        self._file.close()
+
+
+def _write_json(tmp: Path, results: Iterable[dict[str, Any]]) -> None:
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write("[")
+        for k, r in enumerate(results):
+            f.write(("\n" if k == 0 else ",\n") + json.dumps(r, ensure_ascii=False))
+        f.write("\n]\n")
+
+
+def _write_parquet(tmp: Path, results: Iterable[dict[str, Any]]) -> None:
+    pa, pq = pyarrow_modules()
+    schema = _schema(pa)
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for batch in _batches(results):
+            rows = [{k: _cell(k, v) for k, v in r.items()} for r in batch]
+            writer.write_table(pa.Table.from_pylist(rows, schema=schema))
+
+
+def _batches(results: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    it = iter(results)
+    while batch := list(itertools.islice(it, BATCH)):
+        yield batch
 
 
 def _cell(key: str, value: Any) -> Any:
