@@ -59,12 +59,15 @@ class Builder:
         self.dialect: str | None = None  # the text numbers its citations ([doc1]): what each names
         self.numbered: list[tuple[str, str | None] | None] = []
         self.line_index: dict[str, dict[str, int]] = {}  # a source's quoted lines → their index
+        #: sources made or changed since a live stream last looked (it shows each once per change)
+        self.touched: dict[str, None] = {}
 
     def supplied(self, sid: str) -> str | None:
         """The id of a source the caller supplied under ``sid`` (copied into the registry), or None."""
         src = self.given.get(sid) if self.given is not None and sid else None
         if src is None:
             return None
+        self.touched[sid] = None
         if sid not in self.sources:
             data = {
                 k: v
@@ -102,12 +105,14 @@ class Builder:
             for k, v in fields.items():
                 if v and not self.sources[sid].get(k):
                     self.sources[sid][k] = v
+        self.touched[sid] = None
         return sid
 
     def unplaced(self, sid: str) -> None:
         """``sid`` is cited without a place in the text: listed in the bibliography, reported
         there (CR510), unless a citation elsewhere places it."""
         self.sources[sid]["listed"] = "cited"
+        self.touched[sid] = None
 
     def number(self, n: int, sid: str, locator: str | None = None) -> None:
         """The text's number ``n`` (1-based) names ``sid`` (at ``locator``): for a dialect."""
@@ -118,6 +123,7 @@ class Builder:
     def add_line(self, sid: str, line: str, page: str | None = None) -> str:
         """Add a cited passage to a source as a numbered line; return its locator. ``page``: the
         page the provider says it is on (``page 7``), kept beside it in ``meta.line_pages``."""
+        self.touched[sid] = None
         meta = self.sources[sid].setdefault("meta", {})
         meta["line_unit"] = "passage"  # quoted, not the page's lines
         lines = self.sources[sid].setdefault("lines", [])

@@ -123,7 +123,7 @@ class LooseText:
         self.found: dict[str, tuple[int, int] | None] = {}
         #: characters :meth:`find` may still scan: a few times the text, so that a response whose
         #: every citation is looked up costs linear time (those past it are placed as declared)
-        self.budget = 32 * (len(self.flat) + 1) + (1 << 24)
+        self.budget = 32 * (len(self.flat) + 1) + (1 << 22)
 
     def covers(self, s: int, e: int, want: str) -> bool:
         """Does ``text[s:e]``, spacing collapsed and stripped, read as ``want``?"""

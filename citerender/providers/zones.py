@@ -46,16 +46,18 @@ class Zones:
     """The places of ``text`` a citation must not go, as disjoint ``[start, end)`` ranges.
 
     :param complete: False for a text still streaming in: a code span, link or autolink opened in
-        its last paragraph and not yet closed is taken to run to the text's end (the citation waits)."""
+        its last paragraph and not yet closed is taken to run to the text's end (the citation waits).
+    :param start: where to start looking (a stream's :meth:`restart`), so that a growing text is
+        not read again from its beginning."""
 
-    def __init__(self, text: str, *, complete: bool = True) -> None:
-        self.text = text
-        self.complete = complete
+    def __init__(self, text: str, *, complete: bool = True, start: int = 0) -> None:
+        self.text, self.complete, self.start = text, complete, start
         self._found: list[tuple[int, int, bool]] = []  # (start, end, is a block), overlapping
-        pos = 0
-        for start, end in self._blocks():
-            self._inline(pos, start)
-            self._found.append((start, end, True))
+        pos = start
+        blocks = self._blocks(start)
+        for begin, end in blocks:
+            self._inline(pos, begin)
+            self._found.append((begin, end, True))
             pos = end
         self._inline(pos, len(text))
         self._found.sort()
@@ -76,12 +78,12 @@ class Zones:
     def _add(self, start: int, end: int, block: bool) -> None:
         self._found.append((start, end, block))
 
-    def _blocks(self) -> list[tuple[int, int]]:
+    def _blocks(self, start: int) -> list[tuple[int, int]]:
         """Fenced code blocks (an unclosed one runs to the end) and link reference definitions."""
         text = self.text
         found: list[tuple[int, int]] = []
         opened: tuple[int, str, int] | None = None  # (start, fence char, length)
-        for m in _FENCE.finditer(text):
+        for m in _FENCE.finditer(text, start):
             run = m.group(1)
             if opened is None:
                 if run[0] == "`" and "`" in m.group(2):
@@ -94,7 +96,7 @@ class Zones:
             found.append((opened[0], len(text)))
         fences = _Ranges(found)  # in order, disjoint: a definition inside a fence is code
         found.extend(
-            (m.start(), _line_end(text, m.end())) for m in _REF_DEF.finditer(text) if not fences.holds(m.start())
+            (m.start(), _line_end(text, m.end())) for m in _REF_DEF.finditer(text, start) if not fences.holds(m.start())
         )
         found.sort()
         merged: list[tuple[int, int]] = []
@@ -177,6 +179,19 @@ class Zones:
                 self._add(begin, close, False)
         if open_end and stack:
             self._add(stack[0], end + 1, False)  # a link still coming
+
+    def restart(self, limit: int) -> int:
+        """Where the zones of this text grown longer can be looked for from, at or before
+        ``limit``: the start of a zone that ``limit`` falls in or that is still open, else the
+        start of the last word before ``limit`` outside every zone. Everything before it is
+        closed: no code span, link or block there can change as the text grows."""
+        text = self.text
+        k = bisect_right(self.starts, limit - 1) - 1  # the last zone starting before the limit
+        if k >= 0 and self.ends[k] > limit:
+            return self.starts[k]
+        floor = self.ends[k] if k >= 0 else self.start
+        space = max(text.rfind(" ", floor, limit), text.rfind("\n", floor, limit), text.rfind("\t", floor, limit))
+        return space + 1 if space >= floor else floor
 
     # ------------------------------------------------------------------ settling
 

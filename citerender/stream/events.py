@@ -186,8 +186,8 @@ class LiveAnswer:
             chunks.append(text[pos:limit])
             pos = limit
         self.shown = max(self.shown, pos)
-        if where.found is not None and where.found.checkpoint <= self.shown:  # the next look starts there
-            self.zone_from = max(self.zone_from, where.found.checkpoint)
+        if where.found is not None and not final:  # what is shown is settled: the next look starts there
+            self.zone_from = max(self.zone_from, where.found.restart(self.shown))
         piece = "".join(chunks)
         return self.renderer.feed(piece) if piece else ""
 
