@@ -24,10 +24,10 @@ class HtmlSink(Sink):
     def emit(self, state: StateCore, text: str) -> str:
         return self._html(self.chain.finish(state, self.notes, self.note_sources))
 
-    def finish(self, state: StateCore) -> str:
-        if not state.src and not self.notes:
+    def finish(self, rest: str) -> str:
+        if not rest and not self.notes:
             return ""
-        return self._html(self.chain.notes(state, self.notes, self.note_sources))
+        return self._html(self.chain.notes(self.chain.inline(rest, self.env), self.notes, self.note_sources))
 
     def _html(self, tokens: list[Token]) -> str:
         md = self.pipeline.md

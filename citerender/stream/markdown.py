@@ -61,7 +61,11 @@ class MarkdownSink(Sink):
         lead, self._breaks = self._breaks, text[len(body) :]
         return lead + "\n".join(lines[: body.count("\n") + 1])
 
-    def finish(self, state: StateCore) -> str:
+    def finish(self, rest: str) -> str:
+        # after text shown, the rest is read after a line break, as the export reads it (a mark
+        # removed at its start keeps the spaces after it there, at the start of a text it does not)
+        lead = "\n" if self.shown else ""
+        state = self.chain.inline(lead + rest, self.env)
         text = state.src
         self._notes_seen = self._notes_seen or "[^" in text
         # the notes' own text is not read again: the export rewrites this text only (a note that
@@ -69,7 +73,9 @@ class MarkdownSink(Sink):
         parsed = self._parsed(self.chain.notes(self._fresh(state), self.notes, ()), text)
         report_uncited(self.state, consulted=self.consulted)
         out = to_markdown(replace(parsed, input="[^" if self._notes_seen else ""))
-        return self._breaks + out if text.strip("\n") else out
+        if not text.strip("\n"):
+            return out
+        return self._breaks + out[len(lead) :]
 
     def _fresh(self, state: StateCore) -> StateCore:
         """The document state, ready for a block's positions (the export rewrites one block)."""

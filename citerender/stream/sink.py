@@ -47,6 +47,7 @@ class Sink:
         self._after_blank = True  # the last complete line was blank (or there is none)
         self._open_text = False  # the lines not decided hold text
         self._next_read = 0  # the length the open lines must reach before they are read again
+        self.shown = 0  # characters of the answer shown (their blocks written)
         self._saved: tuple[dict[str, int], dict[int, Any]] = ({}, {})  # note numbers after the last block shown
 
     # ------------------------------------------------------------------ what a sink says
@@ -59,8 +60,8 @@ class Sink:
         """Must decided ``text`` (parsed as ``state``) wait, for a reason of this sink's own?"""
         return False
 
-    def finish(self, state: StateCore) -> str:
-        """The output of the stream's last text (``state``: parsed up to its inline tokens)."""
+    def finish(self, rest: str) -> str:
+        """The output of the stream's last text, ``rest`` (parse it with :meth:`Chain.inline`)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ text in
@@ -112,7 +113,7 @@ class Sink:
     def close(self) -> str:
         rest = "".join(self._held) + "".join(self._open) + _lines("".join(self.partial))
         self._held, self._open, self.partial[:] = [], [], []
-        return self.finish(self.chain.inline(rest, self.env))
+        return self.finish(rest)
 
     def _may_close(self, new: str) -> bool:
         """May the lines ``new`` close a block (else the parser is not asked yet)? A line starting
@@ -149,6 +150,7 @@ class Sink:
             self._held, self._missed = [text], missed
             return ""
         self._missed = set()
+        self.shown += len(text)
         out = self.emit(state, text)
         notes = self.env["footnotes"]
         self._saved = dict(notes["refs"]), {k: dict(v) for k, v in notes["list"].items()}
