@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
+from .formats import names
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
 __all__ = [
@@ -36,36 +37,11 @@ UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
 MarkdownPreset = Literal["full", "commonmark"]
 MARKDOWN_PRESETS: tuple[str, ...] = get_args(MarkdownPreset)
-#: the formats of saved provider responses ``--from`` reads (adapters in :mod:`citerender.providers`);
-#: here, not there, so that the command line lists them without importing every adapter
-Provider = Literal[
-    "openai-responses",
-    "openai-chat",
-    "anthropic",
-    "openai-assistants",
-    "gemini",
-    "gemini-interactions",
-    "vertex-ai-search",
-    "cohere",
-    "perplexity",
-    "mistral",
-    "bedrock-converse",
-    "bedrock-kb",
-    "bedrock-agent",
-    "langchain",
-    "ai-sdk",
-    "llamaindex",
-    "haystack",
-    "pydantic-ai",
-    "ragflow-api",
-    "deepseek-web",
-]
-PROVIDERS: tuple[str, ...] = get_args(Provider)
-#: how a RAG framework's text numbers its citations (``dialect=`` / ``--from``; read only when named,
-#: see :mod:`citerender.plugin.dialects`): Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]``,
-#: RAGFlow ``[ID:0]`` (0-based), xAI / Onyx ``[[1]](url)``, ``[1]`` against an ordered source list
-Dialect = Literal["azure", "deepseek", "ragflow", "numbered-links", "numbered"]
-DIALECTS: tuple[str, ...] = get_args(Dialect)
+#: the ``--from`` names of saved provider responses and of RAG frameworks' numbering dialects (Azure On
+#: Your Data ``[doc1]``, DeepSeek ``[citation:1]``, RAGFlow ``[ID:0]``, xAI / Onyx ``[[1]](url)``, ``[1]``
+#: against an ordered source list), read from the one table of :mod:`citerender.formats`
+PROVIDERS: tuple[str, ...] = names("response")
+DIALECTS: tuple[str, ...] = names("dialect")
 #: what an old ``engine=`` / ``--engine`` says: there is one pipeline now (CHANGELOG: "one pipeline")
 ENGINE_REMOVED = (
     "the engine option was removed (CHANGELOG: one pipeline): every answer is rendered by markdown-it-py and "
@@ -134,7 +110,7 @@ class RenderOptions:
     bibliography: bool = True
     list_all: bool = False
     consulted: bool = False
-    dialect: Dialect | None = None
+    dialect: str | None = None
     html: bool = False
     images: ImagePolicy = "text"
     standalone: bool = False

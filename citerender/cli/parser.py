@@ -25,19 +25,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
-    from ..options import DIALECTS, PROVIDERS
+    from ..formats import FORMATS, names
 
-    exports = ("chatgpt-export", "claude-export")
-    responses = "" if export_only else f"a saved response ({', '.join(PROVIDERS)}); "
+    exports = names("export")
+    responses = "" if export_only else f"a saved response ({', '.join(names('response'))}); "
+    dialects = ", ".join(f"{f.name} {f.summary}" for f in FORMATS if f.kind == "dialect")
     q.add_argument(
         "--from",
         dest="from_",
         metavar="FORMAT",
-        choices=(*exports, *DIALECTS) if export_only else (*PROVIDERS, *exports, *DIALECTS),
+        choices=names("export", "dialect") if export_only else names(),
         help=f"what the input is, when its name and first bytes do not say: {responses}a chat export"
         f" ({', '.join(exports)}); or the answer's citations are a RAG framework's numbers, never inferred:"
-        " azure [doc1], deepseek [citation:1], ragflow [ID:0], numbered-links [[1]](url), numbered [1]"
-        " (each names a source in the sources' order)",
+        f" {dialects} (each names a source in the sources' order)",
     )
 
 
@@ -152,13 +152,16 @@ def _add_prompt(sub: Any) -> None:
 
 
 def _add_strip(sub: Any) -> None:
-    from ..options import DIALECTS
+    from ..formats import names
 
     s = sub.add_parser("strip", help="print the answer without any marker")
     s.add_argument("answer")
     s.add_argument("-o", "--output")
     s.add_argument(
-        "--from", dest="from_", choices=DIALECTS, help="also remove a RAG framework's numbers ([doc1], [ID:0], …)"
+        "--from",
+        dest="from_",
+        choices=names("dialect"),
+        help="also remove a RAG framework's numbers ([doc1], [ID:0], …)",
     )
     s.set_defaults(func=cmd_strip)
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
+from ..formats import FORMATS, Format
 from ..sources.model import Registry
 from ..syntax.types import Citation, Mark, MarkKind, parse_locator
 from .options import PluginOptions
@@ -29,26 +30,9 @@ from .state import CitationState, citation_state
 
 __all__ = ["active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_hold"]
 
-_NUMBERS = r"\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4}){0,31}"
-#: each dialect's form; group 1 its numbers, group 2 (links) the URL
-_FORMS = {
-    "azure": re.compile(r"\[(?:doc|Doc|DOC)(\d{1,4})\]"),  # the cases PROBES looks for
-    "deepseek": re.compile(rf"[\[\u3010]\u200b?(?:citation|reference):\s*({_NUMBERS})\s*\u200b?[\]\u3011]"),
-    "ragflow": re.compile(r"\[ID:\s*(\d{1,4})\]|##(\d{1,4})\$\$"),
-    "numbered-links": re.compile(r"\[\[?(\d{1,4})\]?\]\(\s*<?([^()\s<>]+)>?\s*\)"),
-    "numbered": re.compile(rf"\[({_NUMBERS})\](?!\()"),
-}
-#: plain substrings, one of which each form holds: a block with none is not looked at
-PROBES = {
-    "azure": ("[doc", "[Doc", "[DOC"),
-    "deepseek": ("citation:", "reference:"),
-    "ragflow": ("[ID:", "$$"),
-    "numbered-links": ("](",),
-    "numbered": ("[",),
-}
-_LABEL = {"azure": "doc{}", "deepseek": "citation:{}", "ragflow": "ID:{}", "numbered-links": "{}", "numbered": "{}"}
-_FIRST = {"azure": "[", "deepseek": "[\u3010", "ragflow": "[#", "numbered-links": "[", "numbered": "["}
-_OPENERS = "".join(sorted(set("".join(_FIRST.values()))))  # where any form may start
+#: each dialect's entry (its form, probes, label, first characters, base), from the one table
+_DIALECTS = {f.name: f for f in FORMATS if f.kind == "dialect"}
+_OPENERS = "".join(sorted({c for f in _DIALECTS.values() for c in f.first}))  # where any form may start
 MAX_RANGE = 32  # ``[1-40]`` is no citation of forty sources
 
 
@@ -61,13 +45,13 @@ def active_dialect(opts: PluginOptions, st: CitationState) -> str | None:
 
 def may_hold(dialect: str | None, text: str) -> bool:
     """Could ``text`` hold a citation in ``dialect``? (Plain substring searches.)"""
-    return dialect is not None and any(p in text for p in PROBES[dialect])
+    return dialect is not None and any(p in text for p in _DIALECTS[dialect].probes)
 
 
 def holds_form(dialect: str, text: str) -> bool:
     """Does ``text`` write ``dialect``'s form anywhere (code included)? Without one, reading the
     dialect changes nothing."""
-    return _FORMS[dialect].search(text) is not None
+    return _form(_DIALECTS[dialect]).search(text) is not None
 
 
 def dialect_hint(text: str) -> str | None:
@@ -75,8 +59,8 @@ def dialect_hint(text: str) -> str | None:
     forms (it is not read as one unless asked: ``[1]`` is often just text)."""
     if "[" not in text and "$$" not in text and "\u3010" not in text:  # every form needs one of them
         return None
-    for dialect, form in _FORMS.items():
-        m = form.search(text) if may_hold(dialect, text) else None
+    for dialect, entry in _DIALECTS.items():
+        m = _form(entry).search(text) if may_hold(dialect, text) else None
         if m is not None:
             return f"the answer writes {m.group(0)[:40]!r}: --from {dialect} (dialect={dialect!r}) reads such numbers"
     return None
@@ -93,17 +77,18 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
             return False
         st = state.env.get("citerender") or citation_state(state.env, opts.registry)
         dialect = active_dialect(opts, st)
-        if dialect is None or state.src[pos] not in _FIRST[dialect]:
+        entry = _DIALECTS[dialect] if dialect is not None else None
+        if entry is None or state.src[pos] not in entry.first:
             return False
-        m = _FORMS[dialect].match(state.src, pos, state.posMax)
+        m = _form(entry).match(state.src, pos, state.posMax)
         if m is None:
             return False
-        numbers = _numbers(m.group(1) or m.group(2) if dialect == "ragflow" else m.group(1))
-        url = m.group(2) if dialect == "numbered-links" else None
+        numbers = _numbers(next(g for g in m.groups() if g is not None))  # the numbers: the group that matched
+        url = m.groupdict().get("url")
         if not numbers:
             return False
         defined = state.env.get("references") or {}
-        targets = _targets(st.registry, dialect, numbers, url, defined)
+        targets = _targets(st.registry, entry, numbers, url, defined)
         if targets is None:  # a link or reference the sources do not name: markdown-it's to read
             return False
         st.marks += len(targets)
@@ -112,7 +97,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
         raw = m.group(0)
         for ids, locator in targets:
             lines = parse_locator(locator)[0] if locator else None
-            cit = Citation(raw, opts.fmt.families[0], ids, locator, pos, m.end(), lines, dialect)
+            cit = Citation(raw, opts.fmt.families[0], ids, locator, pos, m.end(), lines, entry.name)
             mk = Mark(MarkKind.CITATION, pos, m.end(), raw, citation=cit)
             state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
         state.pos = m.end()
@@ -134,7 +119,7 @@ def _numbers(written: str) -> list[int]:
 
 
 def _targets(
-    registry: Registry | None, dialect: str, numbers: list[int], url: str | None, defined: Mapping[str, object]
+    registry: Registry | None, entry: Format, numbers: list[int], url: str | None, defined: Mapping[str, object]
 ) -> list[tuple[tuple[str, ...], str | None]] | None:
     """The (source ids, locator) of each citation the numbers make: numbers naming sources
     without a locator are one citation. ``None`` (left to markdown-it) when a link names no
@@ -142,11 +127,11 @@ def _targets(
     plain: list[str] = []
     located: list[tuple[tuple[str, ...], str | None]] = []
     for n in numbers:
-        found = _target(registry, dialect, n, url)
+        found = _target(registry, entry, n, url)
         if found is None:
-            if url is not None or (dialect == "numbered" and str(n) in defined):
+            if url is not None or (entry.name == "numbered" and str(n) in defined):
                 return None
-            found = (_LABEL[dialect].format(n), None)  # an unknown id: reported, never another source
+            found = (entry.label.format(n), None)  # an unknown id: reported, never another source
         sid, locator = found
         if locator is None:
             if sid not in plain:
@@ -156,20 +141,26 @@ def _targets(
     return ([(tuple(plain), None)] if plain else []) + located
 
 
-def _target(registry: Registry | None, dialect: str, n: int, url: str | None) -> tuple[str, str | None] | None:
+def _target(registry: Registry | None, entry: Format, n: int, url: str | None) -> tuple[str, str | None] | None:
     if registry is None:
         return None
     if url is not None:  # a link cites the source with its URL; another link stays a link
         by_url: dict[str, str] = registry.derived("dialects.urls", lambda: _first_ids_by_url(registry))
         return (by_url[url], None) if url in by_url else None
-    index = n if dialect == "ragflow" else n - 1
+    index = n - entry.base
     if registry.numbered:
         return registry.numbered[index] if 0 <= index < len(registry.numbered) else None
-    label = _LABEL[dialect].format(n)
+    label = entry.label.format(n)
     if label in registry:
         return label, None
     order: tuple[str, ...] = registry.derived("dialects.order", lambda: tuple(registry))
     return (order[index], None) if 0 <= index < len(order) else None
+
+
+def _form(entry: Format) -> re.Pattern[str]:
+    if entry.form is None:
+        raise ValueError(f"{entry.name} is no dialect")
+    return entry.form
 
 
 def _first_ids_by_url(registry: Registry) -> dict[str, str]:

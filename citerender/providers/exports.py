@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..formats import FORMATS
 from . import chatgpt, claude
 from .archive import head, is_zipped_export, read_raw
 from .threads import Conversation, shown_title
@@ -18,12 +19,11 @@ __all__ = ["conversation", "export_kind", "find_conversation", "is_export", "rea
 
 def export_kind(path: str | Path) -> str | None:
     """``chatgpt`` or ``claude`` when the file (or zip) is that chat export, else ``None``,
-    judged from its first bytes."""
+    judged from its first bytes (a JSON list holding one of the export entry's probes)."""
     text = head(path)
-    if text.startswith("[") and '"mapping"' in text:
-        return "chatgpt"
-    if text.startswith("[") and '"chat_messages"' in text:
-        return "claude"
+    for f in FORMATS:
+        if f.kind == "export" and text.startswith("[") and any(p in text for p in f.probes):
+            return f.name.removesuffix("-export")
     if is_zipped_export(path):  # its start unreadable (a zip bomb, a damaged or lying zip): reading it says why
         return "chatgpt"
     return None

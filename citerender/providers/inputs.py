@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import CiterenderError
+from ..formats import FORMATS, names
 from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
 
 __all__ = ["Input", "InputKind", "is_export", "read_input"]
@@ -93,12 +94,12 @@ def _stdin(what: str) -> bytes:
 
 def is_export(path: str, provider: str | None = None) -> bool:
     """Does ``path`` hold a chat export (or does ``provider`` say so)?"""
-    return provider in ("chatgpt-export", "claude-export") or (provider is None and path != "-" and _is_export(path))
+    return provider in names("export") or (provider is None and path != "-" and _is_export(path))
 
 
 def _is_export(path: str) -> bool:
-    """A zip, or a JSON list whose first item has a ``mapping`` (ChatGPT) or ``chat_messages``
-    (Claude): told from the first bytes of a regular file (anything else is left to the reader,
+    """A zip, or a JSON list whose first item has an export entry's probe (ChatGPT's ``mapping``,
+    Claude's ``chat_messages``): told from the first bytes of a regular file (anything else is left to the reader,
     which says what is wrong with it)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -113,4 +114,4 @@ def _is_export(path: str) -> bool:
 
         return export_file(Path(path))
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
-    return text.startswith("[") and ('"mapping"' in text or '"chat_messages"' in text)
+    return text.startswith("[") and any(p in text for f in FORMATS if f.kind == "export" for p in f.probes)

@@ -6,34 +6,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..formats import FORMATS, Format, detect, find
 from ..options import PROVIDERS
 from ..sources.clean import clean_data
 from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
 from ..sources.model import Registry
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
-from . import (
-    aisdk,
-    anthropic,
-    bedrock,
-    bedrock_agents,
-    cohere,
-    deepseek,
-    gemini,
-    haystack,
-    interactions,
-    langchain,
-    llamaindex,
-    mistral,
-    openai,
-    perplexity,
-    pydantic_ai,
-    ragflow,
-    vertex_search,
-)
 from .common import Adapted, Builder
 from .eventstream import looks_like_eventstream, parse_eventstream
 from .sse import looks_like_sse, parse_sse
@@ -51,128 +34,20 @@ __all__ = [
 ]
 
 
-def _get(data: Any, *path: Any) -> Any:
-    for key in path:
-        if isinstance(key, int):
-            data = data[key] if isinstance(data, list) and len(data) > key else None
-        else:
-            data = data.get(key) if isinstance(data, Mapping) else None
-    return data
-
-
-def _event_provider(types: set[str]) -> str | None:
-    if any(t.startswith("response.") for t in types):
-        return "openai-responses"
-    if "message_start" in types or "content_block_delta" in types:
-        return "anthropic"
-    if types & {"message-start", "content-delta", "citation-start"}:
-        return "cohere"
-    if types & {"text-delta", "text-start", "source-url", "source-document"} or {"text", "source"} <= types:
-        return "ai-sdk"  # a UI message stream, or generateText's content (text and source parts)
-    return None
-
-
-def _keyed_events(items: list[Mapping[str, Any]]) -> str | None:
-    """Event streams whose events are keyed by their kind (Bedrock's ConverseStream)."""
-    kinds = {k for e in items for k in e}
-    if kinds & {"contentBlockDelta", "messageStart", "messageStop"}:
-        return "bedrock-converse"
-    if "chunk" in kinds and kinds <= {"chunk", "trace", "returnControl", "files"}:
-        return "bedrock-agent"  # InvokeAgent
-    if "citation" in kinds or (kinds and kinds <= {"output", "citation", "sessionId"}):
-        return "bedrock-kb"  # RetrieveAndGenerateStream
-    return None
-
-
-def _shape(data: Mapping[str, Any]) -> str | None:
-    """The provider whose response ``data`` is, from the keys only that provider uses."""
-    if data.get("object") == "interaction" or isinstance(data.get("steps"), list):
-        return "gemini-interactions"
-    if data.get("object") == "response" or isinstance(data.get("output"), list):
-        return "openai-responses"
-    if deepseek.is_message(data):
-        return "deepseek-web"
-    if ragflow.is_completion(data):
-        return "ragflow-api"
-    if data.get("kind") == "response" and isinstance(data.get("parts"), list):
-        return "pydantic-ai"
-    if "answerText" in data or (isinstance(data.get("answer"), Mapping) and "answerText" in data["answer"]):
-        return "vertex-ai-search"
-    completion = data.get("completion")
-    if isinstance(completion, list) and any(isinstance(e, Mapping) and "chunk" in e for e in completion):
-        return "bedrock-agent"  # boto3's InvokeAgent response, its event stream saved as a list
-    if isinstance(data.get("source_nodes"), list) and "response" in data:
-        return "llamaindex"
-    if str(data.get("type", "")).startswith("haystack.") or {"data", "query", "documents"} <= data.keys():
-        return "haystack"
-    if isinstance(data.get("output"), Mapping):
-        return "bedrock-converse" if "message" in data["output"] else "bedrock-kb"
-    if isinstance(data.get("candidates"), list):
-        return "gemini"
-    if "search_results" in data or (isinstance(data.get("citations"), list) and "choices" in data):
-        return "perplexity"
-    if isinstance(_get(data, "choices", 0, "message", "content"), list) or isinstance(data.get("outputs"), list):
-        return "mistral"
-    if data.get("object") == "chat.completion" or "choices" in data:
-        return "openai-chat"
-    if data.get("object") == "thread.message":
-        return "openai-assistants"
-    if data.get("type") == "message" and isinstance(data.get("content"), list):
-        return "anthropic"
-    if isinstance(data.get("message"), Mapping) and ("finish_reason" in data or "citations" in data["message"]):
-        return "cohere"
-    if data.get("lc") or "content_blocks" in data or data.get("type") in ("ai", "AIMessage", "AIMessageChunk"):
-        return "langchain"
-    if isinstance(data.get("parts"), list) and data.get("role") == "assistant":
-        return "ai-sdk"
-    return None
-
-
 def detect_provider(data: Any) -> str:
-    """Which provider produced ``data`` (a response, or a list of streaming events or chunks)."""
-    if isinstance(data, list):
-        items = [e for e in data if isinstance(e, Mapping)]
-        found = _event_provider({str(e.get("type", "")) for e in items}) or _keyed_events(items)
-        if found is None and any(str(e.get("event_type", "")).startswith(("step.", "interaction.")) for e in items):
-            found = "gemini-interactions"
-        if found is None and any(isinstance(_get(e, "choices", 0, "delta", "content"), list) for e in items):
-            found = "mistral"  # chat chunks whose deltas carry reference chunks
-        if found is None and items:  # streamed chunks shaped as responses (Gemini, Perplexity, LangChain)
-            shapes = {_shape(e) for e in items} - {None}
-            found = shapes.pop() if len(shapes) == 1 else None
-        if found is None:
-            raise CiterenderError("unrecognised list of events", hint=_resemble_hint(data))
-        return found
-    if not isinstance(data, Mapping):
+    """Which provider produced ``data`` (a response, or a list of streaming events or chunks): the
+    first format of :data:`citerender.formats.FORMATS` whose test holds."""
+    if not isinstance(data, list | Mapping):
         raise CiterenderError("a response must be a JSON object")
-    found = _shape(data)
+    found = detect(data)
     if found is None:
-        raise CiterenderError("cannot tell which provider produced this response", hint=_resemble_hint(data))
+        what = (
+            "unrecognised list of events"
+            if isinstance(data, list)
+            else "cannot tell which provider produced this response"
+        )
+        raise CiterenderError(what, hint=_resemble_hint(data))
     return found
-
-
-#: keys characteristic of each format, to say what a file resembles when it matches none
-_KEYS = {
-    "openai-responses": {"output", "object", "output_text", "annotations", "url_citation"},
-    "openai-chat": {"choices", "message", "annotations"},
-    "anthropic": {"content", "citations", "cited_text", "stop_reason"},
-    "gemini": {"candidates", "groundingMetadata", "groundingSupports", "groundingChunks"},
-    "gemini-interactions": {"steps", "model_output", "event_type", "annotations", "url_citation"},
-    "cohere": {"message", "citations", "finish_reason", "sources"},
-    "perplexity": {"citations", "search_results", "choices"},
-    "mistral": {"choices", "reference_ids", "outputs"},
-    "bedrock-converse": {"output", "citationsContent", "stopReason"},
-    "bedrock-kb": {"output", "citations", "retrievedReferences"},
-    "bedrock-agent": {"chunk", "attribution", "citations", "trace", "completion"},
-    "langchain": {"content_blocks", "lc", "kwargs", "annotations"},
-    "ai-sdk": {"parts", "role", "sourceId"},
-    "llamaindex": {"response", "source_nodes", "node", "metadata"},
-    "vertex-ai-search": {"answer", "answerText", "citations", "references", "referenceId", "chunkInfo"},
-    "haystack": {"data", "query", "documents", "init_parameters"},
-    "pydantic-ai": {"kind", "parts", "part_kind", "tool_name", "provider_name"},
-    "deepseek-web": {"fragments", "results", "cite_index", "search_results", "biz_data"},
-    "ragflow-api": {"data", "answer", "reference", "chunks", "doc_aggs", "docnm_kwd"},
-}
 
 
 def _keys(data: Any, depth: int = 0) -> set[str]:
@@ -191,7 +66,7 @@ def _keys(data: Any, depth: int = 0) -> set[str]:
 def resembles(data: Any) -> list[str]:
     """The formats ``data`` looks most like, best first (by the characteristic keys it holds)."""
     keys = _keys(data)
-    scored = sorted(((len(keys & k) / len(k), name) for name, k in _KEYS.items()), reverse=True)
+    scored = sorted(((len(keys & f.keys) / len(f.keys), f.name) for f in FORMATS if f.keys), reverse=True)
     return [name for score, name in scored if score >= 0.3][:3]
 
 
@@ -205,56 +80,29 @@ def _resemble_hint(data: Any) -> str:
     )
 
 
-_COLLECT: dict[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]] = {
-    "openai-responses": openai.collect_events,
-    "anthropic": anthropic.collect_events,
-    "gemini": gemini.collect_chunks,
-    "gemini-interactions": interactions.collect_events,
-    "cohere": cohere.collect_events,
-    "perplexity": perplexity.collect_chunks,
-    "bedrock-converse": bedrock.collect_events,
-    "bedrock-kb": bedrock.collect_kb_events,
-    "bedrock-agent": bedrock_agents.collect_agent_events,
-    "mistral": mistral.collect_chunks,
-    "openai-chat": openai.collect_chat_chunks,
-    "langchain": langchain.collect_chunks,
-    "ai-sdk": aisdk.collect_stream,
-}
+def _load(ref: str) -> Callable[..., Any]:
+    """The function a ``"module:function"`` reference names, imported now (only the format met)."""
+    module, _, name = ref.partition(":")
+    found: Callable[..., Any] = getattr(import_module(module), name)
+    return found
 
 
 def collect_events(events: Sequence[Mapping[str, Any]], provider: str) -> dict[str, Any]:
     """Fold a streaming event (or chunk) sequence into the final response object."""
-    fold = _COLLECT.get(provider)
-    if fold is None:
+    entry = find(provider)
+    if entry is None or entry.collect is None:
         raise CiterenderError(f"{provider} has no streaming format here", hint="save the final response instead")
-    return fold(events)
+    folded: dict[str, Any] = _load(entry.collect)(events)
+    return folded
 
 
-def _adapter(
-    provider: str, documents: Sequence[Mapping[str, Any]]
-) -> Callable[[Mapping[str, Any], Builder], list[str]]:
-    return {
-        "openai-responses": openai.responses,
-        "openai-chat": openai.chat,
-        "openai-assistants": openai.assistants,
-        "anthropic": lambda data, b: anthropic.messages(data, b, documents),
-        "gemini": gemini.generate_content,
-        "gemini-interactions": interactions.interaction,
-        "cohere": cohere.chat,
-        "perplexity": perplexity.chat,
-        "mistral": mistral.chat,
-        "bedrock-converse": bedrock.converse,
-        "bedrock-kb": bedrock.knowledge_base,
-        "bedrock-agent": bedrock_agents.agent,
-        "langchain": langchain.message,
-        "ai-sdk": aisdk.ui_message,
-        "llamaindex": llamaindex.response,
-        "vertex-ai-search": vertex_search.answer,
-        "haystack": haystack.answer,
-        "pydantic-ai": pydantic_ai.response,
-        "ragflow-api": ragflow.completion,
-        "deepseek-web": deepseek.message,
-    }[provider]
+def _read(entry: Format, data: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The text parts of a response, by its format's adapter (``documents`` to those that take them)."""
+    if entry.adapter is None:
+        raise CiterenderError(f"{entry.name} is not a provider response")
+    read = _load(entry.adapter)
+    parts: list[str] = read(data, b, documents=documents) if entry.documents else read(data, b)
+    return parts
 
 
 def adapt(
@@ -274,7 +122,8 @@ def adapt(
     surrogates: list[str] = []
     data = clean_data(data, surrogates)  # once, where the response enters (its depth bounded there)
     provider = provider or detect_provider(data)
-    if provider not in PROVIDERS:
+    entry = find(provider)
+    if entry is None or entry.kind != "response":
         raise CiterenderError(f"unknown provider {provider!r}", hint=f"use one of {', '.join(PROVIDERS)}")
     b = Builder(fmt, sources)
     if surrogates:
@@ -285,7 +134,7 @@ def adapt(
             data = collect_events(data, provider)
         if not isinstance(data, Mapping):
             raise CiterenderError("a response must be a JSON object")
-        parts = _adapter(provider, documents)(data, b)
+        parts = _read(entry, data, b, documents)
         registry = b.registry()
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError) as e:
         detail = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
