@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
-from ..formats import FORMATS, Format
+from ..formats import FORMATS, Format, find
 from ..sources.model import Registry
 from ..syntax.types import Citation, Mark, MarkKind, parse_locator
 from .options import PluginOptions
@@ -30,9 +30,7 @@ from .state import CitationState, citation_state
 
 __all__ = ["active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_hold"]
 
-#: each dialect's entry (its form, probes, label, first characters, base), from the one table
-_DIALECTS = {f.name: f for f in FORMATS if f.kind == "dialect"}
-_OPENERS = "".join(sorted({c for f in _DIALECTS.values() for c in f.first}))  # where any form may start
+_OPENERS = "".join(sorted({c for f in FORMATS if f.kind == "dialect" for c in f.first}))  # where any form may start
 MAX_RANGE = 32  # ``[1-40]`` is no citation of forty sources
 
 
@@ -45,13 +43,13 @@ def active_dialect(opts: PluginOptions, st: CitationState) -> str | None:
 
 def may_hold(dialect: str | None, text: str) -> bool:
     """Could ``text`` hold a citation in ``dialect``? (Plain substring searches.)"""
-    return dialect is not None and any(p in text for p in _DIALECTS[dialect].probes)
+    return dialect is not None and any(p in text for p in _entry(dialect).probes)
 
 
 def holds_form(dialect: str, text: str) -> bool:
     """Does ``text`` write ``dialect``'s form anywhere (code included)? Without one, reading the
     dialect changes nothing."""
-    return _form(_DIALECTS[dialect]).search(text) is not None
+    return _form(_entry(dialect)).search(text) is not None
 
 
 def dialect_hint(text: str) -> str | None:
@@ -59,8 +57,9 @@ def dialect_hint(text: str) -> str | None:
     forms (it is not read as one unless asked: ``[1]`` is often just text)."""
     if "[" not in text and "$$" not in text and "\u3010" not in text:  # every form needs one of them
         return None
-    for dialect, entry in _DIALECTS.items():
-        m = _form(entry).search(text) if may_hold(dialect, text) else None
+    for entry in FORMATS:
+        dialect = entry.name
+        m = _form(entry).search(text) if entry.kind == "dialect" and may_hold(dialect, text) else None
         if m is not None:
             return f"the answer writes {m.group(0)[:40]!r}: --from {dialect} (dialect={dialect!r}) reads such numbers"
     return None
@@ -77,7 +76,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
             return False
         st = state.env.get("citerender") or citation_state(state.env, opts.registry)
         dialect = active_dialect(opts, st)
-        entry = _DIALECTS[dialect] if dialect is not None else None
+        entry = _entry(dialect) if dialect is not None else None
         if entry is None or state.src[pos] not in entry.first:
             return False
         m = _form(entry).match(state.src, pos, state.posMax)
@@ -155,6 +154,14 @@ def _target(registry: Registry | None, entry: Format, n: int, url: str | None) -
         return label, None
     order: tuple[str, ...] = registry.derived("dialects.order", lambda: tuple(registry))
     return (order[index], None) if 0 <= index < len(order) else None
+
+
+def _entry(dialect: str) -> Format:
+    """The dialect's entry in the one table (its form, probes, label, first characters, base)."""
+    entry = find(dialect)
+    if entry is None or entry.form is None:
+        raise ValueError(f"{dialect!r} is no dialect")
+    return entry
 
 
 def _form(entry: Format) -> re.Pattern[str]:
