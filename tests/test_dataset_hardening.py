@@ -26,6 +26,7 @@ import pytest
 from conftest import run_cli
 
 from citerender.errors import CiterenderError
+from citerender.evaluate.charts import label as chart_label
 from citerender.evaluate.check_dataset import check_dataset
 from citerender.evaluate.datasets import MAX_DEPTH, read_records
 from citerender.evaluate.report import LISTED, write_report
@@ -85,7 +86,7 @@ def test_group_labels_are_drawn_as_written(tmp_path: Path, labels: list[str]) ->
     import html as h
 
     for label in labels:
-        drawn = f"model={label}" if len(label) <= 24 else f"model={label}"[:29] + "…"
+        drawn = chart_label(f"model={label}")  # one line, shortened as the rates chart draws it
         assert h.escape(drawn, quote=False) in texts, (label, texts[:400])  # literally, never typeset
         assert h.escape(f"model={label}", quote=False) in page  # whole in the tables
 

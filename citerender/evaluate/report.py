@@ -1,13 +1,14 @@
 """The page a person looks at after ``check-dataset --report``: one self-contained HTML file (no
 script, nothing fetched) with the measures per group, charts drawn by matplotlib as inline SVG
-(text kept as text, each with a title and its data as a table for screen readers), the most
+(:mod:`.charts`: readable on a phone and in dark mode; each with a title and its data as a table
+for screen readers), what each rate divides by, the paired comparison (``--compare``), the most
 frequent diagnostics with an example each, and the worst answers, each rendered to a page of its
-own with its unsupported claims marked.
+own with its unsupported claims marked. Its tables reflow on a narrow window, never scrolled sideways.
 
 matplotlib is an optional extra: ``pip install 'citerender[report]'``.
 
 Its cost is bounded in the number of groups: the table lists the :data:`LISTED` groups with the
-most answers (the rest summed in one row), the bar chart draws :data:`CHARTED` and the histogram
+most answers (the rest summed in one row), the rates chart draws :data:`CHARTED` and the histogram
 :data:`HISTOGRAM`, each saying so; every group stays in the results and the ``--summary`` JSON.
 Labels are drawn as plain text (never parsed as mathtext: a model called ``cost$$`` is just that).
 """
@@ -15,14 +16,10 @@ Labels are drawn as plain text (never parsed as mathtext: a model called ``cost$
 from __future__ import annotations
 
 import hashlib
-import io
 import re
-import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
-
-from markupsafe import Markup
 
 from ..codes import CODES
 from ..errors import CiterenderError
@@ -47,8 +44,7 @@ _LABELS = {
 }
 _SHOWN = ("support_rate", "citation_recall", "citation_precision")  # charted, per group
 #: groups listed in the measures table, drawn in the bar chart and in the histogram (most answers first)
-LISTED, CHARTED, HISTOGRAM = 50, 12, 6
-_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+LISTED, CHARTED, HISTOGRAM = 50, 24, 6
 
 
 def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptions | None = None) -> Path:
@@ -85,7 +81,7 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
         group_by=", ".join(summary.group_by),
         metrics=[{"label": v} for v in _LABELS.values()],
         definitions=[{"label": _LABELS[m], "text": text} for m, text in definitions(summary.scored).items()],
-        intervals=METHOD + ": answers resampled, not claims",
+        intervals=f"{METHOD}: answers resampled, not claims,",
         comparison=_comparison(summary),
         groups=table,
         charts=_charts(summary, charted, [name for name, _ in ranked[:HISTOGRAM]], len(ranked)),
@@ -179,11 +175,18 @@ def _charts(
         import matplotlib  # noqa: F401 - only to say what to install
     except ImportError:
         raise CiterenderError("the report's charts need matplotlib", hint="pip install 'citerender[report]'") from None
+    from .charts import hist_svg, rates_svg
+
     names = [name for name, _ in rows]
     rates = [[t.summary()["rates"][m] for m in _SHOWN] for _, t in rows]
     more = f" (the {CHARTED} groups with the most answers, of {groups:,})" if groups > CHARTED else ""
     bars = {
-        "svg": _bar_svg(names, rates),
+        "svg": rates_svg(
+            names,
+            rates,
+            [_LABELS[m] for m in _SHOWN],
+            "Dot plot: support rate, citation recall and citation precision per group, with 95% intervals",
+        ),
         "caption": f"Support rate, citation recall and citation precision per group, with 95% intervals{more}",
         "header": ["Group", *(_LABELS[m] for m in _SHOWN)],
         "rows": [[name, *(_cell(r) for r in rs)] for name, rs in zip(names, rates, strict=True)],
@@ -191,79 +194,11 @@ def _charts(
     hist_names = sorted(g for g in hist_groups if g in summary.hist)
     more = f" (the {HISTOGRAM} groups with the most answers, of {groups:,})" if groups > HISTOGRAM else ""
     hist = {
-        "svg": _hist_svg({g: summary.hist[g] for g in hist_names}),
+        "svg": hist_svg(
+            {g: summary.hist[g] for g in hist_names}, "Histogram: answers by their support rate, per group"
+        ),
         "caption": f"How many answers reach each support rate (answers with a checked claim){more}",
         "header": ["Support rate", *hist_names],
         "rows": [[f"{10 * k}–{10 * k + 10}%", *(summary.hist[g][k] for g in hist_names)] for k in range(10)],
     }
     return [bars, hist]
-
-
-def _label(name: str) -> str:
-    """A group's name as a chart draws it: one line, control characters named, at most 30 characters."""
-    shown = one_line(name)
-    shown = shown if len(shown) <= 30 else shown[:29] + "…"
-    return "\u2009" + shown if shown.startswith("_") else shown  # matplotlib hides labels starting with _
-
-
-def _svg(fig: Any, label: str) -> Markup:
-    """A figure as inline SVG: text as text, deterministic ids, an accessible name."""
-    import matplotlib
-
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "citerender"}), warnings.catch_warnings():
-        # text stays text (the reader's fonts draw it): a glyph matplotlib's own font lacks is no matter
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "citerender"}, bbox_inches="tight")
-    svg = buf.getvalue()
-    svg = _METADATA.sub("", svg[svg.index("<svg") :])  # the RDF block names namespaces, nothing a reader needs
-    escaped = Markup.escape(label)
-    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{escaped}" ', 1)
-    return Markup(svg)
-
-
-def _bar_svg(names: list[str], rates: list[list[dict[str, Any]]]) -> Markup:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 3.2))
-    ax = fig.subplots()
-    width = 0.8 / len(_SHOWN)
-    for j, metric in enumerate(_SHOWN):
-        xs = [i + (j - 1) * width for i in range(len(names))]
-        values = [100 * (r[j]["value"] or 0) for r in rates]
-        lows = [
-            v - 100 * (r[j]["ci95"] or (0, 0))[0] if r[j]["value"] is not None else 0
-            for v, r in zip(values, rates, strict=True)
-        ]
-        highs = [
-            100 * (r[j]["ci95"] or (0, 0))[1] - v if r[j]["value"] is not None else 0
-            for v, r in zip(values, rates, strict=True)
-        ]
-        ax.bar(xs, values, width, yerr=[lows, highs], capsize=3, label=_LABELS[metric])
-    ax.set_xticks(range(len(names)), [_label(n) for n in names], parse_math=False)
-    ax.set_ylabel("%")
-    ax.set_ylim(0, 105)
-    _plain_text(ax.legend(loc="lower right", fontsize="small"))
-    return _svg(fig, "Bar chart: support rate, citation recall and citation precision per group")
-
-
-def _plain_text(legend: Any) -> None:
-    """A legend's labels drawn as written: ``$`` is a dollar sign, not mathtext."""
-    for text in legend.get_texts():
-        text.set_parse_math(False)
-
-
-def _hist_svg(hist: dict[str, list[int]]) -> Markup:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 3))
-    ax = fig.subplots()
-    n = max(len(hist), 1)
-    for j, (name, counts) in enumerate(sorted(hist.items())):
-        ax.bar([k * 10 + 5 + (j - (n - 1) / 2) * 8 / n for k in range(10)], counts, 8 / n, label=_label(name))
-    ax.set_xlabel("support rate of the answer (%)")
-    ax.set_ylabel("answers")
-    ax.set_xlim(0, 100)
-    if hist:
-        _plain_text(ax.legend(fontsize="small"))
-    return _svg(fig, "Histogram: answers by their support rate, per group")
