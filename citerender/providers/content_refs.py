@@ -231,41 +231,63 @@ def edits_for(text: str, refs: Any, sources: SearchSources, citations: Any = Non
         if span is None:
             if typ in _LINK_TYPES and (shown := _link_list(ref)):
                 trailing.append(shown)  # a widget with no place in the text: after it
-            elif typ not in _NOTHING_TYPES and typ != "attribution" and str(ref.get("matched_text") or "").strip():
-                what = f"a reference of type {typ[:40]!r}" if typ else "a content reference"
-                edits.append((0, 0, "", ("CR502", f"{what}: its text is not in the message, so it is not shown")))
+            elif (lost := _unplaced(ref, typ)) is not None:
+                edits.append(lost)
             continue
         used.append(span)
-        matched = text[span[0] : span[1]]
         if typ in _CITATION_TYPES:
-            items = list(_items(ref))
-            if typ == "file" and (item := _file_item(ref, matched)) is not None:
-                items = [item]
-            ids = [sid for sid in (sources.add(item) for item in items) if sid]
-            ids = list(dict.fromkeys(ids + _ids(ref.get("refs"))))
-            known = [sid for sid in ids if sid in sources.sources]
-            replacement = DEFAULT_FORMAT.marker(*known) if known else ""
-            if not _is_marker(matched):  # plain words the pill stood for: kept
-                replacement = matched + replacement
-            elif typ == "video" and isinstance(ref.get("title"), str) and ref["title"].strip():
-                replacement = f"Video: {md_text(ref['title'])}{replacement}"  # the card showed its title
-            edits.append((*span, replacement, None))
-        elif typ == "attribution":  # the span is the attributed sentence itself: it stays
-            ids = [sid for sid in (sources.add(a) for a in _attributions(ref)) if sid]
-            end = span[1]
-            if text[span[0] - 1 : span[0]] == "\ue203" and text[end : end + 1] == "\ue204":
-                end += 1  # the highlight around it (its start hidden by another reference) goes with it
-            edits.append((span[0], end, matched + (DEFAULT_FORMAT.marker(*ids) if ids else ""), None))
-        elif typ in _NOTHING_TYPES:
-            edits.append((*span, "", None))
-        elif typ in _TEXT_TYPES or typ in _LINK_TYPES or typ in ("calculator", "entity", "product_entity"):
-            edits.append((*span, _text_of(ref), None))
+            edits.append(_citation_edit(text, ref, typ, span, sources))
+        elif typ == "attribution":
+            edits.append(_attribution_edit(text, ref, span, sources))
         else:
-            shown = _text_of(ref)
-            edits.append((*span, shown, ("CR501", f"content reference of unknown type {typ[:40]!r} shown as its text")))
+            edits.append(_shown_edit(ref, typ, span))
     if trailing:
         edits.append((len(text), len(text), "".join(f"\n\n{t}" for t in trailing), None))
     return edits
+
+
+def _unplaced(ref: Mapping[str, Any], typ: str) -> Edit | None:
+    """A reference whose text is not in the message: reported (CR502) when it stood for words."""
+    if typ in _NOTHING_TYPES or typ == "attribution" or not str(ref.get("matched_text") or "").strip():
+        return None
+    what = f"a reference of type {typ[:40]!r}" if typ else "a content reference"
+    return (0, 0, "", ("CR502", f"{what}: its text is not in the message, so it is not shown"))
+
+
+def _citation_edit(text: str, ref: Mapping[str, Any], typ: str, span: tuple[int, int], sources: SearchSources) -> Edit:
+    """A citation pill (or a file, a video): a marker of the sources it names, after the words
+    it stood for when they are plain words."""
+    matched = text[span[0] : span[1]]
+    items = list(_items(ref))
+    if typ == "file" and (item := _file_item(ref, matched)) is not None:
+        items = [item]
+    ids = [sid for sid in (sources.add(item) for item in items) if sid]
+    ids = list(dict.fromkeys(ids + _ids(ref.get("refs"))))
+    known = [sid for sid in ids if sid in sources.sources]
+    replacement = DEFAULT_FORMAT.marker(*known) if known else ""
+    if not _is_marker(matched):  # plain words the pill stood for: kept
+        replacement = matched + replacement
+    elif typ == "video" and isinstance(ref.get("title"), str) and ref["title"].strip():
+        replacement = f"Video: {md_text(ref['title'])}{replacement}"  # the card showed its title
+    return (*span, replacement, None)
+
+
+def _attribution_edit(text: str, ref: Mapping[str, Any], span: tuple[int, int], sources: SearchSources) -> Edit:
+    """The span is the attributed sentence itself: it stays, followed by the pages it names."""
+    ids = [sid for sid in (sources.add(a) for a in _attributions(ref)) if sid]
+    end = span[1]
+    if text[span[0] - 1 : span[0]] == "\ue203" and text[end : end + 1] == "\ue204":
+        end += 1  # the highlight around it (its start hidden by another reference) goes with it
+    return (span[0], end, text[span[0] : span[1]] + (DEFAULT_FORMAT.marker(*ids) if ids else ""), None)
+
+
+def _shown_edit(ref: Mapping[str, Any], typ: str, span: tuple[int, int]) -> Edit:
+    """Any other reference: nothing, its text, or (an unknown type) its text, reported (CR501)."""
+    if typ in _NOTHING_TYPES:
+        return (*span, "", None)
+    if typ in _TEXT_TYPES or typ in _LINK_TYPES or typ in ("calculator", "entity", "product_entity"):
+        return (*span, _text_of(ref), None)
+    return (*span, _text_of(ref), ("CR501", f"content reference of unknown type {typ[:40]!r} shown as its text"))
 
 
 def _attributions(ref: Mapping[str, Any]) -> list[Mapping[str, Any]]:

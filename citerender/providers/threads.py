@@ -243,13 +243,10 @@ def walk(
     if current is not None and not isinstance(current, str):
         raise BrokenGraph(f"current_node is a {type(current).__name__}, not a node id")
     target = graph.path_to(current) if current in graph.nodes else []
-    tops = graph.tops()
+    main_top, order = _tops(graph, target)
     overflow: list[str] = []
     threads: list[tuple[float, int, list[Turn]]] = []
     main: list[Turn] | None = None
-    true_roots = [t for t in tops if graph.nodes[t].get("parent") is None]
-    main_top = target[0] if target and target[0] in true_roots else (true_roots[0] if true_roots else None)
-    order = ([main_top] if main_top else []) + [t for t in tops if t != main_top]
     for k, top in enumerate(order):
         turns = _thread(graph, top, set(target), 0, overflow, turn_of)
         if top == main_top:
@@ -265,6 +262,15 @@ def walk(
         graph.path_to(unreached[0])  # raises, naming the loop
         raise BrokenGraph(f"node {unreached[0][:60]!r} hangs from no root: the graph has a cycle")
     return main or [], [t for *_, t in sorted(threads, key=lambda x: x[:2])] + deep
+
+
+def _tops(graph: _Graph, target: list[str]) -> tuple[str | None, list[str]]:
+    """The top the conversation shown starts from (the current node's root, else the first root),
+    and every top in the order they are walked: that one first."""
+    tops = graph.tops()
+    true_roots = [t for t in tops if graph.nodes[t].get("parent") is None]
+    main_top = target[0] if target and target[0] in true_roots else (true_roots[0] if true_roots else None)
+    return main_top, ([main_top] if main_top else []) + [t for t in tops if t != main_top]
 
 
 def _thread(
@@ -296,23 +302,39 @@ def _thread(
         if not kids:
             break
         chosen = next((k for k in kids if k in target), kids[-1])
-        if len(kids) > 1:
-            if depth >= MAX_VERSION_DEPTH:  # not nested further: shown as threads of their own
-                overflow.extend(k for k in kids if k != chosen)
-            else:
-                others = [(k, _thread(graph, k, target, depth + 1, overflow, turn_of)) for k in kids if k != chosen]
-                shown = {k for k, turns_of in others if turns_of}
-                if shown:
-                    at = {k: i for i, k in enumerate((k for k in kids if k == chosen or k in shown), start=1)}
-                    of = len(at)
-                    pending += [Version(at[k], of, t[0].created, t) for k, t in others if t]
-                    position = (at[chosen], of)
+        if len(kids) > 1 and depth >= MAX_VERSION_DEPTH:  # not nested further: shown as threads of their own
+            overflow.extend(k for k in kids if k != chosen)
+        elif len(kids) > 1:
+            versions = [(k, _thread(graph, k, target, depth + 1, overflow, turn_of)) for k in kids if k != chosen]
+            found, at = _versions(kids, chosen, versions)
+            pending += found
+            position = at or position
         nid = chosen
-    if pending:  # forks after the last turn shown: versions of the last turn, or the thread itself
-        if turns:
-            turns[-1].versions += pending
-        else:
-            turns = pending[0].turns
-            if len(pending) > 1:
-                turns[0].versions += pending[1:]
+    return _hang(turns, pending)
+
+
+def _versions(
+    kids: list[str], chosen: str, others: list[tuple[str, list[Turn]]]
+) -> tuple[list[Version], tuple[int, int] | None]:
+    """At a fork: the other children's threads as versions numbered in the children's order (those
+    with nothing to show left out), and the chosen child's place among them (None: no version)."""
+    shown = {k for k, turns_of in others if turns_of}
+    if not shown:
+        return [], None
+    at = {k: i for i, k in enumerate((k for k in kids if k == chosen or k in shown), start=1)}
+    of = len(at)
+    return [Version(at[k], of, t[0].created, t) for k, t in others if t], (at[chosen], of)
+
+
+def _hang(turns: list[Turn], pending: list[Version]) -> list[Turn]:
+    """Forks after the last turn shown: versions of the last turn, or (none shown) the thread is
+    the first version's turns, the others its versions."""
+    if not pending:
+        return turns
+    if turns:
+        turns[-1].versions += pending
+        return turns
+    turns = pending[0].turns
+    if len(pending) > 1:
+        turns[0].versions += pending[1:]
     return turns
