@@ -151,3 +151,34 @@ def test_result_files_and_their_data_lists_are_read() -> None:
         alce_items({"args": {}})
     with pytest.raises(CiterenderError, match="no 'output'"):
         alce_items([{"question": "q"}])
+
+
+def test_qampari_answers_are_the_sentences_as_eval_py_splits_them() -> None:
+    from citerender.evaluate.alce import qampari_sentences
+
+    rows = [{"question": "Which films did X direct?", "output": "Film A [1], Film B [2], Film C.\nmore",
+             "docs": [{"title": "t", "text": "which films did x direct film a"}, {"title": "u", "text": "nothing"}]}]  # fmt: skip
+    (it,) = alce_items(rows)
+    assert qampari_sentences(it.question, it.output) == [
+        "Which films did X direct? Film A [1]",
+        "Which films did X direct? Film B [2]",
+        "Which films did X direct? Film C",
+    ]
+    s = score_item(it, words_judge, qampari=True)
+    assert (s.sentences, s.entailed, s.citations) == (3, 1, 2)
+    assert s.recall == pytest.approx(1 / 3) and s.precision == pytest.approx(1 / 2)
+
+
+def test_a_file_whose_path_names_qampari_is_scored_as_qampari(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from citerender.cli.scorer import load_scorer
+    from citerender.evaluate.check_dataset import check_dataset
+
+    rows = [{"question": "Which films did X direct?", "output": "Film A [1], Film B [2], Film C.",
+             "docs": [{"title": "t", "text": "which films did x direct film a"}, {"title": "u", "text": "nothing"}]}]  # fmt: skip
+    scorer = load_scorer("alce_judge:scorer")
+    for name, recall in (("qampari-result.json", 100 / 3), ("asqa-result.json", 0.0)):
+        (tmp_path / name).write_text(json.dumps({"args": {}, "data": rows}), encoding="utf-8")
+        summary = check_dataset(tmp_path / name, tmp_path / f"{name}.jsonl", scorer=scorer, alce=True).to_dict()
+        assert summary["alce"]["alce_citation_recall"] == pytest.approx(recall, abs=1e-3), name

@@ -21,6 +21,9 @@ given the same entailment judge:
   (0 without citations); an item with no sentence is left out of the averages, as eval.py skips it;
   the aggregates are the per-item means, in percent.
 
+A file whose path names QAMPARI is scored as eval.py scores it (``"qampari" in args.f``): each
+comma-separated answer of the first line, after the question, is a "sentence".
+
 The judge is ``judge(claim, evidence) -> bool`` (the project's ``--scorer``: score ≥ 0.5 entails).
 """
 
@@ -45,6 +48,7 @@ __all__ = [
     "alce_refs",
     "alce_sentences",
     "alce_text",
+    "qampari_sentences",
     "remove_citations",
     "score_item",
     "summarise",
@@ -169,9 +173,19 @@ def _premise(docs: Sequence[tuple[str, str]], ids: Iterable[int]) -> str:
     return "\n".join(f"Title: {docs[i][0]}\n{docs[i][1]}" for i in ids)
 
 
-def score_item(item: AlceItem, judge: Judge, at_most: int | None = AT_MOST_CITATIONS) -> AlceScore:
-    """eval.py's ``compute_autoais`` on one item (see the module docstring)."""
-    sents = alce_sentences(item.output)
+def qampari_sentences(question: str, output: str) -> list[str]:
+    """The "sentences" eval.py scores for QAMPARI (a list of answers): the question and each
+    comma-separated answer of the output's first line."""
+    text = alce_text(output).rstrip().rstrip(".").rstrip(",")
+    return [question + " " + x.strip() for x in text.split(",")]
+
+
+def score_item(
+    item: AlceItem, judge: Judge, at_most: int | None = AT_MOST_CITATIONS, *, qampari: bool = False
+) -> AlceScore:
+    """eval.py's ``compute_autoais`` on one item (see the module docstring); ``qampari``: as
+    eval.py scores a file whose path names QAMPARI (:func:`qampari_sentences`)."""
+    sents = qampari_sentences(item.question, item.output) if qampari else alce_sentences(item.output)
     if not sents:
         return AlceScore(None, None, 0, 0, 0, 0)
     docs = item.docs

@@ -32,7 +32,8 @@ ALCE_COLS = {"answer_col": "output", "sources_col": "docs"}
 DEFINITION = (
     "princeton-nlp/ALCE eval.py compute_autoais as its main() calls it: the output's first line split by NLTK Punkt,"
     " [n] read as eval.py reads it, at most 3 citations a sentence; recall = entailed sentences / sentences and"
-    " precision = counted citations / citations per item, averaged over items, in percent"
+    " precision = counted citations / citations per item, averaged over items, in percent (a file whose path"
+    " names qampari: the question and each comma-separated answer are the sentences, as eval.py splits them)"
 )
 
 
@@ -74,9 +75,12 @@ def _scalar(v: object) -> bool:
     return v is None or isinstance(v, str | int | float | bool)
 
 
-def check_alce(item: Mapping[str, Any], options: RenderOptions, id_col: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def check_alce(
+    item: Mapping[str, Any], options: RenderOptions, id_col: str, *, qampari: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """One ALCE item: citerender's result for its answer, with ALCE's per-item values under
-    ``alce`` (none when the item cannot be scored: its failure says why); and the record checked."""
+    ``alce`` (none when the item cannot be scored: its failure says why); and the record checked.
+    ``qampari``: scored as eval.py scores a QAMPARI file."""
     from .records import check_record
 
     record = alce_record(item)
@@ -84,7 +88,7 @@ def check_alce(item: Mapping[str, Any], options: RenderOptions, id_col: str) -> 
     judge = AlceJudge(options.scorer)
     try:
         (parsed,) = alce_items([item])
-        score = score_item(parsed, judge)
+        score = score_item(parsed, judge, qampari=qampari)
     except CiterenderError as e:
         result["failure"] = result["failure"] or e.message
     else:

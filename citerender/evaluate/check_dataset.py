@@ -171,7 +171,7 @@ def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, An
     if failure is not None:
         result = _failed(failure)
     elif task["alce"]:
-        result, record = check_alce(record, task["options"], task["cols"]["id_col"])
+        result, record = check_alce(record, task["options"], task["cols"]["id_col"], qampari=task["qampari"])
     else:
         result = check_record(record, task["options"], **task["cols"])
     result["id"], result["row"] = task["id"], task["k"] + 1
@@ -274,7 +274,16 @@ def check_dataset(
                 if seen[rid] <= done[rid]:
                     summary.skipped += 1
                     continue
-            yield {"k": k, "id": rid, "record": record, "options": opts, "cols": cols, "alce": alce, "run": run}
+            yield {
+                "k": k,
+                "id": rid,
+                "record": record,
+                "options": opts,
+                "cols": cols,
+                "alce": alce,
+                "run": run,
+                "qampari": alce and "qampari" in str(data),
+            }  # as eval.py tells QAMPARI: by the file's path
 
     bar = Progress(None, progress or sys.stderr, "records checked")
     pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
