@@ -38,22 +38,7 @@ __all__ = ["collect_stream", "to_ui_message", "ui_message"]
 
 
 def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
-    out: list[str] = []
-    pending: list[str] = []
-    spanned: set[str] = set()  # URLs the last text part's provider annotations placed
-    placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
-    read: list[Any] = []  # pages a tool read: consulted, named after the cited ones (as OpenAI's are)
-
-    readers: dict[int, SpanReader] = {}  # one per text part, however many sources cite it
-
-    def flush() -> None:
-        if pending and out:  # at the part's end, placed with the rest (out of code and links)
-            end = len(out[-1].rstrip())
-            placed.setdefault(len(out) - 1, []).append((end, end, b.fmt.marker(*dict.fromkeys(pending))))
-        elif pending:
-            b.note(("CR505", "sources came before any text: listed, not cited"))
-        pending.clear()
-
+    reader = _Message(b)
     for part in msg.get("parts") or []:
         if not isinstance(part, Mapping):
             continue
@@ -61,46 +46,76 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
         if kind == "source":  # generateText's content: one type, told apart by sourceType
             kind = "source-url" if part.get("sourceType") == "url" else "source-document"
         if isinstance(kind, str) and kind.startswith("tool-"):  # a web search tool's result (``tool-result``,
-            read += searched(part.get("output", part.get("result")))  # or a UI message's tool part)
-            continue
-        if kind == "text":
-            flush()
-            text = str(part.get("text", ""))
-            out.append(text)
-            anns = _provider_annotations(part)
-            edits = url_citations(text, anns, b) if anns else []
-            if edits:
-                placed.setdefault(len(out) - 1, []).extend(edits)
-            spanned = {str(a.get("url")) for a in anns if _has_span(a)}
+            reader.read += searched(part.get("output", part.get("result")))  # or a UI message's tool part)
+        elif kind == "text":
+            reader.text(part)
         elif kind in ("source-url", "source-document"):
-            url = part.get("url")
-            title = part.get("title") or part.get("filename")
-            if url:  # the key the provider's own annotations use, so both name one source
-                sid = url_source({"url": url, "title": title}, b)
-                b.sources[sid].setdefault("meta", {}).setdefault("sourceId", part.get("sourceId", part.get("id")))
-            else:
-                sid = b.source(
-                    f"doc:{part.get('sourceId', part.get('id'))}",
-                    "file",
-                    title=title,
-                    meta={"sourceId": part.get("sourceId", part.get("id"))},
-                )
-            span = _span(part)
-            if span is None and out and url in spanned:
-                continue  # placed already, by the text part's own annotation of it
-            if span is None or not out:
-                pending.append(sid)
-                continue
-            start, end, cited = span  # into the text part it follows (UTF-16: the SDK is JavaScript)
-            locator = b.add_line(sid, cited) if cited and cited.strip() else None
-            reader = readers.get(len(out) - 1) or readers.setdefault(len(out) - 1, SpanReader(out[-1], "utf16"))
-            at = b.place(reader, start, end, cited)
-            placed.setdefault(len(out) - 1, []).append((at, at, b.marker(sid, locator)))
-    flush()
-    for index, edits in placed.items():
-        out[index] = insert_edits(out[index], edits)
-    consult(read, b)
-    return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
+            reader.source(part)
+    return reader.close()
+
+
+class _Message:
+    """One message read part by part: its text parts, and where each source part puts its marker
+    (after the words its span names, else at the end of the text part it follows)."""
+
+    def __init__(self, b: Builder) -> None:
+        self.b = b
+        self.out: list[str] = []  # the text parts
+        self.pending: list[str] = []  # spanless sources since the last text part: cited at its end
+        self.spanned: set[str] = set()  # URLs the last text part's provider annotations placed
+        self.placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
+        self.read: list[Any] = []  # pages a tool read: consulted, named after the cited ones (as OpenAI's are)
+        self.readers: dict[int, SpanReader] = {}  # one per text part, however many sources cite it
+
+    def flush(self) -> None:
+        if self.pending and self.out:  # at the part's end, placed with the rest (out of code and links)
+            end = len(self.out[-1].rstrip())
+            marker = self.b.fmt.marker(*dict.fromkeys(self.pending))
+            self.placed.setdefault(len(self.out) - 1, []).append((end, end, marker))
+        elif self.pending:
+            self.b.note(("CR505", "sources came before any text: listed, not cited"))
+        self.pending.clear()
+
+    def text(self, part: Mapping[str, Any]) -> None:
+        """A text part, and the spans its provider's own annotations (passed through) place."""
+        self.flush()
+        text = str(part.get("text", ""))
+        self.out.append(text)
+        anns = _provider_annotations(part)
+        edits = url_citations(text, anns, self.b) if anns else []
+        if edits:
+            self.placed.setdefault(len(self.out) - 1, []).extend(edits)
+        self.spanned = {str(a.get("url")) for a in anns if _has_span(a)}
+
+    def source(self, part: Mapping[str, Any]) -> None:
+        """A source part: placed by its span in the text part before it, else cited at its end."""
+        b, url = self.b, part.get("url")
+        title = part.get("title") or part.get("filename")
+        source_id = part.get("sourceId", part.get("id"))
+        if url:  # the key the provider's own annotations use, so both name one source
+            sid = url_source({"url": url, "title": title}, b)
+            b.sources[sid].setdefault("meta", {}).setdefault("sourceId", source_id)
+        else:
+            sid = b.source(f"doc:{source_id}", "file", title=title, meta={"sourceId": source_id})
+        span = _span(part)
+        if span is None and self.out and url in self.spanned:
+            return  # placed already, by the text part's own annotation of it
+        if span is None or not self.out:
+            self.pending.append(sid)
+            return
+        start, end, cited = span  # into the text part it follows (UTF-16: the SDK is JavaScript)
+        locator = b.add_line(sid, cited) if cited and cited.strip() else None
+        index = len(self.out) - 1
+        reader = self.readers.get(index) or self.readers.setdefault(index, SpanReader(self.out[-1], "utf16"))
+        at = b.place(reader, start, end, cited)
+        self.placed.setdefault(index, []).append((at, at, b.marker(sid, locator)))
+
+    def close(self) -> list[str]:
+        self.flush()
+        for index, edits in self.placed.items():
+            self.out[index] = insert_edits(self.out[index], edits)
+        consult(self.read, self.b)
+        return ["".join(self.out)]  # text parts are consecutive pieces of one message: their own spacing holds
 
 
 def _provider_annotations(part: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -158,25 +158,36 @@ class _Answer:
             if not isinstance(url, str) or not url.strip():
                 self.notes.append(("CR505", "a citation names no URL: left out"))
                 continue
-            end = c.get("end_index")
-            if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= len(text):
-                self.notes.append(
-                    ("CR504", f"a citation's end ({str(end)[:20]}) lies outside its text: placed at its end")
-                )
-                end = len(text)
-            source = self.cited.setdefault(url, {"id": f"claude{len(self.cited) + 1}", "url": url})
-            title = details.get("title") or c.get("title")
-            if isinstance(title, str) and title.strip():
-                source.setdefault("title", title)
-            quoted = c.get("cited_text")
-            if isinstance(quoted, str) and quoted.strip():
-                source.setdefault("text", " ".join(quoted.split()))
-            while end < len(text) and text[end] in _CLOSING:  # after the sentence's punctuation, as chats show it
-                end += 1
-            ids = at.setdefault(end, [])
-            if source["id"] not in ids:
-                ids.append(source["id"])
+            sid = self._source(url, c, details)
+            ids = at.setdefault(self._end(text, c.get("end_index")), [])
+            if sid not in ids:
+                ids.append(sid)
         return insert_edits(text, [(end, end, DEFAULT_FORMAT.marker(*ids)) for end, ids in at.items()])
+
+    def _end(self, text: str, given: Any) -> int:
+        """Where a citation's marker goes: after its end and the sentence's punctuation that
+        follows, as chats show it (an end outside the text: its end, reported)."""
+        end = given if isinstance(given, int) and not isinstance(given, bool) else -1
+        if not 0 <= end <= len(text):
+            self.notes.append(
+                ("CR504", f"a citation's end ({str(given)[:20]}) lies outside its text: placed at its end")
+            )
+            end = len(text)
+        while end < len(text) and text[end] in _CLOSING:
+            end += 1
+        return end
+
+    def _source(self, url: str, c: Mapping[str, Any], details: Mapping[str, Any]) -> str:
+        """The id of the page ``url`` (one per URL), titled and quoted by its first citation that says."""
+        source = self.cited.setdefault(url, {"id": f"claude{len(self.cited) + 1}", "url": url})
+        title = details.get("title") or c.get("title")
+        if isinstance(title, str) and title.strip():
+            source.setdefault("title", title)
+        quoted = c.get("cited_text")
+        if isinstance(quoted, str) and quoted.strip():
+            source.setdefault("text", " ".join(quoted.split()))
+        sid: str = source["id"]
+        return sid
 
     def sources(self) -> list[dict[str, Any]]:
         """The cited pages (titled and quoted from the searches when the citation was not), then

@@ -47,25 +47,41 @@ def _texts(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _source(a: Mapping[str, Any], b: Builder) -> str | None:
+    """The source an annotation of a type read here names (None: it names none)."""
     kind = a.get("type")
     if kind == "url_citation" and isinstance(a.get("url"), str):
-        title = a.get("title")
-        meta = {"domain": title.strip()} if isinstance(title, str) and "." in title and " " not in title else {}
-        return b.source(f"url:{a['url']}", "search", title=title, url=a["url"], meta=meta)
+        return _page(a, b)
     if kind == "file_citation":
-        uri, name = a.get("document_uri"), a.get("file_name")
-        key = f"file:{uri or name or a.get('media_id') or a.get('source')}"
-        meta = {k: a[k] for k in ("page_number", "media_id", "custom_metadata") if a.get(k) is not None}
-        if isinstance(a.get("page_number"), int):
-            meta["page"] = a["page_number"]  # the card's "page N" and the #page=N link
-        url = uri if isinstance(uri, str) and uri.lower().startswith(("http://", "https://")) else None
-        return b.source(key, "file", title=name or uri, url=url, meta=meta)
+        return _file(a, b)
     if kind == "place_citation":
-        reviews = [r.get("text") or r.get("review") for r in a.get("review_snippets") or [] if isinstance(r, Mapping)]
-        snippet = " ".join(r for r in reviews if isinstance(r, str)) or None
-        key = f"place:{a.get('place_id') or a.get('url') or a.get('name')}"
-        return b.source(key, "search", title=a.get("name"), url=a.get("url"), text=snippet, meta={"kind": "place"})
+        return _place(a, b)
     return None
+
+
+def _page(a: Mapping[str, Any], b: Builder) -> str:
+    """A web page (its title is the site's domain when it looks like one)."""
+    title = a.get("title")
+    meta = {"domain": title.strip()} if isinstance(title, str) and "." in title and " " not in title else {}
+    return b.source(f"url:{a['url']}", "search", title=title, url=a["url"], meta=meta)
+
+
+def _file(a: Mapping[str, Any], b: Builder) -> str:
+    """A File Search document, its page kept for the card's "page N" and the ``#page=N`` link."""
+    uri, name = a.get("document_uri"), a.get("file_name")
+    key = f"file:{uri or name or a.get('media_id') or a.get('source')}"
+    meta = {k: a[k] for k in ("page_number", "media_id", "custom_metadata") if a.get(k) is not None}
+    if isinstance(a.get("page_number"), int):
+        meta["page"] = a["page_number"]
+    url = uri if isinstance(uri, str) and uri.lower().startswith(("http://", "https://")) else None
+    return b.source(key, "file", title=name or uri, url=url, meta=meta)
+
+
+def _place(a: Mapping[str, Any], b: Builder) -> str:
+    """A Google Maps place, its review snippets as its text."""
+    reviews = [r.get("text") or r.get("review") for r in a.get("review_snippets") or [] if isinstance(r, Mapping)]
+    snippet = " ".join(r for r in reviews if isinstance(r, str)) or None
+    key = f"place:{a.get('place_id') or a.get('url') or a.get('name')}"
+    return b.source(key, "search", title=a.get("name"), url=a.get("url"), text=snippet, meta={"kind": "place"})
 
 
 def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
