@@ -261,9 +261,16 @@ def check_dataset(
     if done:
         for earlier in earlier_results(results):
             summary.add(earlier, None)
-    writer = ResultsWriter(results, resume=bool(done))
     seen: Counter[str] = Counter()  # rows of each id already in the results, met so far
-    run = os.getpid()  # a worker whose run is gone ends itself (see _end_with_the_run)
+    # every task the same but for its record (a worker whose run is gone ends itself: _end_with_the_run;
+    # QAMPARI is told as eval.py tells it, by the file's path)
+    common = {
+        "options": opts,
+        "cols": cols,
+        "alce": alce,
+        "run": os.getpid(),
+        "qampari": alce and "qampari" in str(data),
+    }
 
     def tasks() -> Iterator[dict[str, Any]]:
         for k, record in enumerate(records):
@@ -274,22 +281,27 @@ def check_dataset(
                 if seen[rid] <= done[rid]:
                     summary.skipped += 1
                     continue
-            yield {
-                "k": k,
-                "id": rid,
-                "record": record,
-                "options": opts,
-                "cols": cols,
-                "alce": alce,
-                "run": run,
-                "qampari": alce and "qampari" in str(data),
-            }  # as eval.py tells QAMPARI: by the file's path
+            yield {"k": k, "id": rid, "record": record, **common}
 
+    order: deque[int] = deque()  # the indices handed out, in order: results are written in it
+    writer = ResultsWriter(results, resume=bool(done))
+    _write(writer, summary, run_pages(_ordered(tasks(), order), jobs, _check_task), order, progress)
+    return summary
+
+
+def _write(
+    writer: ResultsWriter,
+    summary: DatasetSummary,
+    checked: Iterator[tuple[int, dict[str, Any], dict[str, Any]]],
+    order: deque[int],
+    progress: TextIO | None,
+) -> None:
+    """The results written in the dataset's order (``order``: the indices handed out) as they
+    come, whatever order the workers finish in; a run stopped keeps what was written."""
     bar = Progress(None, progress or sys.stderr, "records checked")
     pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-    order: deque[int] = deque()  # the indices handed out, in order: results are written in it
     try:
-        for k, result, record in run_pages(_ordered(tasks(), order), jobs, _check_task):
+        for k, result, record in checked:
             pending[k] = (result, record)
             while order and order[0] in pending:
                 r, rec = pending.pop(order.popleft())
@@ -302,7 +314,6 @@ def check_dataset(
         raise
     writer.close()
     bar.close()
-    return summary
 
 
 def _new_summary(scorer: object, group_by: Sequence[str], alce: bool) -> DatasetSummary:
