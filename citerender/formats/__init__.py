@@ -8,7 +8,8 @@ where its reader and its event folder are (``"module:function"``, imported only 
 met, so reading a Markdown answer loads no adapter), and a dialect's patterns. The command line's
 choices, the detection order (the table's order), the hints, the options' validation and the
 documentation's provider table are all read from here: adding a provider is its module plus one
-entry. Below :mod:`citerender.sources` in the layers, so the plugin can read the dialects' forms.
+entry. Low in the layers (under the options and the plugin, over :mod:`citerender.sources`): it
+imports only the standard library, so the plugin reads the dialects' forms from it.
 """
 
 from __future__ import annotations
