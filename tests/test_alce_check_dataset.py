@@ -149,3 +149,14 @@ def test_without_nltk_it_fails_first_naming_the_extra(tmp_path: Path) -> None:
     assert r.returncode == 2, r.stdout + r.stderr
     assert "citerender[alce]" in r.stderr and "pip install -e '.[alce]'" in r.stderr and "Traceback" not in r.stderr
     assert r.stdout == "" and not (tmp_path / "r.jsonl").exists()
+
+
+def test_the_report_shows_alce_s_numbers(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    data = alce_file(tmp_path / "result.json")
+    r = alce_run(data, tmp_path / "r.jsonl", "--report", tmp_path / "report.html")
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "ALCE&#39;s citation recall and precision" in page or "ALCE's citation recall and precision" in page
+    assert "citation recall 68.5, citation precision 72.2, averaged over 9 item(s)" in page
+    assert "report.answers" in page  # the worst answers rendered, their [n] read as numbered citations

@@ -83,6 +83,7 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
         definitions=[{"label": _LABELS[m], "text": text} for m, text in definitions(summary.scored).items()],
         intervals=f"{METHOD}: answers resampled, not claims,",
         comparison=_comparison(summary),
+        alce=_alce(summary),
         groups=table,
         charts=_charts(summary, charted, [name for name, _ in ranked[:HISTOGRAM]], len(ranked)),
         codes=codes,
@@ -145,6 +146,16 @@ def _comparison(summary: DatasetSummary) -> dict[str, Any] | None:
         "header": ["Rate", first, second, "Difference", "95% interval"],
         "rows": rows,
     }
+
+
+def _alce(summary: DatasetSummary) -> dict[str, Any] | None:
+    """ALCE's aggregates (``--alce``), as the summary holds them, or None."""
+    if summary.alce is None:
+        return None
+    a = summary.alce_summary()
+    shown = {k: "–" if a[k] is None else f"{a[k]:.1f}" for k in ("alce_citation_recall", "alce_citation_precision")}
+    return {"recall": shown["alce_citation_recall"], "precision": shown["alce_citation_precision"],
+            "scored": a["items_scored"], "definition": a["definition"]}  # fmt: skip
 
 
 def _pct1(value: float | None) -> str:
