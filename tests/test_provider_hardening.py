@@ -487,6 +487,8 @@ def test_citations_at_the_end_of_a_chunk_or_block_that_opens_code_go_after_it() 
     [
         ("A price rose sharply today.", 9, "A price rose"),  # mid-word: after the word
         ("A well-known fact.", 4, "A well-known"),
+        ("It grew 3.5 times, to 3,000.", 10, "It grew 3.5"),  # after a number's point: after the number
+        ("It grew 3.5 times, to 3,000.", 24, "It grew 3.5 times, to 3,000."),
         ("The café's hours.", 6, "The café's"),
         ("東京の支店は9時に開きます。", 3, "東京の"),  # CJK does not space words: in place
         ("สวัสดีครับ วันนี้", 3, "สวั"),  # nor Thai

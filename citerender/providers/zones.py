@@ -213,8 +213,8 @@ class Zones:
             if zone is None:
                 if not _inside_word(text, at):
                     return at, ""
-                while at < len(text) and (  # mid-word: after the word (``café's``, ``well-known``) and its stop
-                    _word_char(text[at]) or (text[at] in "'\u2019-" and at + 1 < len(text) and _word_char(text[at + 1]))
+                while at < len(text) and (  # mid-word: after the word (``café's``, ``3.5``) and its stop
+                    _word_char(text[at]) or (text[at] in _JOINERS and at + 1 < len(text) and _word_char(text[at + 1]))
                 ):
                     at += 1
                 while at < len(text) and text[at] in _CLOSING:
@@ -265,8 +265,15 @@ def _word_char(ch: str) -> bool:
     return ch.isalnum() and not any(lo <= ord(ch) <= hi for lo, hi in _UNSPACED)
 
 
+#: what joins two words into one (``café's``, ``well-known``, ``3.5``, ``3,000``, ``10:30``)
+_JOINERS = "'\u2019-.,:"
+
+
 def _inside_word(text: str, at: int) -> bool:
-    return 0 < at < len(text) and _word_char(text[at - 1]) and _word_char(text[at])
+    """Does ``at`` split a word (or two joined by an apostrophe, hyphen or number's point)?"""
+    if not 0 < at < len(text) or not _word_char(text[at]):
+        return False
+    return _word_char(text[at - 1]) or (text[at - 1] in _JOINERS and at >= 2 and _word_char(text[at - 2]))
 
 
 def _line_end(text: str, at: int) -> int:
