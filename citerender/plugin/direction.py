@@ -2,11 +2,14 @@
 script reads right to left, its citations after its words and punctuation on the left, its cards
 opening leftwards and reading right to left.
 
-Each block of an answer that holds right-to-left text gets ``dir="auto"``: the browser gives it the
-direction of its first strong character, so a Hebrew paragraph in an English answer, or an English
-one in an Arabic answer, each read their own way (CSS's ``unicode-bidi: plaintext`` would reorder
-the text but leave ``direction``, which cards and alignment follow, as the page's). Answers with no
-right-to-left character are left as they are.
+Each top-level block (a paragraph, a list, a quote, a table, the notes section) whose text holds a
+right-to-left character gets ``dir="auto"`` on its blocks: the browser gives each the direction of
+its first strong character, so a Hebrew paragraph in an English answer, or an English one in an
+Arabic answer, each read their own way (CSS's ``unicode-bidi: plaintext`` would reorder the text but
+leave ``direction``, which cards and alignment follow, as the page's). The choice is made per
+block, not per answer: a block's markup depends on its own text only, so a stream that renders an
+answer block by block writes what ``render()`` writes. A block with no right-to-left character
+keeps the page's direction, which ``dir="auto"`` gave it too.
 
 Bidirectional controls the model writes cannot move a citation: in a block holding one, the text
 before each citation is closed off (:mod:`citerender.plugin.bidi_guard`)."""
@@ -37,8 +40,20 @@ def add_direction_rule(md: MarkdownIt) -> None:
 
 
 def _direction(state: Any) -> None:
-    if state.src.isascii() or not RTL.search(state.src):  # the regex tries every position
+    """Core rule: ``dir="auto"`` on the blocks of each top-level block holding right-to-left text."""
+    if state.src.isascii():
         return
-    for tok in state.tokens:
-        if tok.type in _BLOCKS and tok.attrGet("dir") is None:
-            tok.attrSet("dir", "auto")
+    tokens = state.tokens
+    depth, start, rtl = 0, 0, False
+    for i, tok in enumerate(tokens):
+        if depth == 0:
+            start, rtl = i, False
+        if not rtl and tok.type == "inline" and not tok.content.isascii() and RTL.search(tok.content):
+            rtl = True
+        depth += tok.nesting
+        if depth <= 0:
+            depth = 0
+            if rtl:
+                for t in tokens[start : i + 1]:
+                    if t.type in _BLOCKS and t.attrGet("dir") is None:
+                        t.attrSet("dir", "auto")

@@ -26,7 +26,6 @@ from ..plugin import citation_plugin
 from ..plugin.links import LinkPolicy
 from ..plugin.state import ENV_KEY, CitationState, Reference, citation_state
 from ..sources.model import Registry
-from .block_direction import use_block_direction
 from .frugal import PageRenderer, normalize
 from .full_preset import add_features
 from .heading_ids import add_anchors
@@ -152,7 +151,6 @@ def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
     if citations:
         theme = load_theme(options.theme)
         md.use(citation_plugin, options=options, bibliography_renderer=theme.render_bibliography)
-        use_block_direction(md)  # per block, so a stream's blocks are render()'s
     else:  # the same URL allow-list as the plugin's
         LinkPolicy(options.fmt.marker_chars).install(md)
     if full:
