@@ -14,7 +14,7 @@ from typing import Any
 
 from .common import Builder
 
-__all__ = ["is_message", "message"]
+__all__ = ["message"]
 
 
 def _last(data: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -24,14 +24,6 @@ def _last(data: Mapping[str, Any]) -> Mapping[str, Any]:
         replies = [m for m in chat if isinstance(m, Mapping) and str(m.get("role", "")).lower() == "assistant"]
         return replies[-1] if replies else {}
     return data
-
-
-def is_message(data: Mapping[str, Any]) -> bool:
-    msg = _last(data)
-    fragments = msg.get("fragments")
-    if isinstance(fragments, list):
-        return any(isinstance(f, Mapping) and f.get("type") in ("SEARCH", "RESPONSE") for f in fragments)
-    return isinstance(msg.get("search_results"), list) and isinstance(msg.get("content"), str)
 
 
 def message(data: Mapping[str, Any], b: Builder) -> list[str]:

@@ -13,17 +13,12 @@ from typing import Any
 
 from .common import Builder, first_text, web_url
 
-__all__ = ["completion", "is_completion"]
+__all__ = ["completion"]
 
 
 def _body(data: Mapping[str, Any]) -> Mapping[str, Any]:
     inner = data.get("data")
     return inner if isinstance(inner, Mapping) else data
-
-
-def is_completion(data: Mapping[str, Any]) -> bool:
-    body = _body(data)
-    return isinstance(body.get("answer"), str) and isinstance(body.get("reference"), Mapping)
 
 
 def completion(data: Mapping[str, Any], b: Builder) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -12,12 +11,10 @@ from .types import Mark
 
 __all__ = [
     "CLOSING",
-    "SEPARATOR_CONTEXT",
     "URL_CUT",
     "ZWSP",
     "apply_marks",
     "joins_runs",
-    "needs_separator",
     "remap",
     "shift",
     "strip_marks",
@@ -30,24 +27,6 @@ ZWSP = "\u200b"
 #: Stands, in an export's rewritten text, where a marker cut a URL (or a link destination) in two:
 #: the export's link guard keeps that URL unlinked, then removes it. A noncharacter: never text.
 URL_CUT = "\ufdd0"
-#: How much text before a removal :func:`needs_separator` looks at (a link label is at most 999 characters)
-SEPARATOR_CONTEXT = 1024
-# a character that could make a scheme across a removal: a letter or digit, the colon, or part of
-# an entity or escape that a Markdown reader turns into one (``&#58;``, ``\:``)
-_JOINS_URL = re.compile(r"[A-Za-z0-9:&#;\\]")
-# a link reference definition's destination starts here (a label is at most 999 characters)
-_DEFINITION_START = re.compile(r"(?:\A|\n) {0,3}\[[^\]\n]{1,999}\]:[ \t]*\Z")
-
-
-def needs_separator(before: str, after: str) -> bool:
-    """Would joining ``before`` (the text up to a removal, its last ~1,000 characters suffice)
-    and ``after`` (what follows) let a URL run across the removal? Inside a word, or where a
-    link reference definition's destination starts."""
-    if not after or _JOINS_URL.match(after) is None:
-        return False
-    if before and not before[-1].isspace():
-        return True
-    return _DEFINITION_START.search(before[-SEPARATOR_CONTEXT:]) is not None
 
 
 #: what may follow a removal without the space before it (a sentence's punctuation, a close)

@@ -20,7 +20,6 @@ __all__ = [
     "Patterns",
     "entity_name",
     "entity_name_from",
-    "open_copy_residue",
     "patterns",
 ]
 
@@ -79,37 +78,6 @@ ENTITY_OPEN = re.compile(r'\[\s*["\u201c\u201d]')
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # what copying a ChatGPT answer leaves where a citation was: one or more colons, then this
 COPY_RESIDUE_RE = re.compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d{1,9}\}")
-_RESIDUE_PARTS = ("contentReference[oaicite:", None, "]{index=", None, "}")  # None: digits
-_RESIDUE_START = re.compile("[:c]")
-
-
-def open_copy_residue(text: str) -> int | None:
-    """Where copy residue that is still being written starts at the end of ``text`` (a stream may
-    not cut it in two), or None."""
-    for m in _RESIDUE_START.finditer(text, max(0, len(text) - 80)):  # a stream asks at every chunk
-        pos = m.start()
-        if (pos == 0 or text[pos - 1] != ":") and _residue_prefix(text[pos:].lstrip(":")):
-            return pos
-    return None
-
-
-def _residue_prefix(rest: str) -> bool:
-    """Is ``rest`` (colons removed) the unfinished start of ``contentReference[oaicite:N]{index=N}``?"""
-    for part in _RESIDUE_PARTS:
-        if part is None:
-            digits = len(rest) - len(rest.lstrip("0123456789"))
-            if digits == len(rest):
-                return True  # the number may go on
-            if digits == 0:
-                return False
-            rest = rest[digits:]
-        elif len(rest) < len(part):
-            return part.startswith(rest)
-        elif not rest.startswith(part):
-            return False
-        else:
-            rest = rest[len(part) :]
-    return False  # complete: decided
 
 
 QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
