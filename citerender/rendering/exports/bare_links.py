@@ -101,17 +101,11 @@ _BARE = re.compile(r"(?<![A-Za-z0-9+.\-\\])([A-Za-z][A-Za-z0-9+.\-]{0,31}):(?=\S
 _KEEP = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|(?<!\\)<[A-Za-z/!?][^<>\n]*>")
 
 
-_RUN = re.compile(r"[^\s<>]*")  # the rest of a bare URL
-
-
 def _refused(m: re.Match[str]) -> bool:
     """Is ``m`` (a scheme and its colon) the start of a bare link the allow-list refuses?"""
     scheme = m.group(1).lower()
     if scheme not in BARE_SCHEMES and not m.string.startswith("//", m.end()):
         return False
-    run = _RUN.match(m.string, m.end())
-    if run is not None and URL_CUT in run.group(0):
-        return True  # a marker cut this URL: it stays text (see ``syntax.marks.URL_CUT``)
     return not allowed_link(m.string[m.start() : m.end() + 2])
 
 
@@ -121,14 +115,28 @@ def has_bare_link(text: str) -> bool:
     return URL_CUT in text or (":" in text and any(_refused(m) for m in _BARE.finditer(text)))
 
 
-#: a run of URL characters a marker cut, and in it what GFM would still link without a scheme
-#: (``www.`` hosts, e-mail addresses): escaped, as the scheme's colon is
-_CUT_RUN = re.compile(f"[^\\s<>]*{URL_CUT}[^\\s<>]*")
+#: what ends a run of URL characters
+_BREAKS = re.compile(r"([\s<>]+)")
+#: what GFM would still link in a run without a scheme (``www.`` hosts, e-mail addresses)
 _SCHEMELESS = re.compile(r"(?<![\w\\])(www)\.|(?<!\\)@", re.I)
 
 
-def _cut_unlinked(m: re.Match[str]) -> str:
-    return _SCHEMELESS.sub(lambda w: w.group(1) + "\\." if w.group(1) else "\\@", m.group(0))
+def _escape_refused(m: re.Match[str]) -> str:
+    return m.group(1) + "\\:" if _refused(m) else m.group(0)
+
+
+def _cut_run(run: str) -> str:
+    """A run of URL characters a marker cut (``syntax.marks.URL_CUT``): it stays text, every
+    scheme's colon, ``www.`` host's dot and address's ``@`` in it escaped."""
+    run = _BARE.sub(lambda m: m.group(1) + "\\:", run)
+    return _SCHEMELESS.sub(lambda w: w.group(1) + "\\." if w.group(1) else "\\@", run)
+
+
+def _unlinked_part(part: str) -> str:
+    """Prose outside code: refused bare schemes escaped, and every run a marker cut."""
+    if URL_CUT not in part:
+        return _BARE.sub(_escape_refused, part)
+    return "".join(_cut_run(p) if URL_CUT in p else _BARE.sub(_escape_refused, p) for p in _BREAKS.split(part))
 
 
 def _unlinked(line: str) -> str:
@@ -137,9 +145,7 @@ def _unlinked(line: str) -> str:
     pos = 0
     for keep in [*_KEEP.finditer(line), None]:
         end = keep.start() if keep is not None else len(line)
-        part = line[pos:end]
-        part = _BARE.sub(lambda m: m.group(1) + "\\:" if _refused(m) else m.group(0), part)
-        out.append(_CUT_RUN.sub(_cut_unlinked, part) if URL_CUT in part else part)
+        out.append(_unlinked_part(line[pos:end]))
         if keep is not None:
             out.append(keep.group(0))
             pos = keep.end()
