@@ -278,6 +278,9 @@ class InlinePass:
         InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
         kids = sub.children or []
         tok.children = [c for c in kids if c.type == "text" or c.type == "image"]
+        texts = [c for c in tok.children if c.type == "text"]
+        if texts and len(texts) < len(kids):  # the space that stood before a citation taken out goes too
+            texts[-1].content = texts[-1].content.rstrip()
         self.line_has_text = True
         self.has_text = True
         moved = [c for c in kids if c.type == "citation"]
