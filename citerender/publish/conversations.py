@@ -164,13 +164,14 @@ class _Turns:
         return tuple(out)
 
     def _view(self, turn: Turn, tid: str, where: str) -> TurnView:
+        """One turn rendered; its headings one level down, under the page's one ``h1`` (the title)."""
         n, opts = self.count, self.opts
         if turn.role == "user":
             text = strip_citations(turn.text)
-            r = render(text, Registry([]), replace(opts, id_prefix=tid, bibliography=False, standalone=False))
+            r = render(text, Registry([]), replace(opts, id_prefix=tid, bibliography=False, standalone=False), demote=1)
             r.body = shown_markup(r.body)
         else:
-            r = render(turn.text, turn.registry, replace(opts, id_prefix=tid, standalone=False))
+            r = render(turn.text, turn.registry, replace(opts, id_prefix=tid, standalone=False), demote=1)
             self.diags.extend((n, Diagnostic.make(code, message)) for code, message in turn.notes)
             # several answers share the page: each one's sources region gets a name of its own
             r.body = r.body.replace(

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from markdown_it.token import Token
+
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..options import RenderOptions
@@ -16,7 +18,7 @@ from ..syntax.residue import clean_html
 from .pipeline import pipeline
 from .themes import load_theme
 
-__all__ = ["Rendered", "UnknownSourceError", "render"]
+__all__ = ["Rendered", "UnknownSourceError", "demote_headings", "render"]
 
 
 class UnknownSourceError(CiterenderError):
@@ -47,12 +49,21 @@ def _title_of(text: str) -> str:
     return (first_heading(text) or "Answer")[:200]
 
 
+def demote_headings(tokens: Sequence[Token], levels: int) -> None:
+    """Move the headings of a parse down ``levels`` levels, at most to ``h6``: the page's own
+    ``h1`` (a conversation's title) stays its one ``h1`` whatever the answer's ``#`` headings."""
+    for tok in tokens:
+        if tok.type in ("heading_open", "heading_close") and tok.tag[:1] == "h" and tok.tag[1:].isdigit():
+            tok.tag = f"h{min(6, int(tok.tag[1:]) + levels)}"
+
+
 def render(
     text: str,
     registry: Registry | None = None,
     options: RenderOptions | None = None,
     *,
     title: str | None = None,
+    demote: int = 0,
     **kwargs: Any,
 ) -> Rendered:
     """Render an answer with its citations.
@@ -62,11 +73,15 @@ def render(
         (``style="hovercard"``, ``theme="report"``, ``standalone=True``, ``families=…`` …) build
         or change one. ``unknown="error"`` raises :class:`UnknownSourceError`.
     :param title: the page title with ``standalone`` (default: the answer's first heading).
+    :param demote: move every heading of the answer down this many levels (``h6`` stays ``h6``):
+        1 when the answer sits under a page's own ``h1``, as in a conversation page.
     """
     opts = RenderOptions.build(options, **kwargs)
     th = load_theme(opts.theme)
     p = pipeline(opts)
     parsed = p.parse(text, registry)
+    if demote:
+        demote_headings(parsed.tokens, demote)
     st = parsed.state
     body = p.html(parsed)
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
