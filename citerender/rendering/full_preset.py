@@ -15,17 +15,28 @@ from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.state_inline import Scanned
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from ..plugin.flanking import state_class
 from .mathml import math_html
 
-__all__ = ["add_features", "generated_highlight_css", "highlight", "roman"]
+__all__ = [
+    "CJK",
+    "add_cjk_emphasis",
+    "add_features",
+    "cjk_state_class",
+    "generated_highlight_css",
+    "highlight",
+    "roman",
+]
 
 _MAY_LINK = re.compile(r"//|@|www\.", re.IGNORECASE)
 
@@ -64,6 +75,82 @@ def _gfm_autolinks(md: MarkdownIt) -> None:
     linkify.match = match
     linkify.pretest = lambda text: _MAY_LINK.search(text) is not None and pretest(text)
     linkify.test = lambda text: _MAY_LINK.search(text) is not None and test(text)
+
+
+# ---------------------------------------------------------------------- CJK emphasis
+
+#: CJK characters as the CommonMark CJK-friendly draft (github.com/tats-u/markdown-cjk-friendly) counts
+#: them: Hangul (jamo and syllables), kana, Bopomofo, Han (with its radicals, strokes and extensions),
+#: CJK symbols and punctuation (「」、。), enclosed and compatibility forms, full-width forms (（）！)
+CJK = re.compile(
+    "[\u1100-\u11ff\u2e80-\u2fdf\u2ff0-\u303f\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe10-\ufe1f\ufe30-\ufe4f\uff00-\uffef"
+    "\U0001b000-\U0001b16f\U00020000-\U0003134f]"
+)
+#: variation selectors: one after a Han character (an IVS) leaves that character what counts
+_VS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
+def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
+    """Emphasis beside CJK text as ChatGPT shows it: ``**삼성전자(005930)**는`` and
+    ``中文**「引用」**文字`` are bold. CommonMark's flanking rules were written for languages that
+    put spaces between words: ``)**`` followed by a letter cannot close, ``**「`` after a letter
+    cannot open, and the reader saw the asterisks. The CJK-friendly draft's rule: a run that
+    punctuation would block is left-flanking when a CJK character precedes it, right-flanking when
+    one follows it. Installed after the citation plugin, whose marker rule (``markers`` counted as
+    punctuation, :mod:`citerender.plugin.flanking`) it keeps; text with no CJK character is parsed
+    as before, so English emphasis, and every CommonMark example, is unchanged.
+
+    (The ``mdit-py-cjk-friendly`` package does the same, but requires markdown-it-py below 4,
+    counts no Hangul, and patches ``StateInline`` for every parser of the process.)"""
+    inline, before = md.inline, md.inline.parse
+    cls = cjk_state_class(markers)
+
+    def parse(src: str, md: MarkdownIt, env: Any, tokens: list[Token]) -> list[Token]:
+        if CJK.search(src) is None:
+            return before(src, md, env, tokens)
+        state = cls(src, md, env, tokens)  # markdown-it's ParserInline.parse, with the CJK state
+        inline.tokenize(state)
+        for rule in inline.ruler2.getRules(""):
+            rule(state)
+        return state.tokens
+
+    inline.parse = parse  # type: ignore[method-assign]
+
+
+def _cjk_before(src: str, start: int) -> bool:
+    """Is the character before ``start`` CJK (a variation selector: the one before it)?"""
+    if start > 1 and _VS.match(src, start - 1):
+        start -= 1
+    return start > 0 and CJK.match(src, start - 1) is not None
+
+
+@lru_cache(maxsize=16)
+def cjk_state_class(markers: frozenset[str]) -> type[StateInline]:
+    """A ``StateInline`` whose ``scanDelims`` follows the CJK-friendly rule beside CJK text and
+    the citation marker rule beside ``markers`` (none: CommonMark's rule elsewhere)."""
+    base = state_class(markers) if markers else StateInline
+
+    def punct(ch: str) -> bool:
+        return ch in markers or isMdAsciiPunct(ord(ch)) or isPunctChar(ch)
+
+    def scanDelims(self: StateInline, start: int, canSplitWord: bool) -> Scanned:
+        scanned = base.scanDelims(self, start, canSplitWord)
+        src, end = self.src, start + scanned.length
+        nxt = src[end] if end < self.posMax else " "
+        last_cjk, next_cjk = _cjk_before(src, start), CJK.match(nxt) is not None
+        if not (last_cjk or next_cjk):
+            return scanned
+        last = src[start - 1] if start > 0 else " "
+        last_ws, next_ws = isWhiteSpace(ord(last)), isWhiteSpace(ord(nxt))
+        last_p, next_p = punct(last), punct(nxt)
+        left = not next_ws and (not next_p or last_ws or last_p or last_cjk)
+        right = not last_ws and (not last_p or next_ws or next_p or next_cjk)
+        can_open = left and (canSplitWord or not right or last_p)
+        can_close = right and (canSplitWord or not left or next_p)
+        return Scanned(can_open, can_close, scanned.length)
+
+    return type("CJKStateInline", (base,), {"scanDelims": scanDelims})
 
 
 # ---------------------------------------------------------------------- footnotes

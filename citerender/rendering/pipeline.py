@@ -27,7 +27,7 @@ from ..plugin.links import LinkPolicy
 from ..plugin.state import ENV_KEY, CitationState, Reference, citation_state
 from ..sources.model import Registry
 from .frugal import PageRenderer, normalize
-from .full_preset import add_features
+from .full_preset import add_cjk_emphasis, add_features
 from .heading_ids import add_anchors
 from .themes import load_theme
 
@@ -138,7 +138,8 @@ def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool =
 
 
 def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
-    """``markdown="full"`` adds what models write (see :mod:`citerender.rendering.full_preset`).
+    """``markdown="full"`` adds what models write (see :mod:`citerender.rendering.full_preset`),
+    emphasis beside CJK text as ChatGPT shows it among them (after the plugin: it keeps its marker rule).
     ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
     alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
     ``data:`` images and ``images="keep"`` render as usual."""
@@ -155,6 +156,7 @@ def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
         LinkPolicy(options.fmt.marker_chars).install(md)
     if full:
         add_anchors(md, options.id_prefix)
+        add_cjk_emphasis(md, frozenset(options.fmt.marker_chars) if citations else frozenset())
     if options.images == "text":
         md.add_render_rule("image", _image_as_text)
     return md
