@@ -32,7 +32,7 @@ from ..providers.exports import conversation
 from ..providers.inputs import read_input
 from ..providers.threads import BrokenGraph, Conversation, Turn
 from ..providers.transcripts import transcript_titled
-from ..rendering.html import render
+from ..rendering.html import answer_lang, render
 from ..rendering.themes import load_theme
 from ..sources.clean import display_text
 from ..sources.model import Registry
@@ -164,8 +164,7 @@ class _Turns:
         return tuple(out)
 
     def _view(self, turn: Turn, tid: str, where: str) -> TurnView:
-        """One turn rendered; its headings one level down, under the page's one ``h1`` (the title)."""
-        n, opts = self.count, self.opts
+        n, opts = self.count, self.opts  # every turn's headings one level down: the page's h1 is its title
         if turn.role == "user":
             text = strip_citations(turn.text)
             r = render(text, Registry([]), replace(opts, id_prefix=tid, bibliography=False, standalone=False), demote=1)
@@ -230,7 +229,12 @@ def conversation_page(
     opts = RenderOptions.build(options, **kwargs)
     r = render_conversation(conv, opts)
     th = load_theme(opts.theme)
-    return clean_html(th.render_page(r.body, title=conv.title, css=th.css))[0], r.diagnostics
+    return clean_html(th.render_page(r.body, title=conv.title, css=th.css, lang=_lang(conv)))[0], r.diagnostics
+
+
+def _lang(conv: Conversation) -> str:
+    """The page's language: the script most letters of its messages are in (``ar``, ``he`` …)."""
+    return answer_lang(" ".join(strip_citations(t.text) for t in conv.every_turn()))
 
 
 def _slug(title: str, cid: str) -> str:
@@ -249,7 +253,7 @@ def _render_task(task: dict[str, Any]) -> PageResult:
         th = load_theme(opts.theme)
         page = th.render_page(
             r.body, title=conv.title, css="", css_href=task["css_href"], home_href=task["home_href"],
-            home_label="All conversations",
+            home_label="All conversations", lang=_lang(conv),
         )  # fmt: skip
         data = clean_html(page)[0].encode("utf-8")
         write_output(task, data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from ..syntax.residue import clean_html
 from .pipeline import pipeline
 from .themes import load_theme
 
-__all__ = ["Rendered", "UnknownSourceError", "demote_headings", "render"]
+__all__ = ["Rendered", "UnknownSourceError", "answer_lang", "demote_headings", "prose_of", "render"]
 
 
 class UnknownSourceError(CiterenderError):
@@ -57,6 +58,46 @@ def demote_headings(tokens: Sequence[Token], levels: int) -> None:
             tok.tag = f"h{min(6, int(tok.tag[1:]) + levels)}"
 
 
+#: letters of the Arabic script (Arabic, Persian, Urdu …) and of Hebrew, presentation forms included
+_ARABIC = re.compile(
+    "[\u0620-\u064a\u066e-\u06d3\u06d5\u06ee-\u06ff\u0750-\u077f\u08a0-\u08c9\ufb50-\ufdfb\ufe70-\ufefc]"
+)
+_HEBREW = re.compile("[\u05d0-\u05ea\u05ef-\u05f2\ufb1d-\ufb4f]")
+#: letters that only Urdu writes among these three (ٹ ڈ ڑ ں ے), only Arabic (ة ى ي ك), only
+#: Persian and Urdu (پ چ ژ گ ی ک)
+_URDU_ONLY = frozenset("\u0679\u0688\u0691\u06ba\u06d2")
+_ARABIC_ONLY = frozenset("\u0629\u0649\u064a\u0643")
+_PERSIAN = frozenset("\u067e\u0686\u0698\u06af\u06cc\u06a9")
+
+
+def answer_lang(text: str, default: str = "en") -> str:
+    """The language a page of ``text`` declares, from the script most of its letters are in:
+    Hebrew is ``he``; the Arabic script is ``ar``, or ``ur`` / ``fa`` only when unambiguous (letters
+    only Urdu writes and none only Arabic writes; Persian letters and none only Arabic or Urdu
+    writes). Any other majority (Latin, CJK …) keeps ``default``: screen readers then voice an
+    Arabic or Hebrew answer in its own language, and an English one stays English."""
+    if text.isascii():
+        return default
+    letters = sum(ch.isalpha() for ch in text)
+    arabic, hebrew = _ARABIC.findall(text), len(_HEBREW.findall(text))
+    if hebrew * 2 > letters:
+        return "he"
+    if len(arabic) * 2 <= letters:
+        return default
+    seen = set(arabic)
+    if seen & _ARABIC_ONLY:
+        return "ar"
+    if seen & _URDU_ONLY:
+        return "ur"
+    return "fa" if seen & _PERSIAN else "ar"
+
+
+def prose_of(tokens: Sequence[Token]) -> str:
+    """The words of a parse as a reader sees them: its inline text, without code, link targets or
+    citation markers (whose ids are Latin letters)."""
+    return " ".join(c.content for t in tokens if t.type == "inline" for c in t.children or () if c.type == "text")
+
+
 def render(
     text: str,
     registry: Registry | None = None,
@@ -93,5 +134,6 @@ def render(
     css = th.css
     page = body
     if opts.standalone:
-        page = clean_html(th.render_page(body, title=title or _title_of(text), css=css))[0]
+        lang = answer_lang(prose_of(parsed.tokens))
+        page = clean_html(th.render_page(body, title=title or _title_of(text), css=css, lang=lang))[0]
     return Rendered(page, body, css, diagnostics, list(st.references))

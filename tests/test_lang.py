@@ -1,0 +1,109 @@
+"""A page declares the language of its answer's letters (issue 45 §4): an Arabic answer is ``ar``, a
+Hebrew one ``he`` (Persian and Urdu ``fa`` / ``ur`` only when their letters say so), an English one
+stays ``en``; citation markers, code and URLs (Latin letters) do not sway it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from conftest import run_cli
+
+from citerender import render
+from citerender.providers.exports import read_conversations
+from citerender.publish.conversations import conversation_page
+from citerender.rendering.html import answer_lang
+from citerender.sources.model import registry_from_data
+
+S, D, E = "\ue200", "\ue202", "\ue201"
+IDS = [f"turn0search{i}" for i in range(6)]
+REG = registry_from_data([{"id": i, "title": f"Source {i}", "url": f"https://news.example/{i}"} for i in IDS])
+MARKS = "".join(f"{S}cite{D}{i}{E}" for i in IDS)  # six citations: 70-odd Latin letters of ids
+
+ARABIC = (
+    f"## الطقس في القاهرة\n\nتصل درجات الحرارة إلى أربعين درجة في الصيف.{MARKS}\n\n"
+    "- **الرطوبة** منخفضة\n- انظر `curl https://api.example/weather?city=cairo`\n"
+)
+HEBREW = f"# מזג האוויר בתל אביב\n\nהטמפרטורה מגיעה לשלושים מעלות בקיץ.{MARKS}\n\nראו [האתר](https://weather.example/telaviv)."
+ENGLISH = f"# Weather in Cairo\n\nTemperatures reach forty degrees (القاهرة means Cairo).{MARKS}\n"
+PERSIAN = "هوای تهران در تابستان گرم است و پاییز کوتاه."
+URDU = "کراچی میں گرمیوں کا موسم بہت گرم ہوتا ہے۔"
+
+
+def _lang_above_text(html: str, words: str) -> str:
+    """The ``lang`` of the nearest element at or above the one holding ``words``."""
+    soup = BeautifulSoup(html, "html.parser")
+    node = soup.find(string=lambda s: s is not None and words in s)
+    assert node is not None, words
+    el = node.parent
+    while el is not None and not el.get("lang"):
+        el = el.parent
+    assert el is not None
+    return str(el["lang"])
+
+
+@pytest.mark.parametrize(
+    ("answer", "words", "lang"),
+    [
+        (ARABIC, "أربعين", "ar"),
+        (HEBREW, "לשלושים", "he"),
+        (ENGLISH, "forty degrees", "en"),
+        (PERSIAN, "تهران", "fa"),
+        (URDU, "کراچی", "ur"),
+        ("こんにちは、**世界**。", "こんにちは", "en"),  # only Arabic and Hebrew are decided
+    ],
+)
+def test_a_standalone_page_declares_its_answers_language(answer: str, words: str, lang: str) -> None:
+    for style in ("footnotes", "hovercard"):
+        r = render(answer, REG, standalone=True, style=style)
+        assert _lang_above_text(r.html, words) == lang
+        soup = BeautifulSoup(r.html, "html.parser")
+        assert soup.html is not None and soup.html["lang"] == lang
+
+
+def test_the_command_line_page(tmp_path: Path) -> None:
+    for name, answer, lang in (("ar", ARABIC, "ar"), ("he", HEBREW, "he"), ("en", ENGLISH, "en")):
+        src, out = tmp_path / f"{name}.md", tmp_path / f"{name}.html"
+        src.write_text(answer, encoding="utf-8")
+        sources = tmp_path / "sources.json"
+        sources.write_text(json.dumps([{"id": i, "title": i, "url": f"https://n.example/{i}"} for i in IDS]))
+        r = run_cli("render", str(src), "--sources", str(sources), "--standalone", "-o", str(out))
+        assert r.returncode == 0, r.stderr
+        soup = BeautifulSoup(out.read_text(encoding="utf-8"), "html.parser")
+        assert soup.html is not None and soup.html["lang"] == lang
+
+
+def test_the_rule() -> None:
+    assert answer_lang("") == "en" and answer_lang("plain ascii") == "en"
+    assert answer_lang("مرحبا بكم") == "ar"
+    assert answer_lang("שלום עולם") == "he"
+    assert answer_lang("Mostly English words here, with one word שלום") == "en"
+    assert answer_lang("مرحبا", default="und") == "ar" and answer_lang("漢字", default="und") == "und"
+    assert answer_lang("كتاب پاکستان") == "ar"  # an Arabic-only letter: not unambiguous Persian or Urdu
+
+
+def _msg(mid: str, role: str, text: str, t: float) -> dict[str, Any]:
+    return {"id": mid, "author": {"role": role, "name": None, "metadata": {}}, "create_time": t,
+            "content": {"content_type": "text", "parts": [text]}, "status": "finished_successfully",
+            "end_turn": role == "assistant" or None, "weight": 1.0, "metadata": {}, "recipient": "all",
+            "channel": None}  # fmt: skip
+
+
+def test_an_export_page_in_hebrew(tmp_path: Path) -> None:
+    nodes = [
+        ("root", None, None),
+        ("u1", _msg("u1", "user", "מה מזג האוויר?", 1_767_200_000.0), "root"),
+        ("a1", _msg("a1", "assistant", "חם מאוד בקיץ, **שלושים** מעלות.", 1_767_200_010.0), "u1"),
+    ]
+    mapping: dict[str, Any] = {n: {"id": n, "message": m, "parent": p, "children": []} for n, m, p in nodes}
+    mapping["root"]["children"], mapping["u1"]["children"] = ["u1"], ["a1"]
+    conv = {"title": "מזג אוויר", "create_time": 1_767_200_000.0, "update_time": 1_767_200_010.0,
+            "mapping": mapping, "current_node": "a1", "id": "conv-he"}  # fmt: skip
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([conv], ensure_ascii=False), encoding="utf-8")
+    (c,) = read_conversations(export)
+    page, _ = conversation_page(c)
+    assert _lang_above_text(page, "שלושים") == "he"
