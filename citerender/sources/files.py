@@ -130,8 +130,11 @@ def parse_data(raw: str, suffix: str, name: str) -> object:
     )
 
 
-def load_sources(path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT) -> Registry:
-    """Load a registry, choosing the format from the file name and content."""
+def load_sources(
+    path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT, numbered: str | None = None, first: int = 1
+) -> Registry:
+    """Load a registry, choosing the format from the file name and content (``numbered``, ``first``:
+    ids for a numbering dialect's entries without one, see :func:`registry_from_data`)."""
     name = str(path)
     raw = read_text_file(path, what="sources file")
     suffix = Path(path).suffix.lower()
@@ -139,7 +142,7 @@ def load_sources(path: str | Path, *, fmt: CitationFormat = DEFAULT_FORMAT) -> R
     if suffix in (".json", ".yaml", ".yml", ".toml") or stripped.startswith(("{", "[")):
         data = parse_data(raw, suffix if suffix in (".yaml", ".yml", ".toml") else ".json", name)
         try:
-            return registry_from_data(data, path=name, raw=raw, fmt=fmt)
+            return registry_from_data(data, path=name, raw=raw, fmt=fmt, numbered=numbered, first=first)
         except CiterenderError as e:  # the data's own checks (its depth: clean_data) name the file too
             if e.path is None:
                 e.path = name

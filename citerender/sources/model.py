@@ -275,6 +275,16 @@ def _displayed(texts: Iterable[str], cleaned: list[str], what: str) -> tuple[str
     return tuple(out)
 
 
+def _numbered(item: object, sid: str) -> object:
+    """A dialect's list entry with the id its number spells, and its ``content`` as its text."""
+    if not isinstance(item, Mapping) or "id" in item:
+        return item
+    out = {"id": sid, **item}
+    if "text" not in item and "lines" not in item and isinstance(item.get("content"), str):
+        out["text"] = out.pop("content")
+    return out
+
+
 class _Lines:
     """Line numbers of the sources' ids in the file's text, for error messages. An id is found as
     the value of an ``id`` key (JSON, YAML or TOML) after the previous one (a file lists them in
@@ -316,10 +326,24 @@ def require_registry(value: object) -> Registry | None:
 
 
 def registry_from_data(
-    data: object, *, path: str | None = None, raw: str = "", fmt: CitationFormat = DEFAULT_FORMAT
+    data: object,
+    *,
+    path: str | None = None,
+    raw: str = "",
+    fmt: CitationFormat = DEFAULT_FORMAT,
+    numbered: str | None = None,
+    first: int = 1,
 ) -> Registry:
-    """Build a registry from parsed JSON/YAML/TOML data: a list or ``{"sources": [...]}``."""
+    """Build a registry from parsed JSON/YAML/TOML data: a list or ``{"sources": [...]}``.
+
+    ``numbered`` is a numbering dialect's id (``doc{}``, from ``first``): a list written as that
+    dialect's tool gives it (Azure On Your Data's ``citations``, or its whole ``context``) needs no
+    ids: each entry without one gets the id its number spells, in order, and its ``content`` is its text."""
     items = data.get("sources") if isinstance(data, Mapping) else data
+    if numbered and isinstance(data, Mapping) and items is None:
+        items = data.get("citations")
+    if numbered and isinstance(items, list):
+        items = [_numbered(item, numbered.format(first + i)) for i, item in enumerate(items)]
     if not isinstance(items, list):
         raise CiterenderError(
             "expected a list of sources or an object with a 'sources' list",
