@@ -25,6 +25,7 @@ __all__ = ["holds_marker", "one_line", "shown_conversation", "shown_markup", "sh
 #: boundary there) but that a title or a model name never holds as its own text
 _VISIBLE = re.compile(
     r"(?:file)?(?:cite|navlist)turn\d+(?:[a-z]+\d+)?(?:turn\d+[a-z]+\d+)*(?:L\d+(?:[-\u2013]L\d+)?)?"
+    r"|(?:file)?(?:cite|navlist)(?=\\u)"  # a family glued to what is left of an escaped delimiter
     r"|:*contentReference\[oaicite:\d*\]?(?:\{index=\d*\}?)?"
     r"|\u3010(?:[A-Za-z_]+\||\d+(?::\d+)?\u2020|F:[^\u3010\u3011\n]{0,300}\u2020|turn\d+[a-z]+\d+)"
     r"[^\u3010\u3011\n]{0,300}\u3011?"
