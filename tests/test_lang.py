@@ -107,3 +107,18 @@ def test_an_export_page_in_hebrew(tmp_path: Path) -> None:
     (c,) = read_conversations(export)
     page, _ = conversation_page(c)
     assert _lang_above_text(page, "שלושים") == "he"
+
+
+def test_a_folder_build_declares_each_page_language(tmp_path: Path) -> None:
+    """``build`` of a folder of answers: each page says its own answer's language."""
+    from conftest import run_cli
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "he.md").write_text("שלום עולם, זו תשובה בעברית על עבודה מרחוק.\n", encoding="utf-8")
+    (src / "ar.md").write_text("يمكن للموظفين العمل عن بعد ثلاثة أيام في الأسبوع.\n", encoding="utf-8")
+    (src / "en.md").write_text("Employees may work remotely.\n", encoding="utf-8")
+    assert run_cli("build", src, tmp_path / "out").returncode == 0
+    for name, lang in (("he", "he"), ("ar", "ar"), ("en", "en")):
+        page = (tmp_path / "out" / f"{name}.html").read_text(encoding="utf-8")
+        assert f'<html lang="{lang}"' in page, name

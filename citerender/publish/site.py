@@ -76,7 +76,9 @@ def _render_page(task: dict[str, Any]) -> PageResult:
         r = render(ans.body, ans.registry, replace(opts, standalone=False))
         title = shown_text(ans.title or first_heading(ans.body) or src.stem) or "Untitled answer"  # one pass
         res.title = title
-        page = theme.render_page(r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"])
+        page = theme.render_page(
+            r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"], lang=r.lang
+        )
         page = clean_html(page)[0]  # the title comes from front matter: the same safety net as the body
         data = page.encode("utf-8")
         write_output(task, data)

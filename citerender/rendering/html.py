@@ -44,6 +44,8 @@ class Rendered:
     css: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     bibliography: list[Reference] = field(default_factory=list)
+    #: the language a page of the answer declares (:func:`answer_lang`)
+    lang: str = "en"
 
 
 def _title_of(text: str) -> str:
@@ -133,7 +135,7 @@ def render(
         raise UnknownSourceError(st.unknown_ids, diagnostics)
     css = th.css
     page = body
+    lang = "en" if text.isascii() else answer_lang(prose_of(parsed.tokens))
     if opts.standalone:
-        lang = answer_lang(prose_of(parsed.tokens))
         page = clean_html(th.render_page(body, title=title or _title_of(text), css=css, lang=lang))[0]
-    return Rendered(page, body, css, diagnostics, list(st.references))
+    return Rendered(page, body, css, diagnostics, list(st.references), lang)
