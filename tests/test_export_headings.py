@@ -110,8 +110,9 @@ def test_the_real_export_pages_have_one_h1_each_the_conversation_title(tmp_path:
         page, _ = conversation_page(conv)
         soup = _one_h1_titled(page, conv.title)
         levels = [name for name, _ in _headings(soup)]
-        assert "h3" not in levels, levels  # its ``###`` headings are h4 now
-        demoted += levels.count("h4")
+        assert "h1" not in levels, levels  # the title is the page's one h1
+        assert not levels or "h2" in levels, levels  # an answer opening at ``###`` sits right under it
+        demoted += levels.count("h2")
     assert demoted >= 10
     out = tmp_path / "site"
     r = run_cli("build", str(REAL), str(out), "--style", "hovercard")

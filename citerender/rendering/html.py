@@ -53,11 +53,17 @@ def _title_of(text: str) -> str:
 
 
 def demote_headings(tokens: Sequence[Token], levels: int) -> None:
-    """Move the headings of a parse down ``levels`` levels, at most to ``h6``: the page's own
-    ``h1`` (a conversation's title) stays its one ``h1`` whatever the answer's ``#`` headings."""
-    for tok in tokens:
-        if tok.type in ("heading_open", "heading_close") and tok.tag[:1] == "h" and tok.tag[1:].isdigit():
-            tok.tag = f"h{min(6, int(tok.tag[1:]) + levels)}"
+    """Fit the headings of a parse under a page's own ``levels`` heading levels: the answer's top
+    heading becomes ``h{levels + 1}`` and the others keep their distance below it (at most ``h6``).
+    The page's own ``h1`` (a conversation's title) stays its one ``h1`` whatever the answer's ``#``
+    headings, and an answer that opens at ``###`` does not leave a gap under it (a screen reader's
+    outline, axe's heading-order)."""
+    heads = [t for t in tokens if t.type in ("heading_open", "heading_close") and t.tag[1:].isdigit()]
+    if not heads:
+        return
+    shift = levels + 1 - min(int(t.tag[1:]) for t in heads)
+    for tok in heads:
+        tok.tag = f"h{max(1, min(6, int(tok.tag[1:]) + shift))}"
 
 
 #: letters of the Arabic script (Arabic, Persian, Urdu …) and of Hebrew, presentation forms included
@@ -116,8 +122,8 @@ def render(
         (``style="hovercard"``, ``theme="report"``, ``standalone=True``, ``families=…`` …) build
         or change one. ``unknown="error"`` raises :class:`UnknownSourceError`.
     :param title: the page title with ``standalone`` (default: the answer's first heading).
-    :param demote: move every heading of the answer down this many levels (``h6`` stays ``h6``):
-        1 when the answer sits under a page's own ``h1``, as in a conversation page.
+    :param demote: the page's own heading levels above the answer: its top heading becomes
+        ``h{demote + 1}``, the others keep their distance (1 under a conversation page's ``h1``).
     """
     opts = RenderOptions.build(options, **kwargs)
     th = load_theme(opts.theme)
