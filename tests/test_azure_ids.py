@@ -105,3 +105,21 @@ def test_check_reads_the_same_list(tmp_path: Path) -> None:
     data.write_text(json.dumps(CITATIONS), encoding="utf-8")
     r = run_cli("check", str(src), "--from", "azure", "--sources", str(data))
     assert r.returncode in (0, 1) and "has no 'id'" not in r.stderr  # the list is read, as render reads it
+
+
+def test_check_reads_the_numbers_as_citations(tmp_path: Path) -> None:
+    """``check --from azure`` reads ``[docN]`` as ``render`` does (it reported CR308 instead)."""
+    from conftest import run_cli
+
+    answer, sources = tmp_path / "a.md", tmp_path / "s.json"
+    answer.write_text("Remote work is allowed three days [doc1]. Approval is needed [doc3].\n", encoding="utf-8")
+    sources.write_text(
+        json.dumps({"citations": [{"title": "Handbook", "content": "Remote work up to three days."}]}),
+        encoding="utf-8",
+    )
+    r = run_cli("check", answer, "--from", "azure", "-s", sources, "--format", "json")
+    codes = [d["code"] for d in json.loads(r.stdout)]
+    assert "CR101" in codes and "CR308" not in codes  # doc3 is unknown; doc1 was read and cited
+    assert r.returncode == 1
+    r = run_cli("check", answer, "--from", "azure", "-s", sources, "--report", "--format", "json")
+    assert json.loads(r.stdout)["report"]["citations"] >= 1

@@ -42,9 +42,10 @@ def cmd_check(a: argparse.Namespace) -> int:
 
     inp = answer_input(a, read_input(a.answer, getattr(a, "from_", None)))
     scorer = cli_scorer(a)
+    dialect = getattr(a, "dialect", None)  # --from azure, numbered …: the answer's numbers are citations
     name = "<stdin>" if a.answer == "-" else a.answer
     if a.report:  # one parse for the diagnostics and both reports: a scorer judges each claim once
-        found, report, support = check_with_reports(inp.text, inp.registry, scorer=scorer)
+        found, report, support = check_with_reports(inp.text, inp.registry, scorer=scorer, dialect=dialect)
         diags, support = inp.notes + inp.in_file(found), support.in_file(inp.first_line)
         if a.format == "json":
             data = {"diagnostics": [d.to_dict() for d in diags], "report": report.to_dict()}
@@ -55,7 +56,7 @@ def cmd_check(a: argparse.Namespace) -> int:
             print()
             print(visible(support.format()))
     else:
-        diags = inp.notes + inp.in_file(check(inp.text, inp.registry, scorer=scorer))
+        diags = inp.notes + inp.in_file(check(inp.text, inp.registry, scorer=scorer, dialect=dialect))
         _print_diagnostics(diags, name, a.format, sys.stdout)
     if a.format == "text" and diags:
         errors = sum(d.severity.value == "error" for d in diags)
