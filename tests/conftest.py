@@ -181,3 +181,23 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+def chat_conversation(title: str, turns: list[tuple[str, str]], cid: str, start: float = 1_767_000_000.0) -> dict:
+    """One ChatGPT-export conversation in the export's own shape: ``turns`` (role, text) in order, a
+    message each ten seconds from ``start``, each the child of the one before."""
+    mapping: dict[str, dict] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+    parent, t = "root", start
+    for k, (role, text) in enumerate(turns, 1):
+        mid = f"{role[0]}{k}"
+        message = {
+            "id": mid, "author": {"role": role, "name": None, "metadata": {}}, "create_time": t,
+            "content": {"content_type": "text", "parts": [text]}, "status": "finished_successfully",
+            "end_turn": role == "assistant" or None, "weight": 1.0, "metadata": {}, "recipient": "all",
+            "channel": None,
+        }  # fmt: skip
+        mapping[mid] = {"id": mid, "message": message, "parent": parent, "children": []}
+        mapping[parent]["children"].append(mid)
+        parent, t = mid, t + 10
+    return {"title": title, "create_time": start, "update_time": t - 10, "mapping": mapping,
+            "current_node": parent, "id": cid, "conversation_id": cid, "default_model_slug": "gpt-4o"}  # fmt: skip

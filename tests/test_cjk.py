@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import DATA, run_cli
+from conftest import DATA, chat_conversation, run_cli
 from markdown_it import MarkdownIt
 
 from citerender import render
@@ -110,33 +109,14 @@ def test_cjk_code_stays_as_written() -> None:
     assert [c.get_text() for c in soup.find_all("code")] == ["**「重要」**です", "**삼성(1)**는\n"]
 
 
-def _msg(mid: str, role: str, text: str, t: float) -> dict[str, Any]:
-    return {
-        "id": mid,
-        "author": {"role": role, "name": None, "metadata": {}},
-        "create_time": t,
-        "content": {"content_type": "text", "parts": [text]},
-        "status": "finished_successfully",
-        "end_turn": role == "assistant" or None,
-        "weight": 1.0,
-        "metadata": {},
-        "recipient": "all",
-        "channel": None,
-    }
-
-
 def test_export_pages_show_cjk_bold(tmp_path: Path) -> None:
     answer = "\n\n".join(a for a, _ in CASES)
-    nodes = [
-        ("root", None, None),
-        ("u1", _msg("u1", "user", "한국어, 日本語, 中文で**「太字」**を", 1_767_100_000.0), "root"),
-        ("a1", _msg("a1", "assistant", answer, 1_767_100_010.0), "u1"),
-    ]
-    mapping: dict[str, Any] = {n: {"id": n, "message": m, "parent": p, "children": []} for n, m, p in nodes}
-    mapping["root"]["children"] = ["u1"]
-    mapping["u1"]["children"] = ["a1"]
-    conv = {"title": "태그 テスト 测试", "create_time": 1_767_100_000.0, "update_time": 1_767_100_010.0,
-            "mapping": mapping, "current_node": "a1", "id": "conv-cjk"}  # fmt: skip
+    conv = chat_conversation(
+        "태그 テスト 测试",
+        [("user", "한국어, 日本語, 中文で**「太字」**を"), ("assistant", answer)],
+        "conv-cjk",
+        1_767_100_000.0,
+    )
     export = tmp_path / "conversations.json"
     export.write_text(json.dumps([conv], ensure_ascii=False), encoding="utf-8")
     (c,) = read_conversations(export)

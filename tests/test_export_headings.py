@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, chat_conversation, run_cli
 
 from citerender.providers.exports import read_conversations
 from citerender.publish.conversations import conversation_page
@@ -20,44 +19,15 @@ ANSWER = (
 )
 
 
-def _msg(mid: str, role: str, text: str, t: float) -> dict[str, Any]:
-    return {
-        "id": mid,
-        "author": {"role": role, "name": None, "metadata": {}},
-        "create_time": t,
-        "content": {"content_type": "text", "parts": [text]},
-        "status": "finished_successfully",
-        "end_turn": role == "assistant" or None,
-        "weight": 1.0,
-        "metadata": {},
-        "recipient": "all",
-        "channel": None,
-    }
-
-
 def _export(tmp_path: Path) -> Path:
     """An export of its own: two answers that open with a ``#`` heading, and a user turn with one."""
-    nodes = [
-        ("root", None, None),
-        ("u1", _msg("u1", "user", "# My question\n\nPlan a trip to Lyon?", 1_767_000_000.0), "root"),
-        ("a1", _msg("a1", "assistant", ANSWER, 1_767_000_010.0), "u1"),
-        ("u2", _msg("u2", "user", "And day two?", 1_767_000_020.0), "a1"),
-        ("a2", _msg("a2", "assistant", "# Jour deux\n\nMusées.\n", 1_767_000_030.0), "u2"),
+    turns = [
+        ("user", "# My question\n\nPlan a trip to Lyon?"),
+        ("assistant", ANSWER),
+        ("user", "And day two?"),
+        ("assistant", "# Jour deux\n\nMusées.\n"),
     ]
-    mapping: dict[str, Any] = {n: {"id": n, "message": m, "parent": p, "children": []} for n, m, p in nodes}
-    for n, _, p in nodes:
-        if p is not None:
-            mapping[p]["children"].append(n)
-    conv = {
-        "title": "Lyon weekend",
-        "create_time": 1_767_000_000.0,
-        "update_time": 1_767_000_030.0,
-        "mapping": mapping,
-        "current_node": "a2",
-        "id": "conv-lyon",
-        "conversation_id": "conv-lyon",
-        "default_model_slug": "gpt-4o",
-    }
+    conv = chat_conversation("Lyon weekend", turns, "conv-lyon")
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([conv], ensure_ascii=False), encoding="utf-8")
     return path

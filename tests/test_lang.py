@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import run_cli
+from conftest import chat_conversation, run_cli
 
 from citerender import render
 from citerender.providers.exports import read_conversations
@@ -85,23 +84,13 @@ def test_the_rule() -> None:
     assert answer_lang("كتاب پاکستان") == "ar"  # an Arabic-only letter: not unambiguous Persian or Urdu
 
 
-def _msg(mid: str, role: str, text: str, t: float) -> dict[str, Any]:
-    return {"id": mid, "author": {"role": role, "name": None, "metadata": {}}, "create_time": t,
-            "content": {"content_type": "text", "parts": [text]}, "status": "finished_successfully",
-            "end_turn": role == "assistant" or None, "weight": 1.0, "metadata": {}, "recipient": "all",
-            "channel": None}  # fmt: skip
-
-
 def test_an_export_page_in_hebrew(tmp_path: Path) -> None:
-    nodes = [
-        ("root", None, None),
-        ("u1", _msg("u1", "user", "מה מזג האוויר?", 1_767_200_000.0), "root"),
-        ("a1", _msg("a1", "assistant", "חם מאוד בקיץ, **שלושים** מעלות.", 1_767_200_010.0), "u1"),
-    ]
-    mapping: dict[str, Any] = {n: {"id": n, "message": m, "parent": p, "children": []} for n, m, p in nodes}
-    mapping["root"]["children"], mapping["u1"]["children"] = ["u1"], ["a1"]
-    conv = {"title": "מזג אוויר", "create_time": 1_767_200_000.0, "update_time": 1_767_200_010.0,
-            "mapping": mapping, "current_node": "a1", "id": "conv-he"}  # fmt: skip
+    conv = chat_conversation(
+        "מזג אוויר",
+        [("user", "מה מזג האוויר?"), ("assistant", "חם מאוד בקיץ, **שלושים** מעלות.")],
+        "conv-he",
+        1_767_200_000.0,
+    )
     export = tmp_path / "conversations.json"
     export.write_text(json.dumps([conv], ensure_ascii=False), encoding="utf-8")
     (c,) = read_conversations(export)

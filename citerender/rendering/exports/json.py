@@ -41,7 +41,7 @@ def _input_offsets(raw: str) -> Callable[[int], int]:
     return lambda x: x + bisect_right(crlf, x - 1)
 
 
-def drop_cuts(text: str) -> tuple[str, Callable[[int], int]]:
+def _drop_cuts(text: str) -> tuple[str, Callable[[int], int]]:
     """``text`` without the marks of cut URLs (``URL_CUT``), and offsets moved onto it."""
     cuts = [i for i, c in enumerate(text) if c == URL_CUT] if URL_CUT in text else []
     if not cuts:
@@ -91,7 +91,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
     clean = finish(p, rewrite(p, lambda g: "".join(guarded(p.state, g)), positions=positions))
     escaped = guard_markdown(clean, allow_html=p.allow_html, keep_cuts=True)  # front ends render it as Markdown
     through = _through_escapes(clean, escaped)
-    clean, uncut = drop_cuts(escaped)
+    clean, uncut = _drop_cuts(escaped)
 
     def moved(at: int) -> int:
         return uncut(through(at))
