@@ -102,7 +102,7 @@ def quality_report(text: str, registry: Registry | None = None) -> QualityReport
 def measure_quality(tokens: list[Token], st: CitationState, registry: Registry | None) -> QualityReport:
     """The coverage measures of an answer already parsed into ``tokens`` (``st``: its state)."""
     rep = QualityReport(sources_available=len(registry) if registry is not None else 0)
-    tally = _Tally(registry)
+    tally = _Tally(registry, st)
     for i, tok in enumerate(tokens):
         if tok.type != "inline" or i == 0 or tokens[i - 1].type != "paragraph_open":
             continue
@@ -128,8 +128,9 @@ def measure_quality(tokens: list[Token], st: CitationState, registry: Registry |
 class _Tally:
     """What the citations of the paragraphs read so far add up to."""
 
-    def __init__(self, registry: Registry | None) -> None:
+    def __init__(self, registry: Registry | None, st: CitationState) -> None:
         self.registry = registry
+        self.st = st
         self.places: list[int] = []  # the paragraph each citation group sits in
         self.cited_ids: set[str] = set()
         self.domains: Counter[str] = Counter()
@@ -141,7 +142,7 @@ class _Tally:
             if child.type == "citation":
                 parts.append(_PH)
                 self.places.append(rep.paragraphs)  # index of the paragraph being read
-                for use in child.meta["uses"]:
+                for use in self.st.uses(child):
                     if not use.reference.known or (self.registry is not None and use.source.id not in self.registry):
                         continue
                     rep.citations += 1

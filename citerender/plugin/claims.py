@@ -16,7 +16,7 @@ from ..evidence.claims import GROUP, Claim, Evidence, claim_texts
 from ..evidence.support import check_support
 from .locate import where
 from .options import PluginOptions
-from .state import CitationState, citation_state
+from .state import CitationState, RefUse, citation_state
 
 __all__ = ["claims_of", "claims_rule", "support_rule"]
 
@@ -53,15 +53,15 @@ def claims_of(tokens: Sequence[Token], st: CitationState) -> list[Claim]:
                 continue
             line, col = st.line_col(where(group, st))
             group.meta.setdefault("claims", []).append(len(out))
-            out.append(Claim(words, line, col, group.meta["anchor"], _evidence(group)))
+            out.append(Claim(words, line, col, group.meta["anchor"], _evidence(st.uses(group))))
     return out
 
 
-def _evidence(group: Token) -> list[Evidence]:
+def _evidence(uses: list[RefUse]) -> list[Evidence]:
     """The passages a group cites, each once: the locator's lines, or the whole source."""
     out: list[Evidence] = []
     seen: set[tuple[str, tuple[int, int] | None]] = set()
-    for use in group.meta["uses"]:
+    for use in uses:
         src = use.source
         if not use.reference.known:
             continue

@@ -18,7 +18,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from ..syntax.scanner import scan
-from ..syntax.types import Mark, MarkKind
+from ..syntax.types import MarkKind
 from .dialects import active_dialect, may_hold
 from .locate import Locator, image_end, locator, place, report_mark, where
 from .numbering import drop_empty_groups, resolve
@@ -147,8 +147,8 @@ class InlinePass:
                 self.out.append(tok)
             elif t == "citation_dropped":
                 self.position(tok)
-                mark = tok.meta.get("mark")
-                if mark is None or mark.kind is not MarkKind.TEXT:  # a removal: its seam is tidied
+                k = tok.meta.get("mark")
+                if k is None or self.st.mark_table[k].kind is not MarkKind.TEXT:  # a removal: its seam is tidied
                     self.out.append(tok)
             elif t in ("citation_highlight_open", "citation_highlight_close"):
                 self.highlight(tok)
@@ -175,7 +175,7 @@ class InlinePass:
         ):
             return None
         marks = scan(content, fmt=self.opts.fmt)
-        return split_text(tok, marks) if marks else None
+        return split_text(tok, marks, self.st) if marks else None
 
     def text(self, tok: Token) -> None:
         if self.ids_possible and "mark" not in tok.meta:
@@ -200,7 +200,7 @@ class InlinePass:
     def citation(self, tok: Token) -> None:
         self.position(tok)
         st = self.st
-        mk: Mark = tok.meta["mark"]
+        mk = st.mark(tok)
         depth = self.depth
         if depth["em"] or depth["strong"]:
             check_in_emphasis(st, tok, depth["em"] + depth["strong"])
@@ -209,14 +209,14 @@ class InlinePass:
             check_in_link(st, tok, in_link)
         prev = self._group_with(in_link)
         if prev is not None:  # adjacent to the previous citation: one group
-            prev.meta["marks"].append(mk)
+            prev.meta["marks"].append(tok.meta["mark"])
             if st.spans is not None:
                 prev.meta["spans"].append(tok.meta["span"])
             resolve(prev, mk, st, self.opts)
             self.line_cites.append(prev)
             return
         meta = citation_meta(tok)
-        meta["marks"] = [mk]
+        meta["marks"] = [meta["mark"]]
         if st.spans is not None:  # the exports' parse only: a list per group is 56 bytes a citation
             meta["spans"] = [meta["span"]]
         meta["uses"] = []
@@ -303,7 +303,7 @@ class InlinePass:
         """Note where the mark sits; the source offset is computed only if a report needs it."""
         st = self.st
         meta = tok.meta
-        mk: Mark = meta["mark"]
+        mk = st.mark(tok)
         pos = meta.get("offset")
         if pos is None:  # a copy-paste mark: at least ``after`` characters past the last one
             found = self.content.find(mk.raw, self.cursor + meta.get("after", 0))

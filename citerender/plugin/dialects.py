@@ -98,7 +98,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
             lines = parse_locator(locator)[0] if locator else None
             cit = Citation(raw, opts.fmt.families[0], ids, locator, pos, m.end(), lines, entry.name)
             mk = Mark(MarkKind.CITATION, pos, m.end(), raw, citation=cit)
-            state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
+            state.push("citation", "", 0).meta = {"mark": st.add_mark(mk), "offset": pos}
         state.pos = m.end()
         return True
 

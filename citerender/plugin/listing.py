@@ -30,6 +30,8 @@ def bibliography_rule(state: StateCore, *, opts: PluginOptions) -> None:
         tok = Token("citerender_bibliography", "", 0)
         tok.block = True
         tok.meta = BibliographyMeta(  # type: ignore[assignment]
-            references=st.references, consulted=st.consulted, long=len(state.src) > LONG_ANSWER
+            references=[r.number for r in st.references],
+            consulted=[r.number for r in st.consulted],
+            long=len(state.src) > LONG_ANSWER,
         )
         state.tokens.append(tok)

@@ -113,7 +113,7 @@ def where(tok: Token, st: CitationState) -> int:
     off = meta.get("offset_abs")
     if off is None:
         loc = locator(st, st.original)
-        off = meta["offset_abs"] = loc.offset(meta["place"], meta["content"], meta["offset"], meta["mark"].raw)
+        off = meta["offset_abs"] = loc.offset(meta["place"], meta["content"], meta["offset"], st.mark(tok).raw)
     return int(off)
 
 

@@ -10,7 +10,7 @@ from ..syntax.marks import tidy_seam
 from ..syntax.types import Citation, LineRange, Mark
 from .locate import where
 from .options import PluginOptions
-from .state import CitationState, CitingPlace, Reference, RefUse
+from .state import CitationState, CitingPlace, Reference, Use
 
 __all__ = ["drop_empty_groups", "forget_uses", "lookup", "reference_for", "repo_lookup", "report_uncited", "resolve"]
 
@@ -138,7 +138,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     for sid in cit.source_ids:
         use = _numbered_use(st, sid, cit.lines) if fast else None
         if use is not None:
-            use.reference.places.append(CitingPlace(meta["anchor"], cit.lines))
+            st.references[use.ref - 1].places.append(CitingPlace(meta["anchor"], cit.lines))
             meta["uses"].append(use)
             continue
         source: Source | None
@@ -154,13 +154,13 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         if not known:
             ref.unverified = _why_unverified(st, cit.dialect, opts)
         ref.places.append(CitingPlace(meta["anchor"], lines if valid else None))
-        meta["uses"].append(RefUse(ref, source, lines, valid))
+        meta["uses"].append(Use(ref.number, source.id, (lines.first, lines.last) if lines else None, valid))
 
 
-def _numbered_use(st: CitationState, sid: str, lines: LineRange | None) -> RefUse | None:
+def _numbered_use(st: CitationState, sid: str, lines: LineRange | None) -> Use | None:
     """The use of a registry source already numbered, when its locator (if any) is valid: one
     lookup by (id, locator), the same value for every group citing it so."""
-    known_uses: dict[tuple[str, LineRange | None], RefUse] = st.cache(_USES, dict)
+    known_uses: dict[tuple[str, LineRange | None], Use] = st.cache(_USES, dict)
     use = known_uses.get((sid, lines))
     if use is not None or st.registry is None:
         return use
@@ -170,7 +170,8 @@ def _numbered_use(st: CitationState, sid: str, lines: LineRange | None) -> RefUs
         return None
     if lines is not None and (lines.is_reversed or source.lines is None or not source.has_lines(lines)):
         return None
-    use = known_uses[sid, lines] = RefUse(ref, source, lines, lines is not None)
+    span = (lines.first, lines.last) if lines is not None else None
+    use = known_uses[sid, lines] = Use(ref.number, sid, span, lines is not None)
     return use
 
 
@@ -210,7 +211,7 @@ def drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
         if tok.type == "citation" and not tok.meta.get("uses"):
             if st.spans is not None:
                 st.spans.extend(
-                    (a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], tok.meta["marks"], strict=False)
+                    (a, b, mk.text) for (a, b), mk in zip(tok.meta["spans"], st.group_marks(tok), strict=False)
                 )
             seam = True
             continue

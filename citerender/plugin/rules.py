@@ -117,12 +117,12 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
         if mk.kind is MarkKind.TEXT:  # the text to show, and a token that carries the report
             state.push("text", "", 0).content = mk.text
-            state.push("citation_dropped", "", 0).meta = {"mark": mk, "offset": pos}
+            state.push("citation_dropped", "", 0).meta = {"mark": st.add_mark(mk), "offset": pos}
         elif mk.kind is MarkKind.CITATION and mk.text:
             state.push("text", "", 0).content = mk.text
-            state.push("citation", "", 0).meta = {"mark": mk, "offset": pos}
+            state.push("citation", "", 0).meta = {"mark": st.add_mark(mk), "offset": pos}
         else:
-            meta = {"mark": mk, "offset": pos}
+            meta = {"mark": st.add_mark(mk), "offset": pos}
             if where is not None:
                 meta["in_url"] = True  # the linkify rules make no link of the URL's halves
             state.push(_TOKEN_TYPES.get(mk.kind, "citation_dropped"), "", 0).meta = meta

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
 from ..diagnostics import Diagnostic
 from ..sources.model import Registry, Source, require_registry
@@ -58,9 +58,19 @@ class Reference:
         return f"{self.prefix}ref-{self.number}"
 
 
+class Use(NamedTuple):
+    """One source as one citing group uses it, as token ``meta["uses"]`` holds it: plain data
+    (the reference by number, the source by id), read through :meth:`CitationState.use`."""
+
+    ref: int
+    source: str
+    lines: tuple[int, int] | None
+    valid: bool
+
+
 @dataclass(slots=True)
 class RefUse:
-    """One source as used by one citing group: its reference and the locator there."""
+    """A :class:`Use` with its reference and source looked up: what renderers read."""
 
     reference: Reference
     source: Source
@@ -103,6 +113,8 @@ class CitationState:
     #: per inline block, in order: (its index in the token stream, or -1 when it cites nothing;
     #: has text; cites), for the document-wide placement checks after the citation rule
     blocks: list[tuple[int, bool, bool]] = field(default_factory=list)
+    #: every mark read, in order: token ``meta["mark"]`` and ``meta["marks"]`` are indices into it
+    mark_table: list[Mark] = field(default_factory=list)
     # the rules' own caches, by owner: their shapes are the owners' business (see :meth:`cache`)
     _line_starts: array[int] | None = field(default=None, repr=False)
     _caches: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -131,6 +143,37 @@ class CitationState:
     def forget(self, owner: str) -> None:
         """Drop the rule ``owner``'s cache: what only speeds up the parse need not outlive it."""
         self._caches.pop(owner, None)
+
+    def add_mark(self, mark: Mark) -> int:
+        """Enter ``mark`` in the table; its index is what token meta holds."""
+        self.mark_table.append(mark)
+        return len(self.mark_table) - 1
+
+    def mark(self, tok: Token) -> Mark:
+        """The mark a ``citation`` (``citation_dropped``, highlight) token was read from."""
+        return self.mark_table[tok.meta["mark"]]
+
+    def group_marks(self, tok: Token) -> list[Mark]:
+        """Every mark of a citation group, in order."""
+        table = self.mark_table
+        return [table[k] for k in tok.meta["marks"]]
+
+    def use(self, u: Use) -> RefUse:
+        """A group's use of a source, looked up: its reference by number, its source by id."""
+        ref = self.references[u.ref - 1]
+        source = ref.source
+        if source.id != u.source:
+            source = next((s for s in ref.merged if s.id == u.source), source)
+        return RefUse(ref, source, LineRange(*u.lines) if u.lines is not None else None, u.valid)
+
+    def reference(self, number: int) -> Reference:
+        """The reference numbered ``number``: cited (``references``), or consulted after them."""
+        cited = len(self.references)
+        return self.references[number - 1] if number <= cited else self.consulted[number - cited - 1]
+
+    def uses(self, tok: Token) -> list[RefUse]:
+        """Every source a citation group cites, looked up (:meth:`use`), in order."""
+        return [self.use(u) for u in tok.meta["uses"]]
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""
@@ -166,15 +209,15 @@ class CitationMeta(TypedDict, total=False):
     ``citation_dropped`` and ``citation_highlight_*`` tokens), as mdit-py-plugins types its
     footnote data. The core rule writes it; render rules only read it."""
 
-    mark: Mark  # the first mark of the group (None on text tokens split from copy-paste forms)
+    mark: int  # the first mark of the group, by index in the state's ``mark_table`` (None on text tokens split from copy-paste forms)
     offset: int  # where the mark starts in the inline token's content
     offset_abs: int  # where it starts in the original text, computed when a report needs it
     place: tuple[int, bool]  # the block's first line and whether it is a fence: with ``content``, locates the mark
     content: str  # the inline content the mark sits in (``offset`` counts in it)
     span: tuple[int, int]  # (start, end) in the original text, when the exports ask for spans
-    marks: list[Mark]  # every mark of the group, in order
+    marks: list[int]  # every mark of the group, in order (indices into ``mark_table``)
     spans: list[tuple[int, int]]  # with the exports' spans only
-    uses: list[RefUse]  # each cited source with its reference number and locator
+    uses: list[Use]  # each cited source: its reference number, source id and locator
     in_link: bool  # inside link text: numbers are shown without their own links
     title: str | None  # a navlist's title
     anchor: str  # the HTML id of the citing place (``cite-N``)
@@ -184,8 +227,8 @@ class CitationMeta(TypedDict, total=False):
 class BibliographyMeta(TypedDict, total=False):
     """``meta`` of the ``citerender_bibliography`` token."""
 
-    references: list[Reference]
-    consulted: list[Reference]  # sources consulted, not cited (``RenderOptions.consulted``)
+    references: list[int]  # by number (the state's ``references``)
+    consulted: list[int]  # sources consulted, not cited (``RenderOptions.consulted``), by number
     long: bool  # the answer fills pages: in print, the bibliography may start on a page of its own
 
 

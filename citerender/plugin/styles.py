@@ -119,17 +119,16 @@ def citation_label(
 ) -> str:
     """The ``[1, 3–5]`` label of a citation group; numbers are links unless inside a link."""
     meta = citation_meta(tokens[idx])
-    uses = meta["uses"]
     linked = not meta.get("in_link") and style not in NOTE_STYLES
     st = citation_state(env)
     key = None
     labels: dict[tuple[Any, ...], str] = st.cache("styles.labels", dict)
     if style != "superscript":  # the label depends on the numbers only: made once per group
-        key = (linked, *(u.reference.number for u in uses))
+        key = (linked, *(u.ref for u in meta["uses"]))
         label = labels.get(key)
         if label is not None:
             return label
-    label = _label(uses, style, linked, st.cache("styles.links", dict))  # number links, by reference
+    label = _label(st.uses(tokens[idx]), style, linked, st.cache("styles.links", dict))  # number links, by reference
     if key is not None and len(labels) < MAX_LABELS:
         labels[key] = label
     return label
@@ -150,7 +149,7 @@ def _navlist_title(meta: CitationMeta) -> str:
 def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
     meta = citation_meta(tokens[idx])
     label = self.rules["citation_label"](tokens, idx, options, env)
-    unverified = any(not u.reference.known for u in meta["uses"])
+    unverified = any(not u.reference.known for u in citation_state(env).uses(tokens[idx]))
     cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "")
     return _titled(meta, f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>')
 
@@ -243,7 +242,7 @@ def _card_cite(
     anchor = meta["anchor"]
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    sources = _by_reference(meta["uses"])  # the card in visible order
+    sources = _by_reference(citation_state(env).uses(tokens[idx]))  # the card in visible order
     items, unverified = _card_items(sources, env, note)
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(sources) - 1}</span>' if len(sources) > 1 else ""
@@ -300,7 +299,7 @@ def _sidenote_cite(
     anchor = meta["anchor"]
     toggle = f"{anchor}-note"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    items, unverified = _card_items(_by_reference(meta["uses"]), env, note)
+    items, unverified = _card_items(_by_reference(citation_state(env).uses(tokens[idx])), env, note)
     html = (
         f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
         f'<label class="citerender-sn-num" for="{toggle}">{label}</label>'
@@ -359,12 +358,14 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     def bibliography(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         meta = tokens[idx].meta
         long = bool(meta.get("long"))  # themes may start it on a new page in print
-        consulted = render_consulted(meta.get("consulted") or ())
-        if not meta["references"]:
+        st = citation_state(env)
+        consulted = render_consulted([st.reference(n) for n in meta.get("consulted") or ()])
+        references = [st.reference(n) for n in meta["references"]]
+        if not references:
             return consulted
         if writes_class:
-            return renderer(meta["references"], style, after_long=long) + consulted  # type: ignore[call-arg]
-        html = renderer(meta["references"], style)
+            return renderer(references, style, after_long=long) + consulted  # type: ignore[call-arg]
+        html = renderer(references, style)
         return (mark_after_long(html) if long else html) + consulted
 
     md.add_render_rule("citerender_bibliography", bibliography)

@@ -114,7 +114,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
                 "lines": [u.lines.low, u.lines.high] if u.lines is not None and u.lines_valid else None,
                 "verified": u.reference.known,
             }
-            for u in g.meta["uses"]
+            for u in p.state.uses(g)
         ]
         citations.append(
             {
@@ -123,7 +123,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
                 "input": {"start": start, "end": end, "start_utf16": u_in(start), "end_utf16": u_in(end)},
                 "clean": {"offset": moved(at), "offset_utf16": u_clean(moved(at))},
                 "markers": [{"start": to_input(a), "end": to_input(b)} for a, b in g.meta["spans"]],
-                "dialects": sorted({m.citation.dialect for m in g.meta["marks"] if m.citation is not None}),
+                "dialects": sorted({m.citation.dialect for m in p.state.group_marks(g) if m.citation is not None}),
             }
         )
     data: dict[str, Any] = {

@@ -208,8 +208,9 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
     notes: dict[tuple[int, int, int], RefUse] = {}
 
     def marks(group: Token) -> str:
-        keys = sorted(dict.fromkeys(_note_key(u) for u in group.meta["uses"]))
-        for u in group.meta["uses"]:
+        uses = p.state.uses(group)
+        keys = sorted(dict.fromkeys(_note_key(u) for u in uses))
+        for u in uses:
             notes.setdefault(_note_key(u), u)
         before, after = guarded(p.state, group)  # no bidi control the model left open moves it
         return before + ",".join(f"[^{series}{_note_label(k)}]" for k in keys) + after

@@ -161,7 +161,7 @@ def _code_cleaned(src: str, a: int, b: int) -> str:
 
 
 def group_numbers(group: Token) -> list[int]:
-    return sorted({u.reference.number for u in group.meta["uses"]})
+    return sorted({u.ref for u in group.meta["uses"]})
 
 
 def rewrite(
