@@ -76,6 +76,13 @@ ROWS = [
         "check the URL or the search's error; the answer was written without that page or those results",
     ),
     Code(
+        "CR512",
+        "earlier-turns-not-shown",
+        Severity.WARNING,
+        "a saved agent history (OpenAI Agents SDK input list, session items or run state) holds earlier turns than the answer shown: only its last answer is rendered",
+        "no fix needed: to render an earlier answer, save that turn's items on their own",
+    ),
+    Code(
         "CR506",
         "broken-conversation",
         Severity.ERROR,
