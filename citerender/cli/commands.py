@@ -184,6 +184,7 @@ _NO_EFFECT = {
     "bibtex": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
     "ris": ("style", "theme", "standalone", "allow_html", "id_prefix", "mark_unsupported"),
     "ai-sdk": ("style", "theme", "standalone", "mark_unsupported"),
+    "annotations": ("style", "theme", "standalone", "allow_html", "mark_unsupported"),
 }
 
 
@@ -204,6 +205,7 @@ def _export(to: str, parsed: Parsed) -> str:
         from ..providers.aisdk import to_ui_message
 
         return json.dumps(to_ui_message(parsed), ensure_ascii=False, indent=2) + "\n"
+    from ..rendering.exports.annotations import to_annotations
     from ..rendering.exports.bib import to_bibtex, to_ris
     from ..rendering.exports.csl import to_csl_json
     from ..rendering.exports.json import to_json
@@ -211,7 +213,7 @@ def _export(to: str, parsed: Parsed) -> str:
     from ..rendering.exports.text import to_text
 
     writers = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json,
-               "bibtex": to_bibtex, "ris": to_ris}  # fmt: skip
+               "bibtex": to_bibtex, "ris": to_ris, "annotations": to_annotations}  # fmt: skip
     return writers[to](parsed)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..rendering.exports import FORMATS
+from ..rendering.exports import FORMAT_ALIASES, FORMATS
 from .commands import cmd_build, cmd_check, cmd_codes, cmd_context, cmd_prompt, cmd_render, cmd_strip, cmd_units
 from .dataset import add_check_dataset
 
@@ -172,7 +172,13 @@ def _add_render(sub: Any) -> None:
     r.add_argument("--sources", "-s", help="sources file; without one, ids are numbered but not checked")
     _add_render_options(r)
     r.add_argument("--standalone", action="store_true", help="a complete page, CSS inlined")
-    r.add_argument("--to", choices=FORMATS, default="html", help="output format (pdf needs the [pdf] extra)")
+    r.add_argument(
+        "--to",
+        choices=FORMATS,
+        type=lambda name: FORMAT_ALIASES.get(name, name),
+        default="html",
+        help="output format (pdf needs the [pdf] extra; annotations: W3C Web Annotations, JSON-LD)",
+    )
     r.add_argument("--all-sources", action="store_true", help="list uncited sources too")
     _add_from(r)
     r.add_argument("--allow-html", action="store_true", help="pass raw HTML in the answer through (unsafe)")

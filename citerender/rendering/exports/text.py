@@ -35,7 +35,8 @@ def _tex_source(t: Token) -> str:
 class _TextWriter:
     """Markdown tokens to plain text: what a person pastes into an e-mail."""
 
-    def __init__(self) -> None:
+    def __init__(self, marks: str = "") -> None:
+        self.marks = marks  # characters that take no room (see :func:`to_text`)
         self.blocks: list[str] = []
         self.prefixes: list[str] = []
         self.list_stack: list[list[int | None]] = []  # [next number or None for bullets]
@@ -93,7 +94,8 @@ class _TextWriter:
             if t.type == "heading_open":
                 text = self.inline(tokens[i + 1].children or [])
                 rule = "=" if t.tag == "h1" else "-" if t.tag == "h2" else ""
-                self.add(text + (("\n" + rule * len(text)) if rule else ""))
+                width = len(text) - sum(text.count(c) for c in self.marks)
+                self.add(text + (("\n" + rule * width) if rule else ""))
                 i += 3
                 continue
             if t.type == "paragraph_open":
@@ -156,9 +158,11 @@ class _TextWriter:
         return "\n\n".join(b for b in self.blocks if b.strip()) + "\n"
 
 
-def to_text(p: Parsed) -> str:
-    """Plain text with ``[1]`` numbers and a References list."""
-    body = _TextWriter().run(p.tokens)
+def to_text(p: Parsed, *, marks: str = "") -> str:
+    """Plain text with ``[1]`` numbers and a References list. ``marks``: characters another
+    export put in the tokens to find its positions in this text (they take no room: a heading's
+    rule stays as long as its words; see :mod:`.annotations`)."""
+    body = _TextWriter(marks).run(p.tokens)
     consulted = [_consulted_line(r) for r in p.state.consulted]
     tail = "\n".join([CONSULTED_HEADING, *consulted]) + "\n" if consulted else ""
     if not p.references:
