@@ -29,6 +29,7 @@ from bench import inputs  # noqa: E402
 from bench.chat import bench_chat, cycling, rotation  # noqa: E402
 from bench.measure import Report, measure, ratio, side_by_side  # noqa: E402
 from bench.reference_helper import ref_extract, ref_strip  # noqa: E402
+from bench.startup import bench_startup  # noqa: E402
 
 
 def bench_extract_strip(rep: Report, quick: bool) -> None:
@@ -409,15 +410,6 @@ def bench_export(rep: Report, tmp: Path, quick: bool) -> None:
     rep.target("export build: memory above the interpreter / export size", above / actual, 2.0)
 
 
-def bench_import(rep: Report) -> None:
-    print("\n# start-up", flush=True)
-    base = measure(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat=11)
-    imp = measure(lambda: subprocess.run([sys.executable, "-c", "import citerender"], check=True), repeat=11)
-    rep.row("python -c pass", base)
-    rep.row("python -c 'import citerender'", imp)
-    rep.target("import citerender adds (ms)", (imp["median"] - base["median"]) * 1000, 60.0, unit=" ms")
-
-
 _DATASET_RUN = """
 import resource, sys
 from citerender.evaluate.check_dataset import check_dataset
@@ -513,7 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     if "scale" in only:
         bench_scale(rep, a.quick)
     if "import" in only:
-        bench_import(rep)
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_startup(rep, Path(tmp), 7 if a.quick else 15)
     if "evidence" in only:
         bench_evidence(rep)
     if "export" in only:

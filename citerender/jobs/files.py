@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
+import time
 from pathlib import Path
 
 from ..errors import CiterenderError
 
-__all__ = ["linked_part", "refuse_links", "write_atomic"]
+__all__ = ["RACY_NS", "linked_part", "refuse_links", "settled", "write_atomic"]
 
 
 def linked_part(root: Path, path: Path) -> Path | None:
@@ -53,6 +53,30 @@ def refuse_links(root: Path, path: Path) -> None:
     )
 
 
+#: a file changed this recently may change again without its size or mtime moving (coarse
+#: file-system clocks: git's "racy" rule), so its stamp is not trusted yet
+RACY_NS = 3_000_000_000
+
+
+def settled(mtime_ns: int) -> bool:
+    """Was a file with this mtime last changed long enough ago for its stamp to be trusted?"""
+    return time.time_ns() - mtime_ns > RACY_NS
+
+
+def _exclusive(p: Path) -> tuple[int, str]:
+    """A new temporary file beside ``p``, created exclusively (``O_EXCL``, mode 0600, a link in
+    its place refused): what ``tempfile.mkstemp`` does, without its start-up cost for every
+    command that writes one file."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        name = str(p.parent / f".{p.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {p.name}")
+
+
 def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = False, root: Path | None = None) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically; failures become :class:`CiterenderError`.
 
@@ -89,7 +113,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
     if root is not None:
         refuse_links(root, p)  # again, the folders made: a link planted meanwhile is refused too
     try:  # created exclusively (O_EXCL, mode 0600): a planted symlink is never followed
-        fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        fd, name = _exclusive(p)
     except OSError as e:
         raise CiterenderError(f"cannot write the output: {e.strerror or e}", path=str(p.parent)) from None
     tmp = Path(name)

@@ -52,10 +52,11 @@ def read_input(path: str, provider: str | None = None) -> Input:
     is_json = provider is not None or (path != "-" and path.lower().endswith((".json", ".jsonl", ".sse")))
     what = "response" if is_json else "answer"
     data = _stdin(what) if path == "-" else read_bytes(path, limit=MAX_INPUT_BYTES, what=what)
-    from .eventstream import looks_like_eventstream, parse_eventstream
+    if data[:1] in (b"\0", b"\1"):  # an event-stream prelude opens with its length (<= 16 MB): never text
+        from .eventstream import looks_like_eventstream, parse_eventstream
 
-    if looks_like_eventstream(data):  # a Bedrock stream's binary body, whatever the file is called
-        return Input("response", path, data=parse_eventstream(data, name))
+        if looks_like_eventstream(data):  # a Bedrock stream's binary body, whatever the file is called
+            return Input("response", path, data=parse_eventstream(data, name))
     text = decode_text(data, name, what)
     if not is_json:
         events = _event_stream(text, name)
@@ -75,6 +76,8 @@ def _event_stream(text: str, name: str) -> list[Any] | None:
     """The events of an answer file that is in fact a saved event stream, else None. Only when
     every line is one of the format's and every payload JSON: an answer that merely opens with
     ``data:`` stays an answer."""
+    if "data:" not in text:  # no event without data (the reader is loaded only when one may be)
+        return None
     from .sse import looks_like_sse, parse_sse
 
     if not looks_like_sse(text):

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..jobs.files import settled
 from ..sources.files import load_sources, load_yaml, read_text_file
 from ..sources.model import Registry, registry_from_data
-from .manifest import settled
 from .shown import holds_marker, shown_text
 
 __all__ = [

@@ -11,13 +11,12 @@ import json
 import os
 import re
 import stat
-import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import CiterenderError
-from ..jobs.files import write_atomic
+from ..jobs.files import RACY_NS, settled, write_atomic
 from ..syntax.residue import remove_residue
 
 __all__ = [
@@ -77,16 +76,6 @@ def unchanged(target: Path, entry: Mapping[str, Any]) -> bool:
     if st.st_size == entry.get("size") and st.st_mtime_ns == entry.get("mtime_ns"):
         return True
     return bool(hash_file(target) == entry["output_hash"])
-
-
-#: a file changed this recently may change again without its size or mtime moving (coarse
-#: file-system clocks: git's "racy" rule), so its stamp is not trusted yet
-RACY_NS = 3_000_000_000
-
-
-def settled(mtime_ns: int) -> bool:
-    """Was a file with this mtime last changed long enough ago for its stamp to be trusted?"""
-    return time.time_ns() - mtime_ns > RACY_NS
 
 
 def file_stamp(path: Path) -> list[int]:

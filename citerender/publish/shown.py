@@ -14,10 +14,13 @@ the pass runs until nothing changes, and what it cuts out becomes a space, which
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from ..providers.threads import Conversation
 from ..sources.clean import display_text, no_surrogates
 from ..syntax.residue import RESIDUE, has_residue
+
+if TYPE_CHECKING:
+    from ..providers.threads import Conversation
 
 __all__ = ["holds_marker", "one_line", "shown_conversation", "shown_markup", "shown_path", "shown_text"]
 

@@ -10,6 +10,7 @@ References apart, and ``[1]`` never means two things on one page.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -29,12 +30,13 @@ from ..plugin.flanking import state_class
 from .mathml import math_html
 
 __all__ = [
-    "CJK",
     "add_cjk_emphasis",
     "add_features",
     "cjk_state_class",
     "generated_highlight_css",
+    "has_cjk",
     "highlight",
+    "is_cjk",
     "roman",
 ]
 
@@ -81,14 +83,32 @@ def _gfm_autolinks(md: MarkdownIt) -> None:
 
 #: CJK characters as the CommonMark CJK-friendly draft (github.com/tats-u/markdown-cjk-friendly) counts
 #: them: Hangul (jamo and syllables), kana, Bopomofo, Han (with its radicals, strokes and extensions),
-#: CJK symbols and punctuation (「」、。), enclosed and compatibility forms, full-width forms (（）！)
-CJK = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u2ff0-\u303f\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe10-\ufe1f\ufe30-\ufe4f\uff00-\uffef"
-    "\U0001b000-\U0001b16f\U00020000-\U0003134f]"
-)
+#: CJK symbols and punctuation (「」、。), enclosed and compatibility forms, full-width forms (（）！).
+#: Looked up by bisection, not a regular expression: a character class of these ranges costs
+#: ``re`` ~45,000 steps to compile, paid by every process that renders once (issue 50).
+_CJK_RANGES = (
+    (0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x2FF0, 0x303F), (0x3041, 0x33FF), (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF), (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFE10, 0xFE1F),
+    (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x1B000, 0x1B16F), (0x20000, 0x3134F),
+)  # fmt: skip
+_CJK_STARTS = tuple(a for a, _ in _CJK_RANGES)
+#: what may be CJK: every character from U+1100 on (a small class to compile)
+_WIDE = re.compile("[^\x00-\u10ff]")
 #: variation selectors: one after a Han character (an IVS) leaves that character what counts
 _VS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
+def is_cjk(ch: str) -> bool:
+    """Is the character ``ch`` CJK (see :data:`_CJK_RANGES`)?"""
+    code = ord(ch)
+    k = bisect_right(_CJK_STARTS, code) - 1
+    return k >= 0 and code <= _CJK_RANGES[k][1]
+
+
+def has_cjk(src: str) -> bool:
+    """Does ``src`` hold a CJK character? Only characters from U+1100 on are looked at (dashes,
+    quotes and emoji are the few an English answer has)."""
+    return not src.isascii() and any(is_cjk(m.group()) for m in _WIDE.finditer(src))
 
 
 def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
@@ -107,7 +127,7 @@ def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
     cls = cjk_state_class(markers)
 
     def parse(src: str, md: MarkdownIt, env: Any, tokens: list[Token]) -> list[Token]:
-        if CJK.search(src) is None:
+        if not has_cjk(src):
             return before(src, md, env, tokens)
         state = cls(src, md, env, tokens)  # markdown-it's ParserInline.parse, with the CJK state
         inline.tokenize(state)
@@ -122,7 +142,7 @@ def _cjk_before(src: str, start: int) -> bool:
     """Is the character before ``start`` CJK (a variation selector: the one before it)?"""
     if start > 1 and _VS.match(src, start - 1):
         start -= 1
-    return start > 0 and CJK.match(src, start - 1) is not None
+    return start > 0 and is_cjk(src[start - 1])
 
 
 @lru_cache(maxsize=16)
@@ -138,7 +158,7 @@ def cjk_state_class(markers: frozenset[str]) -> type[StateInline]:
         scanned = base.scanDelims(self, start, canSplitWord)
         src, end = self.src, start + scanned.length
         nxt = src[end] if end < self.posMax else " "
-        last_cjk, next_cjk = _cjk_before(src, start), CJK.match(nxt) is not None
+        last_cjk, next_cjk = _cjk_before(src, start), is_cjk(nxt)
         if not (last_cjk or next_cjk):
             return scanned
         last = src[start - 1] if start > 0 else " "
