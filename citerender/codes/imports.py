@@ -97,6 +97,13 @@ ROWS = [
         "run it again, or save the stream to its end",
     ),
     Code(
+        "CR515",
+        "search-suggestion-unlinked",
+        Severity.WARNING,
+        "Gemini's Search Suggestions (searchEntryPoint) hold a chip without an https link, or no chip at all: its query text (or the response's webSearchQueries) is shown after the answer without a link",
+        "check the saved response: Google's widget links each chip to its search",
+    ),
+    Code(
         "CR506",
         "broken-conversation",
         Severity.ERROR,
