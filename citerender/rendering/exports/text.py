@@ -71,6 +71,10 @@ class _TextWriter:
                     out.append(f" <{safe}>")
         return "".join(out)
 
+    def width(self, text: str) -> int:
+        """How many characters ``text`` shows (the marks take no room)."""
+        return len(text) - sum(text.count(c) for c in self.marks)
+
     def add(self, text: str, *, tight: bool = False) -> None:
         prefix = "".join(self.prefixes)
         # a list marker opens only the block's first line; its other lines are indented under it
@@ -94,8 +98,7 @@ class _TextWriter:
             if t.type == "heading_open":
                 text = self.inline(tokens[i + 1].children or [])
                 rule = "=" if t.tag == "h1" else "-" if t.tag == "h2" else ""
-                width = len(text) - sum(text.count(c) for c in self.marks)
-                self.add(text + (("\n" + rule * width) if rule else ""))
+                self.add(text + (("\n" + rule * self.width(text)) if rule else ""))
                 i += 3
                 continue
             if t.type == "paragraph_open":
