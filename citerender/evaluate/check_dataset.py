@@ -11,7 +11,6 @@ its unsupported claims marked.
 
 from __future__ import annotations
 
-import heapq
 import json
 import os
 import pickle
@@ -37,11 +36,9 @@ from .intervals import METHOD
 from .metrics import Totals, definitions
 from .records import check_record
 from .results_file import ResultsWriter, done_ids, earlier_results
+from .worst import Worst
 
 __all__ = ["DatasetSummary", "check_dataset", "group_key", "one_line", "scorer_name"]
-
-#: how many of the worst answers the report shows (and renders)
-WORST = 20
 
 
 @dataclass
@@ -54,7 +51,7 @@ class DatasetSummary:
     groups: dict[str, Totals] = field(default_factory=dict)
     checked: int = 0  # records checked by this run (not those a resumed run skipped)
     skipped: int = 0
-    worst: list[tuple[float, str, int, dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
+    worst: Worst = field(default_factory=Worst)
     #: the columns the answers were read from (``id_col``, ``answer_col``, ``sources_col``): the
     #: report renders the very answer that was checked
     cols: dict[str, str] = field(default_factory=dict)
@@ -70,7 +67,7 @@ class DatasetSummary:
     #: the dataset, read again for the records of worst answers a resumed run did not check
     data: str | Path | None = None
     within: str | None = None
-    _seen: int = 0  # results added: ties among the worst go to the earlier one
+    _seen: int = 0  # results added
 
     def add(self, result: dict[str, Any], record: dict[str, Any] | None) -> None:
         key = group_key(result, self.group_by)
@@ -88,20 +85,7 @@ class DatasetSummary:
         if rate is not None:
             self.hist.setdefault(key, [0] * 10)[min(int(rate * 10), 9)] += 1
         if not result.get("failure"):  # an earlier result (a resume) has no record yet: see worst_first
-            m = result["metrics"]
-            support = m.get("support_rate")
-            badness = (
-                m["unsupported"]
-                + m["unknown_ids"]
-                + m["invented_locators"]
-                + (1 - support if support is not None else 0)
-            )
-            if badness > 0:  # the heap keeps the worst: the least bad is dropped first
-                item = (badness, str(result.get("id")), -self._seen, result, record)
-                if len(self.worst) < WORST:
-                    heapq.heappush(self.worst, item)
-                elif item[:3] > self.worst[0][:3]:
-                    heapq.heapreplace(self.worst, item)
+            self.worst.add(result, record, self._seen)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,14 +114,14 @@ class DatasetSummary:
         """The worst answers kept, worst first: (result, record). A result a resumed run read back
         gets its record from the dataset (by its row), so a resumed run's report is the one an
         uninterrupted run writes; one whose record cannot be found is left out."""
-        ranked = sorted(self.worst, key=lambda w: (-w[0], w[1]))
-        rows = {w[3]["row"] for w in ranked if w[4] is None and isinstance(w[3].get("row"), int)}
+        ranked = self.worst.ranked()
+        rows = {r["row"] for r, record in ranked if record is None and isinstance(r.get("row"), int)}
         found = self._records(rows)
         out = []
-        for w in ranked:
-            record = w[4] if w[4] is not None else found.get(w[3].get("row") or 0)
+        for result, record in ranked:
+            record = record if record is not None else found.get(result.get("row") or 0)
             if record is not None:
-                out.append((w[3], record))
+                out.append((result, record))
         return out
 
     def _records(self, rows: set[int]) -> dict[int, dict[str, Any]]:
