@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -418,3 +420,32 @@ def test_a_cited_heading_keeps_its_rule_as_long_as_its_words() -> None:
     value = _declared(to_annotations_data(parse_answer(answer, reg)))["value"]
     assert value == to_text(parse_answer(answer, reg))
     assert value.startswith("Remote days[1]\n" + "=" * 14 + "\n\nOffice days[1]\n" + "-" * 14 + "\n\nBody.")
+
+
+def test_the_documented_hypothesis_script_quotes_what_the_published_page_shows(tmp_path: Path) -> None:
+    """docs/annotations.md's script, run as printed: a request body per annotation, each anchored
+    by a quote a reader finds on the standalone page."""
+    from bs4 import BeautifulSoup
+
+    docs = (Path(__file__).parent.parent / "docs" / "annotations.md").read_text(encoding="utf-8")
+    (script,) = re.findall(r"```python\n(# to_hypothesis\.py.*?)```", docs, re.S)
+    (tmp_path / "to_hypothesis.py").write_text(script, encoding="utf-8")
+    answer, sources = EXAMPLES / "handbook" / "answer.md", EXAMPLES / "handbook" / "answer.sources.json"
+    assert run_cli("render", answer, "-s", sources, "--to", "annotations", "-o", tmp_path / "a.jsonld").returncode == 0
+    assert run_cli("render", answer, "-s", sources, "--standalone", "-o", tmp_path / "a.html").returncode == 0
+    page = "https://example.org/answers/remote-work.html"
+    r = subprocess.run(
+        [sys.executable, tmp_path / "to_hypothesis.py", tmp_path / "a.jsonld", page],
+        capture_output=True, text=True, encoding="utf-8", check=True, timeout=60,
+    )  # fmt: skip
+    requests = [json.loads(line) for line in r.stdout.splitlines()]
+    collection = json.loads((tmp_path / "a.jsonld").read_text(encoding="utf-8"))
+    assert len(requests) == collection["total"] == 8
+    shown = " ".join(BeautifulSoup((tmp_path / "a.html").read_text(encoding="utf-8"), "html.parser").get_text().split())
+    for request, annotation in zip(requests, _items(collection), strict=True):
+        assert request["uri"] == page
+        (selector,) = request["target"][0]["selector"]
+        assert selector == _quote_and_position(annotation["target"])[0]
+        assert " ".join(selector["exact"].split()) in shown  # Hypothesis finds the quote on the page
+    assert "[Employee Handbook](https://company.example/handbook) L1" in requests[0]["text"]
+    assert "> Employees may work remotely up to three days per week." in requests[0]["text"]
