@@ -48,6 +48,8 @@ ENGINE_REMOVED = (
     "citerender's plugin (the comrak engine was slower on densely cited answers); drop engine / --engine"
 )
 _ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+#: ``auto``, ``page``, ``off``, or a relative folder URL (percent-encoded), no part starting with a dot
+_SOURCE_VIEWS = re.compile(r"auto|page|off|(?:(?!\.)[A-Za-z0-9_.~%-]+/)+")
 STYLES: tuple[str, ...] = get_args(Style)
 UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
 IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
@@ -101,6 +103,10 @@ class RenderOptions:
     :param mark_unsupported: give unsupported claims a visible, accessible flag and a note in
         the hover card, for an editor's review (turns ``evidence`` on).
     :param scorer: a :class:`SupportScorer` used with the deterministic checks.
+    :param source_views: where the cited sources' texts are shown, their cited lines highlighted
+        and linked from the cards: ``auto`` (on a standalone page, after the bibliography; none in
+        a fragment), ``page`` (after the bibliography, fragment or not), ``off``, or a folder, a
+        relative URL ending in ``/``, holding a page per source (``sources/a/``: site builds).
     """
 
     style: Style = "footnotes"
@@ -123,6 +129,7 @@ class RenderOptions:
     evidence: bool = False
     mark_unsupported: bool = False
     scorer: SupportScorer | None = None
+    source_views: str = "auto"
 
     def __post_init__(self) -> None:
         choices = (
@@ -142,6 +149,10 @@ class RenderOptions:
         if self.id_prefix and not _ID_PREFIX.fullmatch(self.id_prefix):
             raise ValueError(
                 f"id_prefix must be a letter then up to 63 letters, digits, '-' or '_', not {self.id_prefix[:80]!r}"
+            )
+        if not _SOURCE_VIEWS.fullmatch(self.source_views):
+            raise ValueError(
+                f"source_views must be auto, page, off or a relative folder URL ending in '/', not {self.source_views[:80]!r}"
             )
         if self.mark_unsupported and not self.evidence:
             object.__setattr__(self, "evidence", True)

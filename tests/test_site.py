@@ -56,8 +56,10 @@ def test_build_mirrors_the_tree_with_an_index(tmp_path: Path) -> None:
         "assets/citerender.css",
         "index.html",
         "inline.html",
+        "sources/inline/s1.html",  # the view of each cited source with lines (tests/test_source_views.py)
         "sub/deeper/side.html",
         "sub/path.html",
+        "sub/sources/path/s1.html",
     ]
     index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
     links = {a.get_text(): a["href"] for a in index.select("ul a")}
@@ -159,7 +161,7 @@ def test_removed_answers_lose_their_pages(tmp_path: Path) -> None:
     build_site(src, out)
     (src / "sub" / "path.md").unlink()
     res = build_site(src, out)
-    assert res.removed == ["sub/path.html"] and not (out / "sub/path.html").exists()
+    assert res.removed == ["sub/path.html", "sub/sources/path/s1.html"] and not (out / "sub/path.html").exists()
     assert "sub/path.html" not in json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
 
 

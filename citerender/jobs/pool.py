@@ -29,6 +29,8 @@ class PageResult:
     skipped: bool = False
     #: rendered without sources (CR112): every citation unverified; a failure under ``--strict``
     unverified: bool = False
+    #: the page's source views written (path in the site → hash), for the build's manifest
+    views: dict[str, str] = field(default_factory=dict)
 
 
 class Progress:

@@ -30,6 +30,7 @@ from .bibliography import (
 )
 from .labels import group_label
 from .options import PluginOptions
+from .source_links import VIEWS_OFF, view_href, views_mode
 from .state import CitationMeta, Reference, RefUse, citation_meta, citation_state
 from .unsupported import card_warning, unsupported_flag, unsupported_reason
 
@@ -163,7 +164,7 @@ CARD_CHARS = 320
 JOIN = "&#8288;"
 
 
-def _card_item(same: list[RefUse]) -> str:
+def _card_item(same: list[RefUse], views: str = VIEWS_OFF) -> str:
     """One source in a card: its title linking to the (first) passage (see :func:`passage_href`),
     its domain and date, every passage of it the group cites or its snippet, and a link to its
     entry under Sources."""
@@ -182,7 +183,7 @@ def _card_item(same: list[RefUse]) -> str:
     if not ref.known:
         meta_bits.append("unverified source")
     meta = f'<span class="citerender-card-meta">{SEPARATOR.join(meta_bits)}</span>' if meta_bits else ""
-    body = "".join(_lines_body(u) for u in same)
+    body = "".join(_lines_body(u, views) for u in same)
     if not body and s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
         quote = " ".join(s.text.split())
         quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
@@ -200,9 +201,10 @@ def _card_item(same: list[RefUse]) -> str:
     )
 
 
-def _lines_body(use: RefUse) -> str:
+def _lines_body(use: RefUse, views: str = VIEWS_OFF) -> str:
     """The lines one use cites, as plain text (the citation's description, aria-describedby,
-    quotes them), at most :data:`CARD_LINES`; empty without valid lines."""
+    quotes them), at most :data:`CARD_LINES`; empty without valid lines. With ``views``, a link
+    to the range in the source's view (:func:`citerender.plugin.source_links.view_href`)."""
     lines = use.source.cited_lines(use.lines) if use.lines_valid else []
     if not lines:
         return ""
@@ -215,9 +217,15 @@ def _lines_body(use: RefUse) -> str:
     if more > 0:
         rows += f'<span class="citerender-line citerender-more">&#8230; and {more} more {use.source.line_unit}s</span>'
     label = use.lines.label(use.source.line_unit) if use.lines else ""  # the rows show their pages
+    href = view_href(use, views)
+    passage = (
+        f'<a class="citerender-card-passage" href="{escape(href)}">Show {lines_html(label)} in the source</a>'
+        if href
+        else ""
+    )
     return (
         f'<span class="citerender-card-body"><span class="citerender-card-loc">{lines_html(label)}:</span>'
-        f'<span class="citerender-card-lines">{rows}</span></span>'
+        f'<span class="citerender-card-lines">{rows}</span>{passage}</span>'
     )
 
 
@@ -231,7 +239,14 @@ def _pill_name(ref: Reference) -> str:
 
 
 def _card_cite(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str, note: str | None = None
+    self: Any,
+    tokens: Sequence[Token],
+    idx: int,
+    options: Any,
+    env: Any,
+    style: str,
+    note: str | None = None,
+    views: str = VIEWS_OFF,
 ) -> str:
     """A citation that opens a card: ``hovercard`` (its numbers) or ``pills`` (a chip naming the
     first source, ``+N`` for the rest; it prints as its numbers). ``note``: why its claim is flagged
@@ -243,7 +258,7 @@ def _card_cite(
     card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
     sources = _by_reference(citation_state(env).uses(tokens[idx]))  # the card in visible order
-    items, unverified = _card_items(sources, env, note)
+    items, unverified = _card_items(sources, env, note, views)
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(sources) - 1}</span>' if len(sources) > 1 else ""
         face = f"<bdi>{escape(_pill_name(sources[0][0].reference))}</bdi>{more}"
@@ -264,7 +279,7 @@ def _card_cite(
     return _titled(meta, html)
 
 
-def _card_items(sources: list[list[RefUse]], env: Any, note: str | None) -> tuple[str, str]:
+def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: str = VIEWS_OFF) -> tuple[str, str]:
     """A card's (or sidenote's) items, one a source, each made once per document (places repeat
     them), the warning first when ``note`` flags the claim; and the unverified class when one is
     unknown."""
@@ -274,7 +289,7 @@ def _card_items(sources: list[list[RefUse]], env: Any, note: str | None) -> tupl
         key = (same[0].reference.number, *((u.source.id, u.lines, u.lines_valid) for u in same))
         item = cache.get(key)
         if item is None:
-            item = cache[key] = _card_item(same)
+            item = cache[key] = _card_item(same, views)
         items += item
     if note is not None:
         items = card_warning(note) + items
@@ -287,7 +302,13 @@ def _titled(meta: CitationMeta, html: str) -> str:
 
 
 def _sidenote_cite(
-    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, note: str | None = None
+    self: Any,
+    tokens: Sequence[Token],
+    idx: int,
+    options: Any,
+    env: Any,
+    note: str | None = None,
+    views: str = VIEWS_OFF,
 ) -> str:
     """A citation whose sources sit in the margin beside its line (Tufte's sidenotes): the same
     items as a card, in a note that follows its number in the text, so a screen reader reads it
@@ -299,7 +320,7 @@ def _sidenote_cite(
     anchor = meta["anchor"]
     toggle = f"{anchor}-note"
     label = self.rules["citation_label"](tokens, idx, options, env)
-    items, unverified = _card_items(_by_reference(citation_state(env).uses(tokens[idx])), env, note)
+    items, unverified = _card_items(_by_reference(citation_state(env).uses(tokens[idx])), env, note, views)
     html = (
         f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
         f'<label class="citerender-sn-num" for="{toggle}">{label}</label>'
@@ -324,6 +345,7 @@ def _highlight_close(self: Any, tokens: Sequence[Token], idx: int, options: Any,
 def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     """Register the chosen style's rules on ``md``."""
     style = opts.style
+    views = views_mode(opts.options)  # the cards' passage links: to the source views, when there are any
 
     def label(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         return citation_label(self, tokens, idx, options, env, style=style)
@@ -332,9 +354,9 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
 
     def cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, note: str | None = None) -> str:
         if style in CARD_STYLES:
-            return _card_cite(self, tokens, idx, options, env, style, note)
+            return _card_cite(self, tokens, idx, options, env, style, note, views)
         if style == "sidenotes":
-            return _sidenote_cite(self, tokens, idx, options, env, note)
+            return _sidenote_cite(self, tokens, idx, options, env, note, views)
         return _plain(self, tokens, idx, options, env, style)
 
     if opts.options.mark_unsupported:

@@ -28,6 +28,7 @@ from .manifest import (
     unchanged,
 )
 from .shown import shown_path
+from .source_pages import record_views, views_intact
 
 __all__ = ["ASSET_CSS", "Build", "options_key", "write_output"]
 
@@ -181,7 +182,9 @@ class Build:
             and entry.get("input_hash") == input_hash
             and entry.get("output_hash")
             and unchanged(target, entry)
+            and views_intact(self.out_dir, entry)
         ):
+            self.planned.update(entry.get("views", ()))  # its source views stay with it
             if out_rel in self.stamps:  # read the slow way (an older manifest): stamped for next time
                 self.journal[out_rel] = {**entry, "stamp": self.stamps[out_rel]}
             self.results.append(
@@ -212,6 +215,10 @@ class Build:
                 "follow_outside": self.follow_outside,
                 "css_href": "../" * depth + ASSET_CSS,
                 "home_href": "../" * depth + "index.html",
+                # what the page's source views may write over: its own views of the last build
+                "owned_views": {v: self.owned.get(v, {}).get("output_hash") for v in (entry or {}).get("views", ())},
+                "resumed": bool(entry and entry.get("pending")),
+                "overwrite": self.overwrite,
             }
         )
 
@@ -269,6 +276,9 @@ class Build:
             }
             if r.out in self.stamps:
                 self.journal[r.out]["stamp"] = self.stamps[r.out]
+            record_views(self.journal, self.planned, r.out, r.views)
+        elif r.failure:  # the page as the last build left it: its views too
+            self.planned.update(self.owned.get(r.out, {}).get("views", ()))
         self._checkpoint()
 
     def _checkpoint(self) -> None:

@@ -35,6 +35,7 @@ from .manifest import (
     load_manifest,
 )
 from .shown import one_line, shown_path, shown_text
+from .source_pages import answer_pages_clash, view_pages, views_href, write_views
 
 __all__ = ["BuildResult", "PageResult", "build_site", "owned_files", "summarise"]
 
@@ -73,9 +74,14 @@ def _render_page(task: dict[str, Any]) -> PageResult:
     try:
         ans = load_answer(src, None if task["follow_outside"] else Path(task["root"]))
         theme = load_theme(opts.theme)
-        r = render(ans.body, ans.registry, replace(opts, standalone=False))
+        own_views = opts.source_views not in ("page", "off")  # a page per cited source, in the page's own folder
+        views = views_href(task["out_rel"]) if own_views else opts.source_views
+        r = render(ans.body, ans.registry, replace(opts, standalone=False, source_views=views))
         title = shown_text(ans.title or first_heading(ans.body) or src.stem) or "Untitled answer"  # one pass
         res.title = title
+        if own_views:  # written first: a page is never published linking views that are not there
+            pages = view_pages(r.bibliography, theme, page=task["out_rel"], title=title, css=ASSET_CSS)
+            res.views = write_views(task, pages)
         page = theme.render_page(
             r.body, title=title, css="", css_href=task["css_href"], home_href=task["home_href"], lang=r.lang
         )
@@ -123,6 +129,9 @@ def build_site(
             build.plan(p)
     for rel in (ASSET_CSS, "index.html"):
         build.may_write(rel)
+    clash = answer_pages_clash([t["out_rel"] for t in build.tasks] + [r.out for r in build.results if r.out])
+    if clash is not None:
+        raise CiterenderError(clash, path=str(src), hint="a folder build publishes an answer's source views beside it")
     build.start()
     build.write_asset(ASSET_CSS, th.css.encode("utf-8"))
     bar = Progress(len(build.tasks), progress or sys.stderr)

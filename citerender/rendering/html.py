@@ -12,11 +12,14 @@ from markdown_it.token import Token
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..options import RenderOptions
+from ..plugin.source_links import VIEWS_PAGE, views_mode
 from ..plugin.state import Reference
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .pipeline import pipeline
+from .source_view import source_views
+from .source_view_html import views_section
 from .themes import load_theme
 
 __all__ = ["Rendered", "UnknownSourceError", "answer_lang", "demote_headings", "prose_of", "render"]
@@ -140,6 +143,8 @@ def render(
     if opts.unknown == "error" and st.unknown_ids:
         raise UnknownSourceError(st.unknown_ids, diagnostics)
     css = th.css
+    if views_mode(opts) == VIEWS_PAGE:  # the cited sources' texts, after the bibliography
+        body += views_section(source_views(st.references), st.id_prefix)
     page = body
     lang = "en" if text.isascii() else answer_lang(prose_of(parsed.tokens))
     if opts.standalone:

@@ -105,8 +105,8 @@ class Theme:
             if f.is_file():
                 own = own_file(f, d, self.name)
                 dark = "prefers-color-scheme: dark" in own  # dark code colours only where the page goes dark
-                return core + "\n" + code_css(dark=dark) + "\n" + own
-        return core + "\n" + code_css(dark=False) + "\n"
+                return core + "\n" + code_css(dark=dark) + "\n" + views_css(dark=dark) + "\n" + own
+        return core + "\n" + code_css(dark=False) + "\n" + views_css(dark=False) + "\n"
 
     def _template_source(self, name: str) -> tuple[str, str, Callable[[], bool]] | None:
         """Jinja2's loader: ``name`` from the first folder of the chain that has it (the folder
@@ -374,6 +374,13 @@ def code_css(*, dark: bool = True) -> str:
     the files to what the installed Pygments gives; ``CITERENDER_UPDATE_GOLDEN=1`` rewrites them)."""
     light = (themes_root() / "_code.css").read_text(encoding="utf-8")
     return light + "\n" + (themes_root() / "_code-dark.css").read_text(encoding="utf-8") if dark else light
+
+
+@lru_cache(maxsize=2)
+def views_css(*, dark: bool = True) -> str:
+    """The source views' stylesheet (``_source-view.css``; its dark half for themes that go dark)."""
+    views = (themes_root() / "_source-view.css").read_text(encoding="utf-8")
+    return views + "\n" + (themes_root() / "_source-view-dark.css").read_text(encoding="utf-8") if dark else views
 
 
 def page_markup(

@@ -1,0 +1,153 @@
+"""Source views as pages of a site (``build``, MkDocs, Sphinx): one page per cited source, in a
+folder of its answer's own, linked relatively both ways.
+
+An answer page ``guide/a.html`` keeps its sources' views in ``guide/sources/a/``
+(``guide/sources/a/turn0file0.html#L8-L13``), and each view links back to ``../../a.html#cite-1``.
+The folder is the answer's, not the site's: two answers citing sources that share an id, not a
+text, each publish their own. A source nobody cites has no view, so its text reaches no page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..errors import CiterenderError
+from ..jobs.files import write_atomic
+from ..plugin.source_links import view_file
+from ..plugin.state import Reference
+from ..rendering.html import answer_lang
+from ..rendering.source_view import source_views
+from ..rendering.source_view_html import view_html
+from ..rendering.themes import Theme
+from ..syntax.residue import clean_html
+from .manifest import hash_bytes, hash_file
+
+__all__ = [
+    "VIEWS_FOLDER",
+    "answer_pages_clash",
+    "record_views",
+    "view_pages",
+    "views_folder",
+    "views_href",
+    "views_intact",
+    "write_views",
+]
+
+#: the folder beside an answer page that holds its sources' views
+VIEWS_FOLDER = "sources"
+
+
+def _split(page: str) -> tuple[str, str]:
+    """A page's path (``guide/a.html``) as its folder (``guide/``, or empty) and its stem (``a``)."""
+    folder, _, name = page.rpartition("/")
+    stem = name[:-5] if name.lower().endswith(".html") else name
+    return (folder + "/" if folder else ""), stem
+
+
+def views_folder(page: str) -> str:
+    """Where the views of the answer page ``page`` (a path in the site) are: ``guide/sources/a/``."""
+    folder, stem = _split(page)
+    return f"{folder}{VIEWS_FOLDER}/{stem}/"
+
+
+def views_href(page: str) -> str:
+    """The views folder as the answer page links to it (relative, percent-encoded): the
+    ``source_views`` option of its render."""
+    return f"{VIEWS_FOLDER}/{quote(_split(page)[1], safe='')}/"
+
+
+def view_pages(
+    references: Sequence[Reference],
+    theme: Theme,
+    *,
+    page: str,
+    title: str,
+    css: str,
+) -> dict[str, str]:
+    """The view pages of the answer page ``page`` (titled ``title``), by path in the site: each a
+    complete page linking the site's stylesheet ``css`` (a path in the site) and back to the answer."""
+    views = source_views(references)
+    if not views:
+        return {}
+    folder, href = views_folder(page), views_href(page)
+    back = "../../" + quote(page.rpartition("/")[2])
+    out = {}
+    for v in views:
+        rel = folder + view_file(v.reference)
+        depth = rel.count("/")
+        label = v.reference.source.label
+        sample = " ".join(v.lines[:200])
+        html = theme.render_page(
+            view_html(v, href, back, level=1),
+            title=f"{label} \u2013 {title}",
+            css="",
+            css_href="../" * depth + quote(css),
+            home_href=back,
+            home_label=f"Back to \u201c{title}\u201d",
+            lang="en" if sample.isascii() else answer_lang(sample),
+        )
+        out[rel] = clean_html(html)[0]  # the same safety net as every page of a site
+    return out
+
+
+def write_views(task: dict[str, Any], pages: dict[str, str]) -> dict[str, str]:
+    """A build worker's view pages, written atomically inside the build's output folder; their
+    hashes by path (for the manifest). A file there the last build did not write for this page is
+    never written over (unless that build was interrupted writing it), nor one changed since,
+    without ``overwrite``: said as the page's failure."""
+    out_dir = Path(task["out"]).parents[task["out_rel"].count("/")]
+    owned: dict[str, str] = task.get("owned_views") or {}
+    written = {}
+    for rel, html in pages.items():
+        target = out_dir / rel
+        data = html.encode("utf-8")
+        if target.exists() and not task.get("resumed"):  # an interrupted build of ours was writing them
+            before = owned.get(rel)
+            if before is None:
+                raise CiterenderError(
+                    f"{rel} exists in the output folder and was not written by citerender build",
+                    path=str(target),
+                    hint="move it away or choose another output folder",
+                )
+            if before is not None and hash_file(target) != before and not task.get("overwrite"):
+                raise CiterenderError(
+                    f"{rel} was changed after citerender build wrote it",
+                    path=str(target),
+                    hint="move your changes away, or pass --overwrite to write over them",
+                )
+        write_atomic(target, data, make_parents=True, root=out_dir)
+        written[rel] = hash_bytes(data)
+    return written
+
+
+def views_intact(out_dir: Path, entry: dict[str, Any]) -> bool:
+    """Are the view pages the last build wrote for a page (its manifest ``entry``) all there?"""
+    return all((out_dir / rel).is_file() for rel in entry.get("views", ()))
+
+
+def answer_pages_clash(pages: Iterable[str]) -> str | None:
+    """Why a build cannot publish its views: an answer page that lies in another answer's views
+    folder (``sources/a/x.html`` beside ``a.html``) would meet a view; None when none does."""
+    pages = list(pages)
+    folders = {views_folder(p): p for p in pages}
+    for p in pages:
+        parts = p.split("/")
+        for k in range(1, len(parts)):
+            owner = folders.get("/".join(parts[:k]) + "/")
+            if owner is not None:
+                return f"{p} lies in {owner}'s folder of source views ({'/'.join(parts[:k])}/): rename or move it"
+    return None
+
+
+def record_views(journal: dict[str, Any], planned: set[str], page: str, views: dict[str, str]) -> None:
+    """The manifest's record of a page's view pages: each owned by the build (its hash, the page
+    it belongs to), kept while the page is, listed on the page's own entry."""
+    if not views:
+        return
+    journal[page]["views"] = sorted(views)
+    for rel, digest in views.items():
+        journal[rel] = {"output_hash": digest, "view_of": page}
+    planned.update(views)

@@ -1,0 +1,200 @@
+"""Source views, as data: for each cited source whose lines the registry holds, the ranges its
+citing places name (each with every place citing it) and the parts of its text a view shows.
+
+One more renderer of the parse (the renderers issue): it reads the references, their places and
+locators as the plugin decided them (``Reference.places``), never the answer. A place whose
+locator the plugin found outside the source (CR102) holds no lines: it gets no range, no anchor
+and no highlight, and nothing is ever clamped to the last line.
+
+A long source is not copied whole: its view shows each cited range with lines of context either
+side, and says how many lines each gap between the shown parts leaves out (:func:`parts_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..plugin.source_links import has_view
+from ..plugin.state import Reference
+from ..syntax.types import LineRange
+
+__all__ = [
+    "MAX_SHOWN",
+    "SLOTS",
+    "WHOLE_CHARS",
+    "WHOLE_LINES",
+    "CitedRange",
+    "Part",
+    "SourceView",
+    "line_cap",
+    "parts_of",
+    "source_views",
+]
+
+#: a source this short (in lines and characters) is shown whole
+WHOLE_LINES = 300
+WHOLE_CHARS = 100_000
+#: the most lines a bounded view shows (each range keeps at least its first and last line)
+MAX_SHOWN = 300
+#: the characters of text a bounded view shows at most, shared by its lines (a cut line says so)
+SHOWN_CHARS = 150_000
+#: ranges of one source that may overlap at one line and still each be emphasised alone when
+#: pointed at (the stylesheet has a rule per slot); a range past them is highlighted, not emphasised
+SLOTS = 8
+#: (lines of context either side, lines kept at each end of a long range), tried in turn until a
+#: bounded view shows at most :data:`MAX_SHOWN` lines
+_TIGHTER = ((3, 40), (2, 12), (1, 4), (1, 1))
+#: the lines a bounded view of a source cited without a locator shows from its start
+_OPENING = 20
+
+
+@dataclass(frozen=True, slots=True)
+class CitedRange:
+    """A range of lines some places cite: its bounds, the anchors of the places citing it (in the
+    order they cite), and its slot (see :data:`SLOTS`; -1 past them)."""
+
+    low: int
+    high: int
+    anchors: tuple[str, ...]
+    slot: int
+
+    @property
+    def lines(self) -> LineRange:
+        return LineRange(self.low, self.high)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Lines ``first``–``last`` of a source: shown, or left out (a gap the view counts)."""
+
+    first: int
+    last: int
+    shown: bool
+
+    @property
+    def count(self) -> int:
+        return self.last - self.first + 1
+
+
+@dataclass(frozen=True, slots=True)
+class SourceView:
+    """One cited source's view: its reference, the ranges cited, and the parts shown."""
+
+    reference: Reference
+    ranges: tuple[CitedRange, ...]
+    parts: tuple[Part, ...]
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        lines = self.reference.source.lines
+        assert lines is not None  # has_view
+        return lines
+
+    @property
+    def whole(self) -> bool:
+        return len(self.parts) == 1 and self.parts[0].shown
+
+    @property
+    def shown(self) -> int:
+        """How many of the source's lines the view shows."""
+        return sum(p.count for p in self.parts if p.shown)
+
+
+def source_views(references: Iterable[Reference]) -> list[SourceView]:
+    """The view of every reference that has one (:func:`citerender.plugin.source_links.has_view`),
+    in the bibliography's order."""
+    out = []
+    for ref in references:
+        if not has_view(ref):
+            continue
+        ranges = cited_ranges(ref)
+        lines = ref.source.lines
+        assert lines is not None
+        chars = sum(map(len, lines)) if len(lines) <= WHOLE_LINES else WHOLE_CHARS + 1
+        out.append(SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, chars))))
+    return out
+
+
+def cited_ranges(ref: Reference) -> tuple[CitedRange, ...]:
+    """The distinct ranges ``ref``'s places cite that the source has, each with every place citing
+    it (once), sorted by first line (the longest first), each given a slot no range overlapping
+    it has."""
+    anchors: dict[tuple[int, int], list[str]] = {}
+    for place in ref.places:
+        rng = place.lines
+        if rng is None or not ref.source.has_lines(rng):
+            continue  # no locator, or one outside the source (CR102): nothing to point at, never clamped
+        found = anchors.setdefault((rng.low, rng.high), [])
+        if place.anchor not in found:
+            found.append(place.anchor)
+    ends: list[int] = []  # per slot, the last line of the range that holds it last
+    out = []
+    for low, high in sorted(anchors, key=lambda r: (r[0], -r[1])):
+        slot = next((s for s, end in enumerate(ends) if end < low), len(ends))
+        if slot == len(ends) and slot < SLOTS:
+            ends.append(high)
+        elif slot < len(ends):
+            ends[slot] = high
+        out.append(CitedRange(low, high, tuple(anchors[low, high]), slot if slot < SLOTS else -1))
+    return tuple(out)
+
+
+def parts_of(count: int, ranges: Sequence[CitedRange], chars: int = 0) -> list[Part]:
+    """The parts of a source of ``count`` lines (``chars`` characters) a view shows and leaves out:
+    all of it when short; else each range with context either side (a long range by its two ends),
+    as much context as keeps the view within :data:`MAX_SHOWN` lines, its gaps counted. The parts
+    cover lines 1 to ``count`` exactly once: shown lines plus gaps make the source's length."""
+    if count <= 0:
+        return []
+    if count <= WHOLE_LINES and chars <= WHOLE_CHARS:
+        return [Part(1, count, True)]
+    spans: list[tuple[int, int]] = []
+    for context, keep in _TIGHTER:
+        spans = _merged(_spans(count, ranges, context, keep))
+        if sum(b - a + 1 for a, b in spans) <= MAX_SHOWN:
+            break
+    parts: list[Part] = []
+    at = 1
+    for a, b in spans:
+        if a > at:
+            parts.append(Part(at, a - 1, False))
+        parts.append(Part(a, b, True))
+        at = b + 1
+    if at <= count:
+        parts.append(Part(at, count, False))
+    return parts
+
+
+def _spans(count: int, ranges: Sequence[CitedRange], context: int, keep: int) -> list[tuple[int, int]]:
+    """The line spans to show: each range with ``context`` lines either side, a range longer than
+    ``2 × keep`` lines by ``keep`` lines at each end; the source's opening without ranges."""
+    if not ranges:
+        return [(1, min(count, _OPENING))]
+    out = []
+    for r in ranges:
+        if r.high - r.low + 1 <= 2 * keep:
+            out.append((max(1, r.low - context), min(count, r.high + context)))
+        else:
+            out.append((max(1, r.low - context), r.low + keep - 1))
+            out.append((r.high - keep + 1, min(count, r.high + context)))
+    return out
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans sorted and joined where they overlap, touch, or leave one line between them (a note
+    saying "1 line omitted" takes the room of that line)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1] + 2:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def line_cap(view: SourceView) -> int | None:
+    """The most characters a line of ``view`` shows (None: every line whole, in a whole view)."""
+    if view.whole:
+        return None
+    return max(200, min(4_000, SHOWN_CHARS // max(1, view.shown)))

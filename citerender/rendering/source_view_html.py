@@ -1,0 +1,157 @@
+"""Source views, as HTML: a source's lines one a row, each with its number, cited lines
+highlighted, each cited range opened by a row that is its link target and holds its back-links
+to every claim citing it.
+
+The markup is written in Python, as the cards are (a theme changes looks, never what is shown);
+the looks are ``themes/_source-view.css`` (and its dark half, for themes that go dark). Pointing
+at a range (``:target``) emphasises exactly its lines, with no script: each range has a slot no
+range overlapping it shares, its opening row carries ``citerender-sN-start``, its lines
+``citerender-sN`` and its last line ``citerender-sN-end``; the stylesheet's rule for slot N
+emphasises the ``citerender-sN`` rows after the pointed-at opening row, up to its end.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from html import escape
+
+from ..plugin.bibliography import EN_DASH, SEPARATOR, lines_html
+from ..plugin.source_links import VIEWS_PAGE, range_id, view_id
+from ..sources.urls import safe_url
+from .source_view import CitedRange, Part, SourceView, line_cap
+
+__all__ = ["VIEWS_HEADING", "view_html", "views_section"]
+
+#: the heading of the views on an answer's page
+VIEWS_HEADING = "Cited sources, in context"
+
+
+def views_section(views: list[SourceView], prefix: str = "") -> str:
+    """Every view on the answer's page, after the bibliography (``prefix``: the page's id prefix)."""
+    if not views:
+        return ""
+    hid = f"{prefix}source-views"
+    inner = "".join(view_html(v, VIEWS_PAGE) for v in views)
+    return (
+        f'\n<section class="citerender-views" aria-labelledby="{hid}">\n'
+        f'<h2 class="citerender-views-heading" id="{hid}">{VIEWS_HEADING}</h2>\n{inner}</section>'
+    )
+
+
+def view_html(view: SourceView, mode: str, back: str = "", *, level: int = 3) -> str:
+    """One source's view: a region named by its heading (``Source 1: its title``), its facts, and
+    its lines. ``mode``: :data:`VIEWS_PAGE` (on the answer's page, ids ``source-1-L8-L13``) or a
+    folder (a page of its own, ids ``L8-L13``); ``back``: the answer page's URL before a ``#``
+    (empty on the answer's page); ``level``: the heading's level."""
+    ref = view.reference
+    s = ref.source
+    vid = view_id(ref) if mode == VIEWS_PAGE else "source"
+    title = f'<span class="citerender-view-num">Source {ref.number}:</span> <bdi>{escape(s.label)}</bdi>'
+    facts = [f"<code>{escape(s.id)}</code>", f"{len(view.lines):,} {s.line_unit}{'s' if len(view.lines) != 1 else ''}"]
+    url = safe_url(s.url)
+    if url:
+        facts.append(f'<a href="{escape(url)}" rel="noopener noreferrer">{escape(s.domain or url)}</a>')
+    facts.append(f'<a href="{escape(back)}#{escape(ref.anchor)}">its entry in Sources</a>')
+    if not view.whole:
+        facts.append(f"{view.shown:,} shown")
+    digits = len(str(len(view.lines)))
+    return (
+        f'<section class="citerender-view" id="{vid}" aria-labelledby="{vid}-title">\n'
+        f'<h{level} class="citerender-view-title" id="{vid}-title">{title}</h{level}>\n'
+        f'<p class="citerender-view-meta">{SEPARATOR.join(facts)}</p>\n'
+        f'<ol class="citerender-view-lines" style="--citerender-vd: {digits + 1}ch">\n'
+        f"{''.join(_rows(view, mode, back))}</ol>\n</section>\n"
+    )
+
+
+def _rows(view: SourceView, mode: str, back: str) -> list[str]:
+    """Every row of a view: its lines, the opening row of each range before its first line, a
+    gap note for each part left out."""
+    s = view.reference.source
+    unit = s.line_unit
+    starts: dict[int, list[CitedRange]] = {}
+    for r in view.ranges:
+        starts.setdefault(r.low, []).append(r)
+    cap = line_cap(view)
+    rows: list[str] = []
+    for part in view.parts:
+        if not part.shown:
+            rows.append(_gap(part, unit, _inside(view.ranges, part)))
+            continue
+        for n in range(part.first, part.last + 1):
+            rows.extend(_opening(view, r, mode, back) for r in starts.get(n, ()))
+            rows.append(_line(n, view.lines[n - 1], view.ranges, cap))
+    return rows
+
+
+def _inside(ranges: tuple[CitedRange, ...], part: Part) -> list[CitedRange]:
+    """The ranges a gap lies inside (a long range shown by its ends)."""
+    return [r for r in ranges if r.low < part.first and part.last < r.high]
+
+
+def _gap(part: Part, unit: str, inside: list[CitedRange]) -> str:
+    """A note saying how many lines a gap leaves out, and which: ``7 lines omitted (lines 1–7)``."""
+    n = part.count
+    which = f"{unit} {part.first:,}" if n == 1 else f"{unit}s {part.first:,}{EN_DASH}{part.last:,}"
+    cls = "citerender-vgap" + "".join(f" citerender-s{r.slot}" for r in inside if r.slot >= 0)
+    cited = " citerender-vl-cited" if inside else ""
+    return f'<li class="{cls}{cited}">{n:,} {unit}{"" if n == 1 else "s"} omitted ({which})</li>\n'
+
+
+@lru_cache(maxsize=1024)
+def _member(slot: int, end: bool) -> str:
+    if slot < 0:
+        return ""
+    return f" citerender-s{slot}" + (f" citerender-s{slot}-end" if end else "")
+
+
+def _line(n: int, text: str, ranges: tuple[CitedRange, ...], cap: int | None) -> str:
+    """One line: its number (a gutter the list's own numbering stands for: hidden from screen
+    readers, left out of a copy) and its text, read in its own direction (``dir="auto"``)."""
+    cls = "citerender-vl"
+    cited = False
+    for r in ranges:
+        if r.low > n:
+            break
+        if n <= r.high:
+            cited = True
+            cls += _member(r.slot, n == r.high)
+    if cited:
+        cls += " citerender-vl-cited"
+    shown = text
+    if cap is not None and len(text) > cap:
+        more = len(text) - cap
+        shown = text[:cap]
+        tail = f'<span class="citerender-vcut"> &#8230; {more:,} more characters</span>'
+    else:
+        tail = ""
+    return (
+        f'<li class="{cls}" value="{n}"><span class="citerender-vno" aria-hidden="true">{n}</span>'
+        f'<span class="citerender-vt" dir="auto">{escape(shown, quote=False)}{tail}</span></li>\n'
+    )
+
+
+def _opening(view: SourceView, r: CitedRange, mode: str, back: str) -> str:
+    """The row opening a cited range: the link target (focusable, so that following a link moves
+    the keyboard there), the range's lines in words, and a back-link to each claim citing it."""
+    ref = view.reference
+    unit = ref.source.line_unit
+    label = lines_html(r.lines.label(unit))
+    rid = range_id(ref, r.lines, mode)
+    arrow = '<span aria-hidden="true">&#8617;</span>'
+    if len(r.anchors) == 1:
+        links = (
+            f'<a class="citerender-vback" href="{escape(back)}#{escape(r.anchors[0])}" '
+            f'aria-label="Back to the claim citing {label}">{arrow} back to the claim</a>'
+        )
+    else:
+        links = f"{arrow} cited by " + SEPARATOR.join(
+            f'<a class="citerender-vback" href="{escape(back)}#{escape(a)}" '
+            f'aria-label="claim {k} citing {label}">claim {k}</a>'
+            for k, a in enumerate(r.anchors, 1)
+        )
+    start = f" citerender-s{r.slot}-start" if r.slot >= 0 else ""
+    return (
+        f'<li class="citerender-vrange{start}" id="{escape(rid)}" tabindex="-1">'
+        f'<span class="citerender-vrange-label">{label[0].upper()}{label[1:]}</span> {links}</li>\n'
+    )
