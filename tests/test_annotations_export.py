@@ -301,6 +301,15 @@ def test_body_quotes_the_cited_lines_and_gives_their_line_fragment(tmp_path: Pat
     ]
 
 
+def test_rfc5147_lines_only_while_every_line_before_is_one_line() -> None:
+    """RFC 5147 counts the lines of the source's text: a row holding a line break would shift every
+    number after it, so past it only the ``L`` fragment names the lines."""
+    reg = Registry([Source("f", title="F", lines=("one", "two\nhalves", "three"))])
+    doc = to_annotations_data(parse_answer("A.\ue200cite\ue202f\ue202L1\ue201 B.\ue200cite\ue202f\ue202L3\ue201", reg))
+    fragments = [[f["value"] for f in _selector(_bodies(a)[0], "FragmentSelector")] for a in _items(doc)]
+    assert fragments == [["L1", "line=0,1"], ["L3"]]
+
+
 def test_out_of_range_locator_gets_no_line_selector_and_is_still_reported(tmp_path: Path) -> None:
     doc, stderr = _export(tmp_path, "answer")
     assert "CR102" in stderr and "L40-L45" in stderr

@@ -47,6 +47,8 @@ SOURCE_IRI = "urn:citerender:source:"
 RFC5147 = "http://tools.ietf.org/rfc/rfc5147"
 #: code points of context a quote keeps on each side (Hypothesis keeps 32)
 CONTEXT_CHARS = 32
+#: the key of :func:`_single_lines` in ``Source.memo``
+_SINGLE_LINES = "annotations.single_lines"
 #: the W3C motivation: the annotation links a claim to the passage cited for it
 MOTIVATION = "linking"
 
@@ -238,8 +240,18 @@ def _line_selectors(s: Source, use: RefUse, *, rfc5147: bool) -> Iterator[dict[s
             quote_selector["suffix"] = " " + after[:CONTEXT_CHARS]
         yield quote_selector
     yield {"type": "FragmentSelector", "value": line_locator(low, high)}
-    if rfc5147 and not any("\n" in line for line in s.lines[:high]):
+    if rfc5147 and high <= _single_lines(s):
         yield {"type": "FragmentSelector", "conformsTo": RFC5147, "value": f"line={low - 1},{high}"}
+
+
+def _single_lines(s: Source) -> int:
+    """How many of the source's first lines hold no line break (RFC 5147 counts the lines of its
+    text: a line holding a break would shift every number after it). Worked out once per source."""
+    found = s.memo.get(_SINGLE_LINES)
+    if found is None:
+        assert s.lines is not None
+        found = s.memo[_SINGLE_LINES] = next((k for k, line in enumerate(s.lines) if "\n" in line), len(s.lines))
+    return int(found)
 
 
 def _collapsed(lines: Sequence[str]) -> str:
