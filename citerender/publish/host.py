@@ -18,6 +18,7 @@ from ..diagnostics import Diagnostic, Severity, in_file
 from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
+from ..plugin.state import Reference
 from ..rendering.exports.markdown import guard_markdown, to_stripped
 from ..rendering.exports.parsed import parse_answer, rewrite
 from ..rendering.pipeline import pipeline
@@ -50,6 +51,7 @@ class Transformed:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     path: str = "<page>"
     stripped: str = ""  # the page without any marker, code as written (a host's copy of the source)
+    references: list[Reference] = field(default_factory=list)  # as the bibliography lists them (source views)
 
     def messages(self, *, first_line: int = 1, place: bool = True) -> list[tuple[Severity, str, int | None]]:
         """Each diagnostic as ``(severity, "path:line:col: CODE [severity] message", line)`` with
@@ -159,6 +161,7 @@ def transform_for_host(
     parsed = parse_answer(markdown, registry, opts)  # unknown="error" is kept there, as in every export
     p = pipeline(replace(opts, bibliography=False))
     out = Transformed("", token, diagnostics=parsed.diagnostics, path=path, stripped=to_stripped(parsed))
+    out.references = list(parsed.references)
     counter = iter(range(1, 1_000_000))
 
     def placeholder(group: Token) -> str:

@@ -6,7 +6,8 @@ each citation group by a placeholder word (and markers in code by nothing), and
 ``on_page_content`` swaps the placeholders for the rendered citations and appends the
 bibliography. Sources come from the page's front matter (``sources:`` inline or a path) or a
 sidecar ``NAME.sources.{json,yaml}``. The theme's CSS is written once and added to
-``extra_css``, so it works inside any MkDocs theme, Material included.
+``extra_css``, so it works inside any MkDocs theme, Material included. Each cited source with
+lines gets a page of its own beside the page citing it (``source_views``, on by default).
 """
 
 from __future__ import annotations
@@ -25,10 +26,15 @@ from ..errors import CiterenderError
 from ..jobs.files import write_atomic
 from ..options import DIALECTS, STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
+from ..syntax.headings import first_heading
 from .answers import SIDE_SUFFIXES, split_front_matter
 from .host import SUPPORT_LEVELS, Transformed, host_css, page_prefix, prepare_page
+from .source_pages import view_pages, views_href, write_site_views
 
 CSS_PATH = "assets/citerender.css"
+#: the source views' pages are citerender's own (not the MkDocs theme's): their stylesheet follows
+#: the reader's colour scheme
+VIEWS_CSS_PATH = "assets/citerender-sources.css"
 SIDECAR = re.compile("(?:" + "|".join(re.escape(s) for s in SIDE_SUFFIXES) + ")$", re.I)
 
 
@@ -52,6 +58,8 @@ class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     consulted = c.Type(bool, default=False)
     #: the pages' citations are a RAG framework's numbers (``azure`` [doc1], ``ragflow`` [ID:0], …)
     dialect = c.Optional(c.Choice(DIALECTS))
+    #: a page per cited source (its text, the cited lines highlighted), linked from the cards
+    source_views = c.Type(bool, default=True)
 
 
 class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped-call]
@@ -64,6 +72,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         self.source_files: set[Path] = set()  # sources named in front matter: input, not output
         self.strict = False
         self.css = ""
+        self.views: dict[str, str] = {}  # the source views' pages, by path in the site
 
     def on_config(self, config: Any) -> Any:
         repo = self.config.repo
@@ -81,6 +90,7 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             dialect=self.config.dialect,
         )
         self.strict = bool(config.get("strict"))
+        self.views = {}
         try:  # a theme that cannot be used (one that reads outside its folder…) stops the build now, clearly
             self.css = host_css(load_theme(self.config.theme).css)  # dark when the page is, not the system
         except CiterenderError as e:
@@ -104,6 +114,8 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         opts = self.options
         if self.config.id_prefix == "auto":
             opts = replace(opts, id_prefix=page_prefix(uri))
+        if self.config.source_views:
+            opts = replace(opts, source_views=views_href(page.file.dest_uri))
         result, problems, used = prepare_page(
             markdown, page.meta or {}, src, Path(config["docs_dir"]), opts,
             token=self.token, name=uri, heading=self.config.heading,
@@ -119,6 +131,12 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         ):
             getattr(log, level)(message)
         self.pages[uri] = result
+        if self.config.source_views:
+            title = page.title or (page.meta or {}).get("title") or first_heading(markdown) or uri
+            theme = load_theme(self.config.theme)
+            self.views.update(
+                view_pages(result.references, theme, page=page.file.dest_uri, title=str(title), css=VIEWS_CSS_PATH)
+            )
         return result.markdown
 
     def on_files(self, files: Any, config: Any) -> Any:
@@ -143,6 +161,13 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
                 copy.unlink()
 
         write_atomic(Path(config["site_dir"]) / CSS_PATH, self.css, make_parents=True)
+        if self.views:
+            from mkdocs.plugins import get_plugin_logger
+
+            log = get_plugin_logger(__name__)
+            css = load_theme(self.config.theme).css  # the views' own pages: dark when the reader's system is
+            for problem in write_site_views(site, self.views, VIEWS_CSS_PATH, css):
+                log.warning(problem)
 
 
 def _clean_toc(items: Any, result: Transformed) -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "views_folder",
     "views_href",
     "views_intact",
+    "write_site_views",
     "write_views",
 ]
 
@@ -151,3 +152,30 @@ def record_views(journal: dict[str, Any], planned: set[str], page: str, views: d
     for rel, digest in views.items():
         journal[rel] = {"output_hash": digest, "view_of": page}
     planned.update(views)
+
+
+def write_site_views(site: Path, pages: dict[str, str], css_path: str, css: str) -> list[str]:
+    """A host's (MkDocs', Sphinx's) view pages and their stylesheet, written into its built site;
+    a page the host wrote itself is never written over (one citerender wrote, in a build that
+    keeps the last one's files, is): said, for the host's warnings."""
+    problems = []
+    for rel, html in sorted(pages.items()):
+        target = site / rel
+        if target.exists() and not _ours(target):
+            problems.append(f"{rel}: the site has a page there, the source view is not written (rename that page)")
+            continue
+        write_atomic(target, html, make_parents=True, root=site)
+    write_atomic(site / css_path, css, make_parents=True, root=site)
+    return problems
+
+
+_GENERATOR = b'<meta name="generator" content="citerender">'
+
+
+def _ours(path: Path) -> bool:
+    """Was the page at ``path`` written by citerender (its generator, in its head)?"""
+    try:
+        with path.open("rb") as f:
+            return _GENERATOR in f.read(2048)
+    except OSError:
+        return False

@@ -11,7 +11,10 @@ Settings (``conf.py``): ``citerender_style`` (``hovercard``), ``citerender_theme
 ``citerender_id_prefix`` (``auto``: the document's name, so ``singlehtml`` keeps ids unique),
 ``citerender_repo`` and ``citerender_repo_url`` (Codex file citations), ``citerender_consulted``
 (``False``: list the sources never cited after the bibliography), ``citerender_dialect``
-(``None``: the citations are a RAG framework's numbers, ``azure`` ``[doc1]`` …). Error diagnostics are
+(``None``: the citations are a RAG framework's numbers, ``azure`` ``[doc1]`` …),
+``citerender_source_views`` (``True``: with the ``html`` and ``dirhtml`` builders, a page per cited
+source beside its document, ``sources/NAME/ID.html``, its cited lines highlighted and linked from
+the cards). Error diagnostics are
 Sphinx warnings with the document and line (``-W`` fails on them); the ``_sources`` copies are
 written without markers.
 """
@@ -30,10 +33,14 @@ from ..jobs.files import write_atomic
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..syntax.escapes import visible
+from ..syntax.headings import first_heading
 from .answers import split_front_matter
 from .host import host_css, page_prefix, prepare_page
+from .source_pages import view_pages, views_href, write_site_views
 
 CSS_NAME = "citerender.css"
+#: the source views' pages are citerender's own: their stylesheet follows the reader's colour scheme
+VIEWS_CSS = "_static/citerender-sources.css"
 _PH = re.compile(r"CITERENDERSPHINX(?:P\d+|BIB)X")
 
 
@@ -102,6 +109,9 @@ def on_source_read(app: Any, docname: str, source: list[str]) -> None:
     opts = _options(app)
     if app.config.citerender_id_prefix == "auto":  # singlehtml joins every document into one page
         opts = replace(opts, id_prefix=page_prefix(docname))
+    page = _views_page(app, docname)
+    if page is not None:
+        opts = replace(opts, source_views=views_href(page))
     result, problems, _ = prepare_page(
         body, meta, path, Path(app.srcdir), opts, token="SPHINX", name=docname, heading=app.config.citerender_heading
     )
@@ -116,8 +126,28 @@ def on_source_read(app: Any, docname: str, source: list[str]) -> None:
             log.warning(message, location=(docname, line) if line else docname)
         else:
             (log.info if level == "info" else log.debug)(message)
-    _store(app.env)[docname] = {"html": result.html, "bib": result.bibliography, "source": front + result.stripped}
+    views = {}
+    if page is not None:
+        title = first_heading(body) or docname
+        views = view_pages(result.references, load_theme(opts.theme), page=page, title=title, css=VIEWS_CSS)
+    _store(app.env)[docname] = {
+        "html": result.html,
+        "bib": result.bibliography,
+        "source": front + result.stripped,
+        "views": views,
+    }
     source[0] = front + result.markdown
+
+
+def _views_page(app: Any, docname: str) -> str | None:
+    """The page ``docname`` is written to, for its source views (``citerender_source_views``): a
+    page of the ``html`` or ``dirhtml`` builder (``guide/a.html``, ``guide/a/index.html``); None for
+    any other builder, whose pages the views could not link back to."""
+    builder = getattr(app, "builder", None)
+    if not app.config.citerender_source_views or builder is None or builder.name not in ("html", "dirhtml"):
+        return None
+    uri = str(builder.get_target_uri(docname))
+    return uri + "index.html" if uri == "" or uri.endswith("/") else uri
 
 
 def on_doctree_read(app: Any, doctree: nodes.document) -> None:
@@ -169,6 +199,12 @@ def on_build_finished(app: Any, exception: Exception | None) -> None:
             write_atomic(copy, page["source"])
 
     write_atomic(Path(app.outdir) / "_static" / CSS_NAME, host_css(_css(app)), make_parents=True)
+    views = {rel: html for page in _store(app.env).values() for rel, html in page.get("views", {}).items()}
+    if views:
+        from sphinx.util import logging
+
+        for problem in write_site_views(Path(app.outdir), views, VIEWS_CSS, _css(app)):
+            logging.getLogger(__name__).warning(visible(problem))
 
 
 def _css(app: Any) -> str:
@@ -194,6 +230,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("citerender_check_support", "off", "html", types=frozenset({str}))
     app.add_config_value("citerender_consulted", False, "html")
     app.add_config_value("citerender_dialect", None, "html")
+    app.add_config_value("citerender_source_views", True, "html")
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-merge-info", on_merge)
