@@ -37,7 +37,7 @@ from ...syntax.types import line_locator
 from .parsed import Parsed, finish
 from .text import to_text
 
-__all__ = ["ANNO_CONTEXT", "SOURCE_IRI", "to_annotations", "to_annotations_data"]
+__all__ = ["ANNO_CONTEXT", "SOURCE_IRI", "Placed", "placed", "to_annotations", "to_annotations_data"]
 
 #: the W3C Web Annotation JSON-LD context (a copy with its origin: ``tests/data/w3c/``)
 ANNO_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
