@@ -458,3 +458,9 @@ def test_the_documented_hypothesis_script_quotes_what_the_published_page_shows(t
         assert " ".join(selector["exact"].split()) in shown  # Hypothesis finds the quote on the page
     assert "[Employee Handbook](https://company.example/handbook) L1" in requests[0]["text"]
     assert "> Employees may work remotely up to three days per week." in requests[0]["text"]
+
+
+def test_a_citation_opening_a_paragraph_never_takes_the_claim_of_the_paragraph_before() -> None:
+    reg = Registry([Source("a", title="A", lines=("one",)), Source("b", title="B", lines=("two",))])
+    answer = "First claim.\ue200cite\ue202a\ue201\n\n\ue200cite\ue202b\ue201 Second paragraph."
+    assert _exact_of(to_annotations_data(parse_answer(answer, reg))) == ["First claim.", "[2]"]

@@ -124,7 +124,7 @@ def _marked(children: Sequence[Token], marks: str, order: list[Token]) -> list[T
         elif tok.type == "citation" and tok.meta.get("uses"):
             order.append(tok)
             out.extend((_text(label), tok, _text(end)))
-        elif tok.children:  # an image's alternative text
+        elif tok.children:  # an image's alternative text (the plugin puts its citations after it)
             out.append(tok.copy(children=_marked(tok.children, marks, order)))
         else:
             out.append(tok)
@@ -132,8 +132,8 @@ def _marked(children: Sequence[Token], marks: str, order: list[Token]) -> list[T
 
 
 def _unlinked(tok: Token) -> Token:
-    """A copy of ``tok``; a citation in link text (or an image's) as if it were not: the card
-    styles leave its claim unwrapped (a span would cut the link), but its words are its claim."""
+    """A copy of ``tok``; a citation in link text as if it were not: the card styles leave its
+    claim unwrapped (a span would cut the link), but the link's words are its claim."""
     if tok.type == "citation" and tok.meta.get("in_link"):
         return tok.copy(meta={**tok.meta, "in_link": False})
     return tok.copy()
@@ -176,13 +176,13 @@ def _claim(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def _quotes(text: str, places: Sequence[Placed]) -> list[tuple[int, int]]:
-    """What each annotation quotes: its claim; for a citation right after another (nothing but
-    blanks between), the same claim; for one that closes no words (it opens its paragraph, cell
-    or item), its own label, the one thing it stands beside."""
+    """What each annotation quotes: its claim; for a citation right after another on its line
+    (nothing but spaces between), the same claim; for one that closes no words (it opens its
+    paragraph, cell or item), its own label, the one thing it stands beside."""
     out: list[tuple[int, int]] = []
     for k, pl in enumerate(places):
         at = pl.claim
-        if at is None and k and not text[places[k - 1].label_end : pl.label_start].strip():
+        if at is None and k and not text[places[k - 1].label_end : pl.label_start].strip(" \t"):
             at = out[-1]
         out.append(at or (pl.label_start, pl.label_end))
     return out
