@@ -1,7 +1,14 @@
 """Anthropic Messages: ``citations`` on text blocks (``char_location``, ``page_location``,
 ``content_block_location``, ``web_search_result_location``, ``web_fetch_result_location``,
 ``search_result_location``, each with ``cited_text``); any other type is reported (CR507) and its
-URL kept. Text blocks that tool calls separate are separate paragraphs."""
+URL kept. Text blocks that tool calls separate are separate paragraphs.
+
+A document location (``char_location`` …) names the request's documents, then the pages the
+``web_fetch`` tool read (``web_fetch_tool_result.content``: ``url``, its document's ``title``;
+web fetch documentation of 2026-05): a citation of a fetched page is that page, linked, one
+source with the fetch (so it is listed once, cited, never again as consulted). A
+``search_result_location``'s ``source`` (a URL, or an id such as ``file_001``) is linked when it
+is a web URL, else shown beside its ``title`` (search results documentation of 2026-05)."""
 
 from __future__ import annotations
 
@@ -10,47 +17,97 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, index_range, insert_edits, unknown_annotation
+from .common import Builder, index_range, insert_edits, unknown_annotation, web_url
 from .offsets import after_last_word
 
-__all__ = ["CITATION_KINDS", "citation_source", "collect_events", "messages"]
+__all__ = ["CITATION_KINDS", "citation_source", "collect_events", "fetched_document", "messages"]
 
 
 def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
-    """The source one citation names, and the locator of its ``cited_text`` (a numbered line)."""
+    """The source one citation names, and the locator of its ``cited_text`` (a numbered line).
+    ``documents``: the request's documents, then the pages web fetch read (:func:`fetched_document`)."""
     kind = c.get("type")
     cited = str(c.get("cited_text", "") or "")
     page = None  # the page the cited text is on, for a PDF
     if kind in ("web_search_result_location", "web_fetch_result_location"):
         sid = b.source(f"url:{c.get('url')}", "search", title=c.get("title"), url=c.get("url"))
-    elif kind == "search_result_location":  # a search result the caller passed in: its source is a URL or a name
-        src = str(c.get("source") or "")
-        url = src if src.lower().startswith(("http://", "https://")) else None
-        sid = b.source(
-            f"result:{src or c.get('search_result_index')}", "search", title=c.get("title") or src or None, url=url
-        )
-        blocks = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
-        b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(blocks)
+    elif kind == "search_result_location":
+        sid = _search_result(c, b)
     else:
-        idx = c.get("document_index", 0)
-        doc = documents[idx] if isinstance(idx, int) and 0 <= idx < len(documents) else {}
-        sid = b.source(
-            f"doc:{idx}",
-            "file",
-            title=c.get("document_title") or doc.get("title"),
-            url=doc.get("url"),
-            meta={"document_index": idx},
-        )
-        where = None
-        if kind == "page_location":
-            where = page = index_range("page", "pages", c.get("start_page_number"), c.get("end_page_number"))
-        elif kind == "content_block_location":
-            where = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
-        elif kind == "char_location":
-            where = f"characters {c.get('start_char_index')}–{c.get('end_char_index')}"
-        if where:
-            b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
+        sid, page = _document_source(c, b, documents)
     return sid, (b.add_line(sid, cited, page) if cited else None)
+
+
+def _search_result(c: Mapping[str, Any], b: Builder) -> str:
+    """A search result the caller passed in: linked when its ``source`` is a web URL; a source
+    that is an id or another kind of URI (``file_001``, ``kb://…``) is shown beside its title."""
+    src = " ".join(str(c.get("source") or "").split())[:500]
+    title = " ".join(str(c.get("title") or "").split())[:500]
+    url = web_url(src)
+    if not url and src and title and src != title:
+        title = f"{title} ({src})"
+    sid = b.source(
+        f"result:{src or c.get('search_result_index')}",
+        "search",
+        title=title or src or None,
+        url=url,
+        meta={"source": src} if src else None,
+    )
+    blocks = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
+    b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(blocks)
+    return sid
+
+
+def _document_source(
+    c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]
+) -> tuple[str, str | None]:
+    """A document's source (a page web fetch read is the page: linked, one source with it) and
+    the page its cited text is on, for a PDF."""
+    idx = c.get("document_index", 0)
+    doc = _document(c, documents)
+    title = c.get("document_title") or doc.get("title")
+    meta = {"document_index": idx}
+    if doc.get("fetched") and isinstance(doc.get("url"), str):
+        sid = b.source(f"url:{doc['url']}", "search", title=title, url=doc["url"], meta=meta)
+    else:
+        sid = b.source(f"doc:{idx}", "file", title=title, url=doc.get("url"), meta=meta)
+    where = page = None
+    kind = c.get("type")
+    if kind == "page_location":
+        where = page = index_range("page", "pages", c.get("start_page_number"), c.get("end_page_number"))
+    elif kind == "content_block_location":
+        where = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
+    elif kind == "char_location":
+        where = f"characters {c.get('start_char_index')}–{c.get('end_char_index')}"
+    if where:
+        b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(where)
+    return sid, page
+
+
+def _document(c: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The document a citation's ``document_index`` names; when its ``document_title`` belongs to
+    another of them (the request's documents and the fetched pages counted differently), that one."""
+    idx = c.get("document_index", 0)
+    doc = documents[idx] if isinstance(idx, int) and 0 <= idx < len(documents) else {}
+    title = c.get("document_title")
+    if title and doc.get("title") != title:
+        named = [d for d in documents if d.get("title") == title]
+        if len(named) == 1:
+            return named[0]
+    return doc
+
+
+def fetched_document(block: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The page a ``web_fetch_tool_result`` block read, as a document citations may name
+    (``url``, ``title``), or None for any other block (or a fetch that failed)."""
+    content = block.get("content")
+    if block.get("type") != "web_fetch_tool_result" or not isinstance(content, Mapping):
+        return None
+    if content.get("type") != "web_fetch_result" or not isinstance(content.get("url"), str):
+        return None
+    doc = content.get("content")
+    title = doc.get("title") if isinstance(doc, Mapping) else None
+    return {"url": content["url"], "title": title if isinstance(title, str) else None, "fetched": True}
 
 
 CITATION_KINDS = (
@@ -68,9 +125,11 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
     (``…week`` + ``. Next`` → ``…week.[1] Next``), as everywhere (:func:`.offsets.after_last_word`)."""
     text = ""
     edits: list[tuple[int, int, str]] = []
+    blocks = [bl for bl in resp.get("content", []) or [] if isinstance(bl, Mapping)]
+    documents = [*documents, *(d for bl in blocks if (d := fetched_document(bl)) is not None)]
     apart = False  # a tool call (or its result) came between this text block and the last
     tool_urls: dict[str, str] = {}
-    for block in resp.get("content", []) or []:
+    for block in blocks:
         if block.get("type") != "text":
             apart = apart or bool(text)
             _tool_block(block, b, tool_urls)
@@ -115,10 +174,8 @@ def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str])
             )
         )
     elif kind == "web_fetch_tool_result" and isinstance(content, Mapping):
-        if content.get("type") == "web_fetch_result" and isinstance(content.get("url"), str):
-            doc = content.get("content")
-            title = doc.get("title") if isinstance(doc, Mapping) else None
-            b.source(f"url:{content['url']}", "search", title=title, url=content["url"])
+        if (page := fetched_document(block)) is not None:
+            b.source(f"url:{page['url']}", "search", title=page["title"], url=page["url"])
         elif "error" in str(content.get("type")):
             url = tool_urls.get(str(block.get("tool_use_id")), "a page")
             b.note(("CR511", f"Anthropic's web fetch could not read {url[:200]} ({content.get('error_code')})"))

@@ -7,7 +7,8 @@ Each conversation holds ``chat_messages``; each message a ``sender`` (``human``,
 order). An answer is its ``text`` blocks, in order: blocks one after another are one text (Claude
 splits its text where a citation starts or ends), blocks on either side of a tool call are
 separate paragraphs. A text block's ``citations`` (``start_index``/``end_index`` in that block,
-``details.url``) become a marker after the words they name (and the punctuation closing them); the pages a web search returned
+``details.url``) become a marker after the words they name (and the punctuation closing them; an
+end outside the block's text is reported and its page listed without a place); the pages a web search returned
 (``tool_result`` blocks of ``knowledge`` items) give the sources their titles and snippets, and are
 the sources consulted. Thinking, tool calls and their results are not shown, as in the chat; a block
 of a type citerender does not know is reported (CR501), never dropped silently. A user's
@@ -15,6 +16,7 @@ attachments and files are named (the export holds an attachment's text, never a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +34,9 @@ ROOT_PARENT = "00000000-0000-4000-8000-000000000000"
 _NOT_SHOWN = frozenset({"thinking", "redacted_thinking", "tool_use", "tool_result", "token_budget", "flag"})
 _BREAKS = frozenset({"tool_use", "tool_result"})  # text on either side of them: separate paragraphs
 _CLOSING = frozenset(".,;:!?)]\u201d\u2019\"'")  # a citation ending just before these goes after them
+#: the markers a block's text ends with
+_START, _STOP = re.escape(DEFAULT_FORMAT.start), re.escape(DEFAULT_FORMAT.stop)
+_TRAILING_MARKERS = re.compile(f"(?:{_START}[^{_STOP}]*{_STOP})+\\Z")
 
 
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
@@ -118,6 +123,7 @@ class _Answer:
         self.notes: list[tuple[str, str]] = []
         self.cited: dict[str, dict[str, Any]] = {}  # url → source, in the order first cited
         self.seen: dict[str, dict[str, Any]] = {}  # url → what a search returned for it
+        self.placed: set[str] = set()  # ids some citation put in the text
         self.gap = False
 
     def block(self, block: Mapping[str, Any]) -> None:
@@ -126,6 +132,8 @@ class _Answer:
             text = self._cited(block)
             if self.gap and self.pieces and text.strip():
                 self.pieces.append("\n\n")
+            elif self.pieces:
+                text = self._past_punctuation(text)
             self.pieces.append(text)
             self.gap = False
         elif typ == "tool_result":
@@ -136,6 +144,18 @@ class _Answer:
         elif typ not in _NOT_SHOWN:
             self.notes.append(("CR501", f"content block of unknown type {typ[:40]!r} not shown"))
 
+    def _past_punctuation(self, text: str) -> str:
+        """``text`` without the punctuation it opens with when the block before it ends in a
+        citation: that punctuation closes the cited sentence, so it goes before the citation
+        (``…meeting`` + ``, as…`` → ``…meeting,[2] as…``), as within a block."""
+        lead = len(text) - len(text.lstrip("".join(_CLOSING)))
+        found = _TRAILING_MARKERS.search(self.pieces[-1]) if lead else None
+        if found is None:
+            return text
+        prev = self.pieces[-1]
+        self.pieces[-1] = prev[: found.start()] + text[:lead] + prev[found.start() :]
+        return text[lead:]
+
     def _results(self, content: Any) -> None:
         for item in content if isinstance(content, list) else []:
             if isinstance(item, Mapping) and isinstance(item.get("url"), str) and item["url"]:
@@ -145,7 +165,9 @@ class _Answer:
                         found[key] = " ".join(item[key].split()) if key == "text" else item[key]
 
     def _cited(self, block: Mapping[str, Any]) -> str:
-        """The block's text with a marker after the words each citation names (ids by URL)."""
+        """The block's text with a marker after the words each citation names (ids by URL); a
+        citation whose end lies outside the block's text names no words of it: its page is listed
+        without a place (reported), never pinned where it might belong."""
         raw = block.get("text")
         text: str = raw if isinstance(raw, str) else ""
         at: dict[int, list[str]] = {}
@@ -159,20 +181,23 @@ class _Answer:
                 self.notes.append(("CR505", "a citation names no URL: left out"))
                 continue
             sid = self._source(url, c, details)
-            ids = at.setdefault(self._end(text, c.get("end_index")), [])
+            end = self._end(text, c.get("end_index"))
+            if end is None:
+                continue
+            self.placed.add(sid)
+            ids = at.setdefault(end, [])
             if sid not in ids:
                 ids.append(sid)
         return insert_edits(text, [(end, end, DEFAULT_FORMAT.marker(*ids)) for end, ids in at.items()])
 
-    def _end(self, text: str, given: Any) -> int:
+    def _end(self, text: str, given: Any) -> int | None:
         """Where a citation's marker goes: after its end and the sentence's punctuation that
-        follows, as chats show it (an end outside the text: its end, reported)."""
+        follows, as chats show it; None for an end outside the text (reported)."""
         end = given if isinstance(given, int) and not isinstance(given, bool) else -1
         if not 0 <= end <= len(text):
-            self.notes.append(
-                ("CR504", f"a citation's end ({str(given)[:20]}) lies outside its text: placed at its end")
-            )
-            end = len(text)
+            where = f"a citation's end ({str(given)[:20]}) lies outside its text ({len(text)} characters)"
+            self.notes.append(("CR504", f"{where}: its page is listed without a place"))
+            return None
         while end < len(text) and text[end] in _CLOSING:
             end += 1
         return end
@@ -195,7 +220,8 @@ class _Answer:
         out = []
         for url, source in self.cited.items():
             found = self.seen.get(url, {})
-            out.append({**{k: v for k, v in found.items() if k not in source}, **source})
+            listed = {} if source["id"] in self.placed else {"listed": "cited"}  # cited, but nowhere in the text
+            out.append({**{k: v for k, v in found.items() if k not in source}, **source, **listed})
         n = len(out)
         for url, found in self.seen.items():
             if url not in self.cited:

@@ -1,44 +1,97 @@
-"""Google Gemini / Vertex AI grounding (``generateContent``; documentation of 2025-10):
+"""Google Gemini / Vertex AI grounding (``generateContent``; documentation of 2026-05):
 ``candidates[0].groundingMetadata`` holds ``groundingChunks`` (``web``, ``retrievedContext``,
-``maps``: ``uri``, ``title``) and ``groundingSupports[]`` (``segment{partIndex, startIndex,
-endIndex, text}`` with ``groundingChunkIndices`` and ``confidenceScores``).
+``maps``: ``uri``, ``title``; ``image``: ``sourceUri``, ``imageUri``, ``title``, ``domain``) and
+``groundingSupports[]`` (``segment{partIndex, startIndex, endIndex, text}`` with
+``groundingChunkIndices`` and ``confidenceScores``).
 
 Segment offsets are **UTF-8 bytes** into the part's text, ``startIndex`` (and ``partIndex``)
 omitted when 0; parts the model marks ``thought`` are its reasoning, neither shown nor counted;
 each segment is checked against its ``text``. Web chunk URIs are redirect links
 (``vertexaisearch.cloud.google.com/grounding-api-redirect/…``): the link is kept, and the chunk's
-title, which names the site, is shown as the source's domain. Every chunk and every page
-``urlContextMetadata`` says was retrieved is a source (the consulted option lists those nothing
-cites); a page URL context failed to retrieve is reported (CR511). A streamed answer is a list of
-responses whose text parts add up, the grounding metadata coming with the last ones."""
+title, which names the site, is shown as the source's domain. An image chunk cites the page the
+image is on (``sourceUri``), never the image. A chunk that cannot be linked (no URL, a kind not
+read here, an empty one) is listed and reported (CR505, CR507), never a silent "grounding chunk
+N". Every chunk and every page ``urlContextMetadata`` says was retrieved is a source (the
+consulted option lists those nothing cites); a page URL context failed to retrieve is reported
+(CR511). ``citationMetadata`` (recitation sources) is read alongside (:mod:`.gemini_citations`),
+and the Search Suggestions widget (``searchEntryPoint``) is shown after the answer
+(:mod:`.search_suggestions`). A streamed answer is a list of responses whose text parts add up,
+the grounding metadata coming with the last ones, each chunk's citation sources with it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
-from .common import Builder, insert_edits
+from .common import Builder, first_text, insert_edits, web_url
+from .gemini_citations import citation_sources, merge_citations, recitations
 from .offsets import SpanReader
+from .search_suggestions import after_answer, suggestions
 
 __all__ = ["collect_chunks", "generate_content", "supports"]
 
 
+#: the grounding chunk kinds read here (google-genai ``GroundingChunk``); any other is reported
+_KINDS = ("web", "retrievedContext", "maps", "image")
+
+
 def _source(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
-    for kind in ("web", "retrievedContext", "maps"):
-        c = chunk.get(kind)
-        if isinstance(c, Mapping):
-            uri, title = c.get("uri"), c.get("title")
-            meta: dict[str, Any] = {"chunk_index": index, "kind": kind}
-            if kind == "web" and isinstance(title, str) and "." in title and " " not in title.strip():
-                meta["domain"] = title.strip()  # the site behind the redirect link
-            text = None
-            if kind == "retrievedContext":
-                text = c.get("text")
-                title, uri = _retrieved_names(c, title, uri)
-            return b.source(
-                f"gemini:{index}", "search" if kind == "web" else "file", title=title, url=uri, text=text, meta=meta
-            )
-    return b.source(f"gemini:{index}", "search", title=f"grounding chunk {index + 1}")
+    """The source of grounding chunk ``index`` (made once: what it lacks is reported then)."""
+    key = f"gemini:{index}"
+    if key in b.by_key:
+        return b.by_key[key]
+    kind = next((k for k in _KINDS if isinstance(chunk.get(k), Mapping)), None)
+    if kind == "image":
+        return _image(chunk["image"], index, b)
+    if kind is None:
+        return _unread(chunk, index, b)
+    c = chunk[kind]
+    uri, title = c.get("uri"), c.get("title")
+    meta: dict[str, Any] = {"chunk_index": index, "kind": kind}
+    if kind == "web" and isinstance(title, str) and "." in title and " " not in title.strip():
+        meta["domain"] = title.strip()  # the site behind the redirect link
+    text = None
+    if kind == "retrievedContext":
+        text = c.get("text")
+        title, uri = _retrieved_names(c, title, uri)
+    elif not web_url(uri):  # a web page or place with no link: named, and said
+        what = f"is listed as {title[:80]!r}" if isinstance(title, str) and title.strip() else "names nothing"
+        b.note(("CR505", f"grounding chunk {index + 1} ({kind}) has no URL: it {what}, not linked"))
+    if not title and not uri:
+        title = f"grounding chunk {index + 1}"
+        if kind == "retrievedContext":
+            b.note(("CR505", f"grounding chunk {index + 1} (retrievedContext) has no URL, title or store: listed as {title!r}"))  # fmt: skip
+    return b.source(key, "search" if kind != "retrievedContext" else "file", title=title, url=uri, text=text, meta=meta)
+
+
+def _image(c: Mapping[str, Any], index: int, b: Builder) -> str:
+    """An image search result (``GroundingChunkImage``): a citation of the page the image is on
+    (``sourceUri``), titled, its site shown; the image itself (``imageUri``) is never fetched."""
+    url = web_url(c.get("sourceUri") or c.get("source_uri"))
+    title, domain = first_text(c, "title"), first_text(c, "domain")
+    meta: dict[str, Any] = {"chunk_index": index, "kind": "image"}
+    if domain:
+        meta["domain"] = domain
+    name = title or domain or (None if url else f"image search result {index + 1}")
+    if url is None and name is not None:
+        what = f"grounding chunk {index + 1} (an image search result) has no page URL"
+        b.note(("CR505", f"{what}: it is listed as {name[:80]!r}, not linked"))
+    return b.source(f"gemini:{index}", "search", title=name, url=url, meta=meta)
+
+
+def _unread(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
+    """A chunk of a kind not read here (CR507), or an empty one (CR505): listed under its number,
+    its URL kept when it has one — never a silent "grounding chunk N"."""
+    title = f"grounding chunk {index + 1}"
+    url = next((u for v in chunk.values() if isinstance(v, Mapping) for u in [web_url(v.get("uri"))] if u), None)
+    if not chunk:
+        b.note(("CR505", f"{title} is empty (no web page, file, place or image): listed as {title!r}, not linked"))
+    else:
+        kinds = ", ".join(sorted(str(k) for k in chunk)[:5])[:80]
+        how = "its URL is kept" if url else f"listed as {title!r}, not linked"
+        b.note(("CR507", f"{title} ({kinds}) is of a kind citerender does not read: {how}"))
+    return b.source(f"gemini:{index}", "search", title=None if url else title, url=url, meta={"chunk_index": index})
 
 
 _URL_KEYS = ("url", "source_url", "uri", "source_uri", "link")
@@ -100,21 +153,28 @@ def _answer_texts(cand: Mapping[str, Any]) -> list[str]:
 
 
 def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    """The answer (its text parts joined) with each grounding support's and citation source's
+    marker in place, then the Search Suggestions the response asks to be shown."""
     candidates = resp.get("candidates") or []
     if not candidates:
         return []
     cand = candidates[0]
     parts = _answer_texts(cand)
-    edits: dict[int, list[tuple[int, int, str]]] = {}
+    bases = [0, *accumulate(len(t) for t in parts)]  # where each part starts in the answer
+    text = "".join(parts)
+    edits: list[tuple[int, int, str]] = []
     readers = [SpanReader(t, "utf8") for t in parts]
-    for part, start, end, text, marker in supports(cand.get("groundingMetadata") or {}, b):
+    meta = cand.get("groundingMetadata") or {}
+    for part, start, end, cited, marker in supports(meta, b):
         if not 0 <= part < len(parts):
             b.note(("CR504", f"a grounding support names part {part}; the answer has {len(parts)}: left out"))
             continue
-        at = b.place(readers[part], start, end, text)
-        edits.setdefault(part, []).append((at, at, marker))
+        at = bases[part] + b.place(readers[part], start, end, cited)
+        edits.append((at, at, marker))
+    edits.extend(recitations(cand, text, b))
     _consulted(cand, b)
-    return ["".join(insert_edits(t, edits.get(k, [])) for k, t in enumerate(parts))]
+    answer = insert_edits(text, edits)
+    return [answer + after_answer(answer, suggestions(meta, b))]
 
 
 def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
@@ -147,6 +207,7 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     texts: list[list[str]] = []  # each part's pieces, joined once: linear in the stream
     meta: Any = None
     url_meta: Any = None
+    cited: list[Mapping[str, Any]] = []  # each chunk's citation sources (offsets from the answer's start)
     for chunk in chunks:
         for cand in (chunk.get("candidates") or [])[:1]:
             for k, text in enumerate(_answer_texts(cand)):
@@ -157,9 +218,12 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 meta = cand["groundingMetadata"]
             if cand.get("urlContextMetadata"):
                 url_meta = cand["urlContextMetadata"]
+            cited.extend(citation_sources(cand))
     cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": "".join(t)} for t in texts]}}
     if meta is not None:
         cand_out["groundingMetadata"] = meta
     if url_meta is not None:
         cand_out["urlContextMetadata"] = url_meta
+    if (merged := merge_citations(cited)) is not None:
+        cand_out["citationMetadata"] = merged
     return {"candidates": [cand_out]}

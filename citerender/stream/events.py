@@ -69,6 +69,10 @@ class LiveAnswer:
         self.wait = wait
         self.sep = "" if provider in ("anthropic", "gemini", "cohere") else "\n\n"
         self.apart = False  # Anthropic: a tool call came between this text block and the last
+        self.fetched: list[dict[str, Any]] = []  # Anthropic: the pages web fetch read, as documents
+        self.recited: list[Mapping[str, Any]] = []  # Gemini: citation sources not placed yet
+        self.recited_seen: set[tuple[Any, ...]] = set()  # … and every one met (one sent twice is one)
+        self.grounding: Mapping[str, Any] | None = None  # Gemini: the last grounding metadata
         self.made: set[tuple[int, str]] = set()  # (place, marker) of each citation shown
         self.zone_from = 0  # where the text's zones are looked for from (all before is shown and settled)
 
@@ -104,6 +108,11 @@ class LiveAnswer:
         if self.closed:
             return ""
         self.closed = True
+        self._recite()
+        if self.grounding is not None:  # Gemini's Search Suggestions, a paragraph after the answer
+            from ..providers.search_suggestions import after_answer, suggestions
+
+            self.text += after_answer(self.text, suggestions(self.grounding, self.b))
         return self._release(final=True) + self.renderer.close()
 
     @property
@@ -221,7 +230,7 @@ class LiveAnswer:
             self.hold = len(self.text)
 
     def _anthropic(self, e: Mapping[str, Any]) -> None:
-        from ..providers.anthropic import CITATION_KINDS, citation_source
+        from ..providers.anthropic import CITATION_KINDS, citation_source, fetched_document
 
         kind = e.get("type")
         d = e.get("delta") or {}
@@ -233,12 +242,14 @@ class LiveAnswer:
             self._append(("block", e.get("index", 0)), "")
         elif kind == "content_block_start":
             self.apart = self.apart or bool(self.text)
+            if (page := fetched_document(e.get("content_block") or {})) is not None:
+                self.fetched.append(page)  # a page web fetch read: the documents its citations name
         elif kind == "content_block_delta" and d.get("type") == "text_delta":
             self._append(("block", e.get("index", 0)), str(d.get("text", "")))
         elif kind == "content_block_delta" and d.get("type") == "citations_delta":
             c = d.get("citation") or {}
             if c.get("type") in CITATION_KINDS:
-                self.block.append(self.b.marker(*citation_source(c, self.b, ())))
+                self.block.append(self.b.marker(*citation_source(c, self.b, self.fetched)))
             elif (m := unknown_annotation(str(c.get("type") or "untyped"), c, self.b)) is not None:
                 self.block.append(m)
         elif kind == "content_block_stop":
@@ -249,6 +260,7 @@ class LiveAnswer:
 
     def _gemini(self, e: Mapping[str, Any]) -> None:
         from ..providers.gemini import supports
+        from ..providers.gemini_citations import citation_sources, entry_key
 
         for cand in (e.get("candidates") or [])[:1]:
             for k, part in enumerate((cand.get("content") or {}).get("parts") or []):
@@ -256,6 +268,7 @@ class LiveAnswer:
                     self._append(("part", k), str(part["text"]))
             meta = cand.get("groundingMetadata")
             if meta:
+                self.grounding = meta
                 offsets: dict[int, int] = {}  # a part's start in UTF-8 bytes, counted once per part
                 for part_index, start, end, cited, marker in supports(meta, self.b):
                     base = self.parts.get(("part", part_index), 0)
@@ -265,8 +278,23 @@ class LiveAnswer:
                     s = offset + int(start or 0)
                     t = offset + int(end if end is not None else start or 0)
                     self.cites.append((s, t, cited, "utf8", marker))
+            for c in citation_sources(cand):  # each chunk's, its offsets from the answer's start
+                if (key := entry_key(c)) not in self.recited_seen:
+                    self.recited_seen.add(key)
+                    self.recited.append(c)
             if meta or cand.get("finishReason"):
+                self._recite()  # the text they name is complete
                 self.hold = len(self.text)  # grounding comes with the last chunk: until then, nothing is final
+
+    def _recite(self) -> None:
+        """Gemini's citation sources met so far, placed after their words as the one-shot adapter
+        places them (:func:`~citerender.providers.gemini_citations.recited_places`)."""
+        if self.recited:
+            from ..providers.gemini_citations import recited_places
+
+            for at, marker in recited_places(self.recited, self.text, self.b):
+                self.cites.append((at, at, None, "codepoint", marker))
+            self.recited = []
 
     def _cohere(self, e: Mapping[str, Any]) -> None:
         from ..providers.cohere import citation_marker
