@@ -33,8 +33,8 @@ def _outcome(md: MarkdownIt) -> tuple[str, list[tuple[str, str]], list[str]]:
     env: dict = {}
     tokens = md.parse(ANSWER, env)
     html = md.renderer.render(tokens, md.options, env)
-    st = env["citerender"]
-    return html, [(t.type, t.content) for t in tokens], sorted(d.code for d in st.diagnostics)
+    table = env["citerender"]  # the document table: plain data
+    return html, [(t.type, t.content) for t in tokens], sorted(d["code"] for d in table.get("diagnostics", []))
 
 
 def test_the_chain_runs_in_order_from_four_modules() -> None:

@@ -19,6 +19,7 @@ from .bibliography import NOTE_STYLES
 from .claim_spans import add_claim_spans
 from .core import citation_core
 from .dialects import dialect_rule
+from .document import document_rule
 from .direction import add_direction_rule
 from .flanking import add_flanking_rule
 from .links import LinkPolicy
@@ -46,8 +47,10 @@ def citation_plugin(
     :param options: every rendering setting (:class:`citerender.RenderOptions`); keyword
         arguments (``style="hovercard"``, ``families=("cite",)``, ``unknown="keep"`` …) build or
         change one, with the same defaults as every other entry point.
-    :param registry: the sources an answer may cite; ``env["citerender"]`` may carry a
-        per-document one instead (see :func:`citerender.plugin.state.citation_state`).
+    :param registry: the sources an answer may cite. After a parse, ``env["citerender"]``
+        holds what the plugin decided as plain data (:mod:`citerender.plugin.document`);
+        :func:`citerender.plugin.state.citation_state` gives its working state (references,
+        diagnostics as objects).
     :param bibliography_renderer: ``(references, style) -> HTML`` for the bibliography token
         (a theme's template); the built-in markup otherwise.
 
@@ -85,3 +88,5 @@ def citation_plugin(
     add_render_rules(md, opts)
     add_table_rules(md)
     add_direction_rule(md)
+    # last: what the chain decided, as plain data in ``env["citerender"]``
+    md.core.ruler.push("citerender_document", partial(document_rule, opts=opts))

@@ -74,7 +74,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
         # link's text, ``[see [1]](url)``): not taken, or the bracket would end the link
         if silent or state.src[pos] not in _OPENERS:
             return False
-        st = state.env.get("citerender") or citation_state(state.env, opts.registry)
+        st = citation_state(state.env, opts.registry)
         dialect = active_dialect(opts, st)
         entry = _entry(dialect) if dialect is not None else None
         if entry is None or state.src[pos] not in entry.first:

@@ -80,9 +80,7 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     src = state.src
     if src[state.pos] not in opts.triggers:
         return False
-    st = state.env.get("citerender")
-    if st is None:
-        st = citation_state(state.env, opts.registry)
+    st = citation_state(state.env, opts.registry)
     pos = state.pos
     mk = None
     well_formed = opts.canonical.match(src, pos, state.posMax)

@@ -1,14 +1,19 @@
-"""Per-document citation state, kept in markdown-it's ``env`` under one key (``env["citerender"]``
-is a :class:`CitationState`, reached through :func:`citation_state`), and the typed shapes of the
-plugin's token ``meta``.
+"""Per-document citation state: the rules' working view of one answer (:class:`CitationState`),
+and the typed shapes of the plugin's token ``meta``.
 
-Nothing here is module-level mutable state: each rendered answer gets a fresh
-:class:`CitationState` through :func:`citation_state`.
+``env["citerender"]`` holds plain data only: the document table (:mod:`.document`), written by
+the last rule of the chain. The working state — references, marks and diagnostics as objects,
+the registry, the rules' caches — is kept beside it, found from ``env`` through
+:func:`citation_state` (a few recent documents per thread, by their table), and built back from
+the table when it is not at hand (parsing one document, then another, then rendering the first).
+Nothing here is shared between documents.
 """
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
@@ -115,6 +120,8 @@ class CitationState:
     blocks: list[tuple[int, bool, bool]] = field(default_factory=list)
     #: every mark read, in order: token ``meta["mark"]`` and ``meta["marks"]`` are indices into it
     mark_table: list[Mark] = field(default_factory=list)
+    #: the document table in ``env`` (plain data) this state writes and is found by
+    table: dict[str, Any] = field(default_factory=dict, repr=False)
     # the rules' own caches, by owner: their shapes are the owners' business (see :meth:`cache`)
     _line_starts: array[int] | None = field(default=None, repr=False)
     _caches: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -151,7 +158,8 @@ class CitationState:
 
     def mark(self, tok: Token) -> Mark:
         """The mark a ``citation`` (``citation_dropped``, highlight) token was read from."""
-        return self.mark_table[tok.meta["mark"]]
+        k: int = tok.meta["mark"]
+        return self.mark_table[k]
 
     def group_marks(self, tok: Token) -> list[Mark]:
         """Every mark of a citation group, in order."""
@@ -159,12 +167,18 @@ class CitationState:
         return [table[k] for k in tok.meta["marks"]]
 
     def use(self, u: Use) -> RefUse:
-        """A group's use of a source, looked up: its reference by number, its source by id."""
-        ref = self.references[u.ref - 1]
-        source = ref.source
-        if source.id != u.source:
-            source = next((s for s in ref.merged if s.id == u.source), source)
-        return RefUse(ref, source, LineRange(*u.lines) if u.lines is not None else None, u.valid)
+        """A group's use of a source, looked up: its reference by number, its source by id
+        (made once per row: groups citing a source alike share their row)."""
+        views: dict[Use, RefUse] = self.cache("state.uses", dict)
+        found = views.get(u)
+        if found is None:
+            ref = self.references[u.ref - 1]
+            source = ref.source
+            if source.id != u.source:
+                source = next((s for s in ref.merged if s.id == u.source), source)
+            lines = LineRange(*u.lines) if u.lines is not None else None
+            found = views[u] = RefUse(ref, source, lines, u.valid)
+        return found
 
     def reference(self, number: int) -> Reference:
         """The reference numbered ``number``: cited (``references``), or consulted after them."""
@@ -195,13 +209,52 @@ class CitationState:
         self.diagnostics.append(Diagnostic.make(code, message, line=line, column=col))
 
 
-def citation_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
-    """The document's state, created on first use (``registry`` seeds a new one)."""
-    st = env.get(ENV_KEY)
-    if not isinstance(st, CitationState):
-        st = CitationState(registry=registry)
-        env[ENV_KEY] = st
+class _Recent(threading.local):
+    """The working states of the documents this thread parsed or rendered last, by their table."""
+
+    def __init__(self) -> None:
+        self.states: OrderedDict[int, CitationState] = OrderedDict()
+
+
+_RECENT = _Recent()
+#: how many documents' working states a thread keeps at hand (a stream, the page it is part of,
+#: a host page's placeholders); an older one is built again from its table when needed
+KEEP = 8
+
+
+def keep(st: CitationState) -> CitationState:
+    """Put ``st`` at hand (whoever holds a state calls this before running rules on it)."""
+    states = _RECENT.states
+    key = id(st.table)
+    states[key] = st
+    states.move_to_end(key)
+    while len(states) > KEEP:
+        states.popitem(last=False)
     return st
+
+
+def new_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
+    """A new document in ``env``: its (empty) table, and its working state, at hand."""
+    st = CitationState(registry=registry)
+    env[ENV_KEY] = st.table
+    return keep(st)
+
+
+def citation_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
+    """The working state of the document in ``env``: the one at hand, or one built from its
+    table (:func:`~.document.from_table`), or a new one (``registry`` seeds it)."""
+    table = env.get(ENV_KEY)
+    if table is not None:
+        st = _RECENT.states.get(id(table))
+        if st is not None and st.table is table:
+            return st
+    if not isinstance(table, dict) or not table.get("version"):
+        return new_state(env, registry)
+    from .document import from_table
+
+    st = from_table(table, registry)
+    st.table = table
+    return keep(st)
 
 
 class CitationMeta(TypedDict, total=False):

@@ -24,7 +24,7 @@ from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..plugin import citation_plugin
 from ..plugin.links import LinkPolicy
-from ..plugin.state import ENV_KEY, CitationState, Reference, citation_state
+from ..plugin.state import CitationState, Reference, citation_state, keep, new_state
 from ..sources.model import Registry
 from .frugal import PageRenderer, normalize
 from .full_preset import add_cjk_emphasis, add_features
@@ -98,30 +98,34 @@ class Pipeline:
                 f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}", hint="split the answer"
             )
         env = self.new_env(registry, spans=spans, whole_document=whole_document)
-        return self.parse_in(text, env)
+        return self.parse_in(text, env, citation_state(env))
 
     def new_env(
         self, registry: Registry | None = None, *, spans: bool = False, whole_document: bool = True
     ) -> dict[str, Any]:
         """A fresh ``env`` holding a document state (a stream parses its blocks into one)."""
         env: dict[str, Any] = {}
-        st = citation_state(env, registry)
+        st = new_state(env, registry)
         st.whole_document = whole_document
         if spans:
             st.spans = []
         return env
 
-    def parse_in(self, text: str, env: dict[str, Any]) -> Parsed:
-        """Parse ``text`` into an existing ``env`` (the numbering and ids it holds go on)."""
+    def parse_in(self, text: str, env: dict[str, Any], state: CitationState | None = None) -> Parsed:
+        """Parse ``text`` into an existing ``env`` (the numbering and ids it holds go on;
+        ``state``: its working state, when the caller holds it)."""
+        st = keep(state) if state is not None else citation_state(env)
         tokens = self.md.parse(text, env)
-        return Parsed(text, tokens, env[ENV_KEY], env, self.options.html, self.options.evidence)
+        return Parsed(text, tokens, st, env, self.options.html, self.options.evidence)
 
     def html(self, parsed: Parsed) -> str:
         """The HTML of a parse: markdown-it's renderer with the plugin's rules."""
+        keep(parsed.state)
         return str(self.md.renderer.render(parsed.tokens, self.md.options, parsed.env))
 
     def html_inline(self, tokens: Sequence[Token], parsed: Parsed) -> str:
         """The HTML of some inline tokens of a parse (a host's placeholder: one citation group)."""
+        keep(parsed.state)
         return str(self.md.renderer.renderInline(tokens, self.md.options, parsed.env))  # type: ignore[attr-defined]
 
 

@@ -42,8 +42,9 @@ from typing import Any
 from ..diagnostics import Diagnostic, sort_key
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
+from ..plugin.document import write_table
 from ..plugin.numbering import report_uncited
-from ..plugin.state import ENV_KEY, CitationState, Reference
+from ..plugin.state import CitationState, Reference, citation_state, keep
 from ..rendering.heading_ids import SLUGS_KEY
 from ..rendering.pipeline import pipeline
 from ..sources.model import Registry
@@ -98,7 +99,7 @@ class StreamRenderer:
             p = pipeline(replace(opts, style="footnotes", bibliography=False, html=False, unknown=unknown))
         env = p.new_env(registry, spans=output == "markdown", whole_document=False)
         env[SLUGS_KEY] = set()  # heading ids unique across blocks
-        self._state: CitationState = env[ENV_KEY]
+        self._state: CitationState = citation_state(env)
         self._diagnostics: list[Diagnostic] = []
         self._sink: HtmlSink | MarkdownSink = (
             HtmlSink(p, env, self._state)
@@ -118,6 +119,7 @@ class StreamRenderer:
         if "\n" not in text:
             self._partial.append(text)
             return ""
+        keep(self._state)  # at hand for the rules (other documents may have been parsed since)
         return self._sink.write(text)
 
     def close(self) -> str:
@@ -126,9 +128,11 @@ class StreamRenderer:
             return ""
         self._closed = True
         self._partial.append(self._decoder.decode(b"", final=True))
+        keep(self._state)
         out = self._sink.close()
         if self.output == "html":  # (the Markdown sink reports before it writes the sources listed apart)
             report_uncited(self._state, consulted=self.options.consulted)
+        write_table(self._state, self._state.table)  # the whole document, as plain data in env
         return out
 
     @property

@@ -1,0 +1,254 @@
+"""The document table: what the plugin decided about one answer, as plain data in
+``env["citerender"]`` (dicts, lists, strings, numbers: ``json.dumps`` takes it as it stands).
+
+The rules work on a :class:`~.state.CitationState` (references, marks and diagnostics as
+objects, the registry, their caches); the last rule of the chain (``citerender_document``)
+writes the table from it, appending what is new since the last write (a stream parses its
+blocks into one document), and :func:`from_table` builds the working state back from a table
+alone: the table is the truth, the objects a view of it. Everything is addressed by number or
+id — a reference by its number, a source by its id, a mark by its index — never by pointer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+from markdown_it.rules_core import StateCore
+
+from ..codes.kinds import Severity
+from ..diagnostics import Diagnostic
+from ..evidence.claims import Claim, Evidence
+from ..sources.model import Registry, Source
+from ..syntax.escapes import OffsetMap
+from ..syntax.types import Citation, LineRange, Mark, MarkKind
+from .options import PluginOptions
+from .state import CitationState, CitingPlace, Reference, citation_state
+
+__all__ = ["Table", "document_rule", "from_table", "write_table"]
+
+#: the table's shape; bumped when it changes
+VERSION = 1
+
+
+class Table(TypedDict, total=False):
+    """``env["citerender"]`` after a parse (every value plain)."""
+
+    version: int
+    references: list[dict[str, Any]]  # number, source (id), known, merged (ids), places, prefix, unverified
+    consulted: list[dict[str, Any]]
+    sources: dict[str, dict[str, Any]]  # every source a reference stands for, by id
+    diagnostics: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+    marks: list[tuple[Any, ...]]  # what token ``meta["mark"]`` and ``meta["marks"]`` index (:data:`MARK_FIELDS`)
+    places: int
+    mark_count: int
+    whole_document: bool
+    unknown_ids: list[str]
+    id_prefix: str
+    without_sources_reported: bool
+    original: str
+    offsets: list[list[int]]  # breaks, shifts
+    spans: list[Any] | None
+    code: list[Any]
+    blocks: list[Any]
+
+
+def write_table(st: CitationState, table: dict[str, Any]) -> None:
+    """Bring ``table`` up to date with ``st``: what only grows (marks, diagnostics, the places
+    of a reference) is appended, the rest rewritten (a few entries per source)."""
+    table["version"] = VERSION
+    sources: dict[str, dict[str, Any]] = table.setdefault("sources", {})
+    table["references"] = _refs(st.references, table.get("references") or [], sources)
+    table["consulted"] = _refs(st.consulted, table.get("consulted") or [], sources)
+    marks: list[tuple[Any, ...]] = table.setdefault("marks", [])
+    marks.extend(_mark_row(m) for m in st.mark_table[len(marks) :])
+    diags: list[dict[str, Any]] = table.setdefault("diagnostics", [])
+    diags.extend(_diagnostic_row(d) for d in st.diagnostics[len(diags) :])
+    table["claims"] = [c.to_dict() for c in st.claims]
+    table.update(
+        places=st.places,
+        mark_count=st.marks,
+        whole_document=st.whole_document,
+        unknown_ids=st.unknown_ids,
+        id_prefix=st.id_prefix,
+        without_sources_reported=st.without_sources_reported,
+        original=st.original,
+        offsets=[list(st.offsets.breaks), list(st.offsets.shifts)],
+        spans=st.spans,
+        code=st.code,
+        blocks=st.blocks,
+    )
+
+
+def document_rule(state: StateCore, *, opts: PluginOptions) -> None:
+    """Core rule, the chain's last: the document table written into ``env``."""
+    st = citation_state(state.env, opts.registry)
+    write_table(st, st.table)
+
+
+def from_table(table: Mapping[str, Any], registry: Registry | None) -> CitationState:
+    """The working state of a document from its table (and the registry, for the lookups a
+    later parse of the same document makes)."""
+    st = CitationState(registry=registry)
+    rows = table.get("sources") or {}
+    known: dict[str, Source] = {}
+
+    def source(sid: str) -> Source:
+        found = known.get(sid)
+        if found is None:
+            found = known[sid] = _source(rows.get(sid) or {"id": sid})
+        return found
+
+    st.references = [_reference(r, source) for r in table.get("references") or ()]
+    st.consulted = [_reference(r, source) for r in table.get("consulted") or ()]
+    for ref in st.references:
+        for s in (ref.source, *ref.merged):
+            st.by_id[s.id] = ref
+            if s.url:
+                st.by_url.setdefault(s.url, ref)
+    st.mark_table = [_mark(r) for r in table.get("marks") or ()]
+    st.diagnostics = [_diagnostic(r) for r in table.get("diagnostics") or ()]
+    st.claims = [_claim(r) for r in table.get("claims") or ()]
+    breaks, shifts = table.get("offsets") or ([], [])
+    st.begin(table.get("original", ""), OffsetMap(tuple(breaks), tuple(shifts)))
+    st.places, st.marks = table.get("places", 0), table.get("mark_count", 0)
+    st.whole_document = table.get("whole_document", True)
+    st.unknown_ids = list(table.get("unknown_ids") or ())
+    st.id_prefix = table.get("id_prefix", "")
+    st.without_sources_reported = table.get("without_sources_reported", False)
+    st.spans = table.get("spans")
+    st.code = list(table.get("code") or ())
+    st.blocks = [tuple(b) for b in table.get("blocks") or ()]
+    return st
+
+
+# ---------------------------------------------------------------------- rows and back
+
+
+def _refs(
+    refs: list[Reference], rows: list[dict[str, Any]], sources: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The rows of ``refs``: an existing row keeps its places and gets the new ones."""
+    out = rows[: len(refs)]
+    for i, ref in enumerate(refs):
+        for s in (ref.source, *ref.merged):
+            if s.id not in sources:
+                sources[s.id] = _source_row(s)
+        if i == len(out):
+            out.append({"number": ref.number, "places": []})
+        row = out[i]
+        places: list[Any] = row["places"]
+        places.extend([p.anchor, _lines(p.lines)] for p in ref.places[len(places) :])
+        row.update(
+            source=ref.source.id,
+            known=ref.known,
+            merged=[s.id for s in ref.merged],
+            prefix=ref.prefix,
+            unverified=ref.unverified,
+        )
+    return out
+
+
+def _reference(row: Mapping[str, Any], source: Any) -> Reference:
+    places = [CitingPlace(a, LineRange(*lines) if lines else None) for a, lines in row.get("places") or ()]
+    return Reference(
+        row["number"],
+        source(row["source"]),
+        row.get("known", True),
+        [source(s) for s in row.get("merged") or ()],
+        places,
+        row.get("prefix", ""),
+        row.get("unverified", "not in the sources"),
+    )
+
+
+def _lines(lines: LineRange | None) -> list[int] | None:
+    return [lines.first, lines.last] if lines is not None else None
+
+
+def _source_row(s: Source) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "title": s.title,
+        "url": s.url,
+        "updated": s.updated,
+        "lines": s.lines,  # a tuple of strings (JSON writes it as a list): shared, not copied
+        "text": s.text,
+        "meta": dict(s.meta),
+        "line_anchors": s.line_anchors,
+        "cleaned": list(s.cleaned),
+    }
+
+
+def _source(row: Mapping[str, Any]) -> Source:
+    lines = row.get("lines")
+    return Source(
+        id=row["id"],
+        title=row.get("title"),
+        url=row.get("url"),
+        updated=row.get("updated"),
+        lines=tuple(lines) if lines is not None else None,
+        text=row.get("text"),
+        meta=dict(row.get("meta") or {}),
+        line_anchors=bool(row.get("line_anchors")),
+        cleaned=tuple(row.get("cleaned") or ()),
+    )
+
+
+#: a mark's row: its fields in order (a row per marker: tuples, the cheapest to make)
+MARK_FIELDS = ("kind", "start", "end", "raw", "citation", "text", "notes")
+#: a citation's, in a mark's row (``lines``: ``[first, last]`` or None)
+CITATION_FIELDS = ("raw", "family", "source_ids", "locator", "start", "end", "lines", "dialect", "title")
+
+
+def _mark_row(m: Mark) -> tuple[Any, ...]:
+    c = m.citation
+    cit = None
+    if c is not None:
+        lines = (c.lines.first, c.lines.last) if c.lines is not None else None
+        cit = (c.raw, c.family, c.source_ids, c.locator, c.start, c.end, lines, c.dialect, c.title)
+    return (m.kind.value, m.start, m.end, m.raw, cit, m.text, m.notes)
+
+
+def _mark(row: Sequence[Any]) -> Mark:
+    kind, start, end, raw, c, text, notes = row
+    cit = None
+    if c is not None:
+        craw, family, ids, locator, cstart, cend, lines, dialect, title = c
+        rng = LineRange(*lines) if lines else None
+        cit = Citation(craw, family, tuple(ids), locator, cstart, cend, rng, dialect, title)
+    return Mark(MarkKind(kind), start, end, raw, cit, text, tuple((a, b) for a, b in notes))
+
+
+def _diagnostic_row(d: Diagnostic) -> dict[str, Any]:
+    return {
+        "code": d.code,
+        "severity": str(d.severity),
+        "message": d.message,
+        "line": d.line,
+        "column": d.column,
+        "hint": d.hint,
+    }
+
+
+def _diagnostic(row: Mapping[str, Any]) -> Diagnostic:
+    return Diagnostic(row["code"], Severity(row["severity"]), row["message"], row["line"], row["column"], row["hint"])
+
+
+def _claim(row: Mapping[str, Any]) -> Claim:
+    evidence = [
+        Evidence(e["source"], e["number"], tuple(e["lines"]) if e.get("lines") else None, e.get("text", ""))
+        for e in row.get("evidence") or ()
+    ]
+    return Claim(
+        row["claim"],
+        row["line"],
+        row["column"],
+        row["anchor"],
+        evidence,
+        row.get("verdict", "unchecked"),
+        list(row.get("reasons") or ()),
+        list(row.get("codes") or ()),
+        row.get("score"),
+    )
