@@ -28,10 +28,12 @@ demo: $(BIN)/.installed-package
 	@echo "  $(BIN)/citerender render ANSWER.md --sources SOURCES.json --style hovercard --standalone -o page.html"
 
 # System tools the tests run for real: Debian's Chromium (browser tests, never a downloaded
-# browser), pandoc (Markdown and CSL exports), Pango for WeasyPrint (PDF export).
+# browser), pandoc (Markdown and CSL exports), Pango for WeasyPrint (PDF export), Java for
+# Spark (docs/scale.md's Spark recipe; PySpark 4 wants Java 17+, Debian 12's default).
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	command -v pandoc >/dev/null 2>&1 || missing="$$missing pandoc"; \
 	{ ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0; } || missing="$$missing libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core"; \
 	if [ -n "$$missing" ]; then \

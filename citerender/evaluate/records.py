@@ -1,8 +1,9 @@
 """One answer record in, one result out: the per-record check of a dataset, run by
 ``check-dataset`` or mapped by an engine that already spreads work over machines (Dask, Ray,
 Spark). :func:`check_record` takes and returns plain, picklable data, never raises for a bad
-record and reports the failure in the result instead; :func:`render_checked` renders the page a
-report links to. See ``docs/scale.md``; rendering records is :mod:`citerender.publish.records`."""
+record and reports the failure in the result instead; :func:`check_row` and :func:`check_line` are
+the same for a table's row and a JSON Lines line, read as ``check-dataset`` reads them (the result
+it writes); :func:`render_checked` renders the page a report links to. See ``docs/scale.md``; rendering records is :mod:`citerender.publish.records`."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import Registry, registry_from_data
 
-__all__ = ["answer_of", "check_record", "render_checked"]
+__all__ = ["answer_of", "check_line", "check_record", "check_row", "render_checked"]
 
 
 def check_record(
@@ -65,6 +66,60 @@ def check_record(
     except Exception as e:  # a bug of ours must not cost the rest of the dataset its results
         out["failure"] = internal_failure(e)
     return out
+
+
+def check_line(
+    line: str | bytes,
+    options: RenderOptions | None = None,
+    *,
+    id_col: str = "id",
+    answer_col: str = "answer",
+    sources_col: str = "sources",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """:func:`check_row` of one JSON Lines line, read as ``check-dataset`` reads it. A line that
+    is not a JSON object is that record's failure, never the job's: an engine mapping this over a
+    dataset's lines gets one result per line whatever the lines hold. (A blank line is no record:
+    ``check-dataset`` skips it, and so should the caller.)"""
+    try:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+        item = json.loads(text.removeprefix("\ufeff").rstrip("\r\n"))  # with or without its line end
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+        return _row_failure(None, f"invalid JSON ({str(e)[:80]})")
+    if not isinstance(item, dict):
+        return _row_failure(None, "not an object")
+    return check_row(item, options, id_col=id_col, answer_col=answer_col, sources_col=sources_col, **kwargs)
+
+
+def check_row(
+    row: Mapping[str, Any],
+    options: RenderOptions | None = None,
+    *,
+    id_col: str = "id",
+    answer_col: str = "answer",
+    sources_col: str = "sources",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """:func:`check_record` of a dataset's row as ``check-dataset`` reads it: its values made plain
+    JSON (:func:`~citerender.evaluate.datasets.plain`: a date in ISO 8601, bytes as text …) and its
+    id as text, so the result is the one ``check-dataset`` writes, less its ``row`` number, and
+    always JSON. A row nested too deeply is that record's failure. For an engine's table rows
+    (Spark: ``check_row(row.asDict(recursive=True))``)."""
+    from .datasets import plain
+
+    try:
+        record = plain(row)
+    except CiterenderError as e:  # too deep: the id kept when it is plain
+        rid = row.get(id_col)
+        return _row_failure(str(rid) if isinstance(rid, str | int) and not isinstance(rid, bool) else None, e.message)
+    result = check_record(record, options, id_col=id_col, answer_col=answer_col, sources_col=sources_col, **kwargs)
+    rid = record.get(id_col)
+    result["id"] = None if rid is None or rid == "" else str(rid)  # as check-dataset names it
+    return result
+
+
+def _row_failure(rid: str | None, why: str) -> dict[str, Any]:
+    return {"id": rid, "columns": {}, "diagnostics": [], "claims": [], "metrics": {}, "failure": why}
 
 
 def render_checked(
