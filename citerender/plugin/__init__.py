@@ -19,7 +19,6 @@ from .bibliography import NOTE_STYLES
 from .claim_spans import add_claim_spans
 from .core import citation_core
 from .dialects import dialect_rule
-from .document import document_rule
 from .direction import add_direction_rule
 from .flanking import add_flanking_rule
 from .links import LinkPolicy
@@ -28,6 +27,7 @@ from .options import BibliographyRenderer, PluginOptions
 from .placement import placement_rule
 from .rules import backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .scrub import scrub_rule
+from .state import document_rule
 from .styles import add_render_rules
 from .tables import add_table_rules
 

@@ -3,9 +3,9 @@
 
 The rules work on a :class:`~.state.CitationState` (references, marks and diagnostics as
 objects, the registry, their caches); the last rule of the chain (``citerender_document``)
-writes the table from it, appending what is new since the last write (a stream parses its
-blocks into one document), and :func:`from_table` builds the working state back from a table
-alone: the table is the truth, the objects a view of it. Everything is addressed by number or
+writes the table from it (:func:`write_table`), appending what is new since the last write (a
+stream parses its blocks into one document), and :func:`read_table` builds the working state
+back from a table alone: the table is the truth, the objects a view of it. Everything is addressed by number or
 id — a reference by its number, a source by its id, a mark by its index — never by pointer.
 """
 
@@ -14,18 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
-from markdown_it.rules_core import StateCore
-
 from ..codes.kinds import Severity
 from ..diagnostics import Diagnostic
 from ..evidence.claims import Claim, Evidence
-from ..sources.model import Registry, Source
+from ..sources.model import Source
 from ..syntax.escapes import OffsetMap
 from ..syntax.types import Citation, LineRange, Mark, MarkKind
-from .options import PluginOptions
-from .state import CitationState, CitingPlace, Reference, citation_state
+from .references import CitingPlace, Reference
 
-__all__ = ["Table", "document_rule", "from_table", "write_table"]
+__all__ = ["Table", "read_table", "write_table"]
 
 #: the table's shape; bumped when it changes
 VERSION = 1
@@ -54,7 +51,7 @@ class Table(TypedDict, total=False):
     blocks: list[Any]
 
 
-def write_table(st: CitationState, table: dict[str, Any]) -> None:
+def write_table(st: Any, table: dict[str, Any]) -> None:
     """Bring ``table`` up to date with ``st``: what only grows (marks, diagnostics, the places
     of a reference) is appended, the rest rewritten (a few entries per source)."""
     table["version"] = VERSION
@@ -81,16 +78,9 @@ def write_table(st: CitationState, table: dict[str, Any]) -> None:
     )
 
 
-def document_rule(state: StateCore, *, opts: PluginOptions) -> None:
-    """Core rule, the chain's last: the document table written into ``env``."""
-    st = citation_state(state.env, opts.registry)
-    write_table(st, st.table)
-
-
-def from_table(table: Mapping[str, Any], registry: Registry | None) -> CitationState:
-    """The working state of a document from its table (and the registry, for the lookups a
-    later parse of the same document makes)."""
-    st = CitationState(registry=registry)
+def read_table(st: Any, table: Mapping[str, Any]) -> None:
+    """Fill a new working state (:class:`~.state.CitationState`) from ``table``, as
+    :func:`write_table` wrote it."""
     rows = table.get("sources") or {}
     known: dict[str, Source] = {}
 
@@ -120,7 +110,6 @@ def from_table(table: Mapping[str, Any], registry: Registry | None) -> CitationS
     st.spans = table.get("spans")
     st.code = list(table.get("code") or ())
     st.blocks = [tuple(b) for b in table.get("blocks") or ()]
-    return st
 
 
 # ---------------------------------------------------------------------- rows and back

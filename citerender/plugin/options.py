@@ -15,7 +15,7 @@ from ..syntax.charset import CharSet
 from ..syntax.format import CitationFormat
 from ..syntax.patterns import patterns
 from ..syntax.types import Mark
-from .state import Reference
+from .references import Reference
 
 if TYPE_CHECKING:
     from ..sources.repo import Repository

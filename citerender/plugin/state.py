@@ -16,71 +16,43 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from ..diagnostics import Diagnostic
-from ..sources.model import Registry, Source, require_registry
+from ..sources.model import Registry, require_registry
 from ..syntax.escapes import OffsetMap
 from ..syntax.lines import line_starts
 from ..syntax.types import LineRange
+from .document import read_table, write_table
+from .references import CitingPlace, Reference, RefUse, Use
 
 if TYPE_CHECKING:
     from array import array
 
+    from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
 
     from ..syntax.types import Mark
+    from .options import PluginOptions
+
+__all__ = [
+    "ENV_KEY",
+    "BibliographyMeta",
+    "CitationMeta",
+    "CitationState",
+    "CitingPlace",  # the values, from :mod:`.references`, where the rules' modules have them
+    "RefUse",
+    "Reference",
+    "Use",
+    "citation_meta",
+    "citation_state",
+    "document_rule",
+    "keep",
+    "new_state",
+]
 
 ENV_KEY = "citerender"
 T = TypeVar("T")
-
-
-@dataclass(slots=True)
-class CitingPlace:
-    """One place in the text that cites: its HTML anchor id and the locator used there."""
-
-    anchor: str
-    lines: LineRange | None
-
-
-@dataclass(slots=True)
-class Reference:
-    """A numbered bibliography entry: the source(s) it stands for and every place citing it.
-
-    Several sources share one reference when they share a URL (``merged``).
-    """
-
-    number: int
-    source: Source
-    known: bool = True
-    merged: list[Source] = field(default_factory=list)
-    places: list[CitingPlace] = field(default_factory=list)
-    prefix: str = ""  # the page's id prefix, when several answers share it
-    unverified: str = "not in the sources"  # why, when not ``known``
-
-    @property
-    def anchor(self) -> str:
-        return f"{self.prefix}ref-{self.number}"
-
-
-class Use(NamedTuple):
-    """One source as one citing group uses it, as token ``meta["uses"]`` holds it: plain data
-    (the reference by number, the source by id), read through :meth:`CitationState.use`."""
-
-    ref: int
-    source: str
-    lines: tuple[int, int] | None
-    valid: bool
-
-
-@dataclass(slots=True)
-class RefUse:
-    """A :class:`Use` with its reference and source looked up: what renderers read."""
-
-    reference: Reference
-    source: Source
-    lines: LineRange | None
-    lines_valid: bool
 
 
 @dataclass
@@ -250,11 +222,17 @@ def citation_state(env: MutableMapping[str, Any], registry: Registry | None = No
             return st
     if not isinstance(table, dict) or not table.get("version"):
         return new_state(env, registry)
-    from .document import from_table
-
-    st = from_table(table, registry)
+    st = CitationState(registry=registry)
+    read_table(st, table)
     st.table = table
     return keep(st)
+
+
+def document_rule(state: StateCore, *, opts: PluginOptions) -> None:
+    """Core rule, the chain's last (``citerender_document``): the document table written into
+    ``env`` (:mod:`.document`)."""
+    st = citation_state(state.env, opts.registry)
+    write_table(st, st.table)
 
 
 class CitationMeta(TypedDict, total=False):

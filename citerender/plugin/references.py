@@ -1,0 +1,61 @@
+"""The values numbering makes: a reference (a numbered bibliography entry and every place citing
+it), and how one citation group uses a source — as plain data in token meta (:class:`Use`) and
+looked up for renderers (:class:`RefUse`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ..sources.model import Source
+from ..syntax.types import LineRange
+
+__all__ = ["CitingPlace", "RefUse", "Reference", "Use"]
+
+
+@dataclass(slots=True)
+class CitingPlace:
+    """One place in the text that cites: its HTML anchor id and the locator used there."""
+
+    anchor: str
+    lines: LineRange | None
+
+
+@dataclass(slots=True)
+class Reference:
+    """A numbered bibliography entry: the source(s) it stands for and every place citing it.
+
+    Several sources share one reference when they share a URL (``merged``).
+    """
+
+    number: int
+    source: Source
+    known: bool = True
+    merged: list[Source] = field(default_factory=list)
+    places: list[CitingPlace] = field(default_factory=list)
+    prefix: str = ""  # the page's id prefix, when several answers share it
+    unverified: str = "not in the sources"  # why, when not ``known``
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.prefix}ref-{self.number}"
+
+
+class Use(NamedTuple):
+    """One source as one citing group uses it, as token ``meta["uses"]`` holds it: plain data
+    (the reference by number, the source by id), read through :meth:`CitationState.use`."""
+
+    ref: int
+    source: str
+    lines: tuple[int, int] | None
+    valid: bool
+
+
+@dataclass(slots=True)
+class RefUse:
+    """A :class:`Use` with its reference and source looked up: what renderers read."""
+
+    reference: Reference
+    source: Source
+    lines: LineRange | None
+    lines_valid: bool
