@@ -20,7 +20,7 @@ from typing import Any
 from .common import Builder, index_range, insert_edits, unknown_annotation, web_url
 from .offsets import after_last_word
 
-__all__ = ["CITATION_KINDS", "citation_source", "collect_events", "fetched_document", "messages"]
+__all__ = ["CITATION_KINDS", "citation_marker", "citation_source", "collect_events", "fetched_document", "messages"]
 
 
 def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
@@ -139,17 +139,19 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
             text = text.rstrip(" \t") + ("\n" if text.endswith("\n") else "\n\n")  # its own paragraph
         apart = False
         text += piece
-        markers = []
-        for c in block.get("citations") or []:
-            if not isinstance(c, Mapping):
-                continue
-            if c.get("type") in CITATION_KINDS:
-                markers.append(b.marker(*citation_source(c, b, documents)))
-            elif (m := unknown_annotation(str(c.get("type") or "untyped"), c, b)) is not None:
-                markers.append(m)
+        markers = [m for c in block.get("citations") or [] if (m := citation_marker(c, b, documents)) is not None]
         edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
     placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
     return [insert_edits(text, placed)]
+
+
+def citation_marker(c: Any, b: Builder, documents: Sequence[Mapping[str, Any]]) -> str | None:
+    """The marker of one citation (of a type read here, or another carrying a URL: CR507), or None."""
+    if not isinstance(c, Mapping):
+        return None
+    if c.get("type") in CITATION_KINDS:
+        return b.marker(*citation_source(c, b, documents))
+    return unknown_annotation(str(c.get("type") or "untyped"), c, b)
 
 
 def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str]) -> None:

@@ -230,7 +230,7 @@ class LiveAnswer:
             self.hold = len(self.text)
 
     def _anthropic(self, e: Mapping[str, Any]) -> None:
-        from ..providers.anthropic import CITATION_KINDS, citation_source, fetched_document
+        from ..providers.anthropic import citation_marker, fetched_document
 
         kind = e.get("type")
         d = e.get("delta") or {}
@@ -247,10 +247,7 @@ class LiveAnswer:
         elif kind == "content_block_delta" and d.get("type") == "text_delta":
             self._append(("block", e.get("index", 0)), str(d.get("text", "")))
         elif kind == "content_block_delta" and d.get("type") == "citations_delta":
-            c = d.get("citation") or {}
-            if c.get("type") in CITATION_KINDS:
-                self.block.append(self.b.marker(*citation_source(c, self.b, self.fetched)))
-            elif (m := unknown_annotation(str(c.get("type") or "untyped"), c, self.b)) is not None:
+            if (m := citation_marker(d.get("citation") or {}, self.b, self.fetched)) is not None:
                 self.block.append(m)
         elif kind == "content_block_stop":
             end = len(self.text)
