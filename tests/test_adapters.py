@@ -21,16 +21,17 @@ def _ids(text: str) -> list[tuple[str, ...]]:
 
 def test_openai_responses_web_and_file_search() -> None:
     a = load_response(P / "openai-responses.json")
-    assert _ids(a.text) == [("turn0search0",), ("turn0search1",), ("turn0file0",), ("turn0file0",)]
+    fid = "file-2dtbBZdjtDKS8eqWxqbgDi"  # a file is listed under OpenAI's file id, never a placeholder
+    assert _ids(a.text) == [("turn0search0",), ("turn0search1",), (fid,), (fid,)]
     assert "utm_source" not in a.text and "](https://" not in a.text  # the link spans became markers
     s0 = a.registry["turn0search0"]
     assert (s0.title, s0.url) == (
         "7 stories of optimism this week",
         "https://conservationoptimism.org/7-stories-of-optimism/",
     )
-    assert a.registry["turn0file0"].title == "employee-handbook.pdf"
-    assert a.registry["turn0file0"].meta["file_id"] == "file-2dtbBZdjtDKS8eqWxqbgDi"
-    assert "per week.\ue200cite\ue202turn0file0\ue201 Extra" in a.text
+    assert a.registry[fid].title == "employee-handbook.pdf"
+    assert a.registry[fid].meta["file_id"] == fid
+    assert f"per week.\ue200cite\ue202{fid}\ue201 Extra" in a.text
 
 
 def test_openai_responses_stream_events_fold_into_the_same_answer() -> None:
@@ -70,10 +71,10 @@ def test_assistants_file_citations() -> None:
     a = load_response(P / "openai-assistants.json")
     assert "【" not in a.text
     assert [(c.source_ids, c.locator) for c in extract_citations(a.text)] == [
-        (("turn0file0",), None),
-        (("turn0file0",), "L1"),
+        (("file-handbook01",), None),
+        (("file-handbook01",), "L1"),
     ]
-    assert a.registry["turn0file0"].meta["file_id"] == "file-handbook01"
+    assert a.registry["file-handbook01"].meta["file_id"] == "file-handbook01"
 
 
 RESPONSES = sorted(p.name for p in P.iterdir() if p.suffix in (".json", ".jsonl") and ".sources." not in p.name)

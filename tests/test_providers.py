@@ -291,12 +291,12 @@ def test_a_code_interpreter_file_is_a_cited_source_and_its_sandbox_link_its_labe
             ],
         )
     )
-    assert "sandbox:" not in a.text and a.text.startswith("The cleaned table is in data.csv\ue200cite")
+    assert "sandbox:" not in a.text and a.text.startswith("The cleaned table is in data.csv.\ue200cite")
     (source,) = a.registry.values()
     assert (
         source.title == "data.csv" and source.meta["file_id"] == "cfile_9" and source.meta["container_id"] == "cntr_1"
     )
-    assert a.notes == []
+    assert [code for code, _ in a.notes] == ["CR513"]  # a sandbox: file cannot be linked: said
 
 
 @pytest.mark.parametrize("with_url", [True, False])

@@ -22,6 +22,8 @@ from .entry import Events, Format, Kind
 from .shapes import (
     agent_response,
     ai_sdk_events,
+    assistants_events,
+    assistants_page,
     at,
     deepseek_message,
     kb_events,
@@ -251,10 +253,19 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "openai-assistants",
         "response",
-        summary=("`【4:0†source】` text, `file_citation` with quotes"),
-        positions="code points",
-        detect=lambda d: d.get("object") == "thread.message",
-        adapter=_P + "openai:assistants",
+        summary=(
+            "a `thread.message`, a page of a thread's messages (`GET /v1/threads/{id}/messages`, newest first: its"
+            " newest answer, the earlier turns counted) or a run's event stream (`thread.message.delta`, "
+            "`thread.run.step` file search results): the `【4:0†handbook.pdf】` markers `file_citation` annotations"
+            " replace, each file named by its marker, the annotation or the run's results (else its file id), "
+            "with its quote; Azure's `url_citation`; `file_path` / `image_file` output files named, not linked"
+        ),
+        positions="code points (the marker's words)",
+        detect=lambda d: d.get("object") == "thread.message" or assistants_page(d),
+        stream=assistants_events,
+        keys=frozenset({"thread_id", "assistant_id", "run_id", "first_id", "has_more", "file_citation"}),
+        adapter=_P + "assistants:message",
+        collect=_P + "assistants:collect_events",
     ),
     Format(
         "anthropic",

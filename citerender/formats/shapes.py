@@ -11,6 +11,8 @@ from .entry import Events
 __all__ = [
     "agent_response",
     "ai_sdk_events",
+    "assistants_events",
+    "assistants_page",
     "at",
     "deepseek_message",
     "kb_events",
@@ -70,3 +72,23 @@ def ai_sdk_events(ev: Events) -> bool:
 def kb_events(ev: Events) -> bool:
     """RetrieveAndGenerateStream's events, keyed by their kind."""
     return "citation" in ev.kinds or bool(ev.kinds and ev.kinds <= {"output", "citation", "sessionId"})
+
+
+def assistants_page(data: Mapping[str, Any]) -> bool:
+    """A page of an OpenAI Assistants thread's messages (``{"object": "list", "data": [thread.message…]}``,
+    or an SDK's page object saved whole: ``data`` without ``object``)."""
+    items = data.get("data")
+    return (
+        data.get("object") in ("list", None)
+        and isinstance(items, list)
+        and any(isinstance(m, Mapping) and m.get("object") == "thread.message" for m in items[:100])
+    )
+
+
+def assistants_events(ev: Events) -> bool:
+    """An Assistants run's stream: events whose data are ``thread.*`` objects (server-sent events'
+    data), or the SDKs' ``{"event": "thread.…", "data": …}``."""
+    return any(
+        str(e.get("object", "")).startswith("thread.") or str(e.get("event", "")).startswith("thread.")
+        for e in ev.items
+    )

@@ -1,11 +1,10 @@
-"""OpenAI: Responses (``output_text`` annotations), Chat Completions (``message.annotations``; and
+"""OpenAI: Responses (``output_text`` annotations) and Chat Completions (``message.annotations``; and
 what gateways add to that shape: Azure On Your Data's context in :mod:`.azure`, LiteLLM's provider
-fields in :mod:`.litellm`) and Assistants (``【4:0†source】`` text backed by ``file_citation``
-annotations)."""
+fields in :mod:`.litellm`). Files (file search citations, the code interpreter's output) are read
+by :mod:`.openai_files`; the Assistants API by :mod:`.assistants`."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,11 +12,9 @@ from .azure import context_of, on_your_data
 from .common import Builder, consult, insert_edits, searched, unknown_annotation, url_citations
 from .litellm import provider_fields
 from .offsets import SpanReader
-
-_SANDBOX_LINK = re.compile(r"\[([^\]]*)\]\(sandbox:[^)]*\)")
+from .openai_files import file_source, loose_sandbox_links, output_file, output_file_marker
 
 __all__ = [
-    "assistants",
     "chat",
     "collect_chat_chunks",
     "collect_events",
@@ -42,7 +39,7 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
                 if a.get("type") == "file_citation":
                     at = min(max(int(a.get("index", len(text))), 0), len(text))
                     edits.append((at, at, b.marker(file_source(a, b))))
-            parts.append(insert_edits(text, edits))
+            parts.append(insert_edits(text, edits + loose_sandbox_links(text, edits, b)))
     _consulted(resp, b)
     return parts
 
@@ -64,33 +61,6 @@ def _consulted(resp: Mapping[str, Any], b: Builder) -> None:
     consult(urls, b)
 
 
-def _output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader) -> tuple[int, int, str]:
-    """A file the code interpreter wrote (``container_file_citation``, ``file_path``): a source
-    named after the file, cited where the answer links it; the answer's ``sandbox:`` link (dead
-    outside ChatGPT) around the span becomes its label."""
-    fp = a.get("file_path")
-    file_id = a.get("file_id") or (fp.get("file_id") if isinstance(fp, Mapping) else None)
-    path = str(a.get("text") or "")
-    name = a.get("filename") or (path.rsplit("/", 1)[-1] if path else None)
-    sid = b.source(
-        f"file:{file_id}", "file", title=name, meta={"file_id": file_id, "container_id": a.get("container_id")}
-    )
-    start, end = a.get("start_index"), a.get("end_index")
-    if isinstance(start, int) and isinstance(end, int):
-        for m in _SANDBOX_LINK.finditer(text):
-            if m.start() <= start < m.end() or (start <= m.start() and m.end() <= end):
-                return m.start(), m.end(), m.group(1) + b.marker(sid)
-    at = b.place(reader, start, end)
-    return at, at, b.marker(sid)
-
-
-def output_file_marker(a: Mapping[str, Any], b: Builder) -> str | None:
-    """The marker of an output file (``container_file_citation``, ``file_path``), or None for another type."""
-    if a.get("type") not in ("container_file_citation", "file_path"):
-        return None
-    return _output_file("", {**a, "start_index": None, "end_index": None}, b, SpanReader(""))[2]
-
-
 def _others(text: str, anns: Sequence[Any], b: Builder, known: tuple[str, ...]) -> list[tuple[int, int, str]]:
     """Edits for the annotations ``url_citations`` does not read: output files, and any type no
     adapter knows (reported, its URL kept)."""
@@ -101,18 +71,13 @@ def _others(text: str, anns: Sequence[Any], b: Builder, known: tuple[str, ...]) 
         if kind in known:
             continue
         if kind in ("container_file_citation", "file_path"):
-            edits.append(_output_file(text, a, b, reader))
+            edits += output_file(text, a, b, reader)
             continue
         marker = unknown_annotation(kind or "untyped", a if isinstance(a, Mapping) else {}, b)
         if marker is not None:
             at = b.place(reader, a.get("start_index"), a.get("end_index"))
             edits.append((at, at, marker))
     return edits
-
-
-def file_source(a: Mapping[str, Any], b: Builder) -> str:
-    """The source of a Responses ``file_citation`` annotation."""
-    return b.source(f"file:{a.get('file_id')}", "file", title=a.get("filename"), meta={"file_id": a.get("file_id")})
 
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -127,31 +92,6 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
         parts.append(
             insert_edits(text, url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",)) + through)
         )
-    return parts
-
-
-def assistants(resp: Mapping[str, Any], b: Builder) -> list[str]:
-    parts = []
-    for content in resp.get("content", []) or []:
-        if content.get("type") != "text":
-            continue
-        t = content.get("text") or {}
-        text = str(t.get("value", ""))
-        anns = t.get("annotations", []) or []
-        edits = _others(text, anns, b, ("file_citation",))
-        for a in anns:
-            if a.get("type") == "file_citation":
-                fc = a.get("file_citation") or {}
-                sid = b.source(
-                    f"file:{fc.get('file_id')}",
-                    "file",
-                    title=fc.get("file_name") or fc.get("filename"),
-                    meta={"file_id": fc.get("file_id")},
-                )
-                quote = fc.get("quote")
-                loc = b.add_line(sid, quote) if quote else None
-                edits.append((int(a.get("start_index", 0)), int(a.get("end_index", 0)), b.marker(sid, loc)))
-        parts.append(insert_edits(text, edits))
     return parts
 
 

@@ -1,0 +1,315 @@
+"""OpenAI's Assistants API (and Azure's, the same shapes): a ``thread.message``, a page of a
+thread's messages (``GET /v1/threads/{thread_id}/messages``: ``{"object": "list", "data": […],
+"first_id", "last_id", "has_more"}``, newest first), and a run's stream of events
+(``thread.message.created`` / ``.delta`` / ``.completed``, ``thread.run.*``, ``thread.run.step.*``),
+folded into such a page by :func:`collect_events`.
+
+A text part's annotations name the words they replace (``text``, ``start_index``, ``end_index``):
+a file search's ``【4:0†handbook.pdf】`` (``file_citation``, the file named by the marker, by the
+annotation, or by the run's file search results, else by its id), a web search's ``【3:0†source】``
+(``url_citation``, Azure's Bing grounding), a code interpreter's ``sandbox:`` link (``file_path``,
+:mod:`.openai_files`). The marker's words are removed and its citation put after the sentence's
+closing punctuation, as every adapter places a citation.
+(`API reference: Messages <https://platform.openai.com/docs/api-reference/messages>`_,
+`Assistants streaming events <https://platform.openai.com/docs/api-reference/assistants-streaming/events>`_.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+from .common import Builder, insert_edits, unknown_annotation, url_source, web_url
+from .offsets import SpanReader, after_last_word
+from .openai_files import cited_name, loose_sandbox_links, named_file, output_file, unlinked
+
+__all__ = ["collect_events", "message"]
+
+Edit = tuple[int, int, str]
+#: an Assistants file search marker: ``【4:0†handbook.pdf】``, the older ``【8†source】``
+_MARKER = re.compile(r"\u3010\d{1,4}(?::\d{1,4}\u2020[^\u3010\u3011\u2020\n]{1,400}|\u2020source)\u3011")
+_UNFINISHED = ("failed", "cancelled", "expired", "incomplete", "requires_action")
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def message(data: Mapping[str, Any], b: Builder) -> list[str]:
+    """The text parts of a message, or of the newest answer on a page of a thread's messages."""
+    names = _run_steps(_list(data.get("run_steps")), b)
+    for run in _list(data.get("runs")):
+        _unfinished(_map(run), "run", b)
+    page = data.get("object") != "thread.message" and isinstance(data.get("data"), list)
+    parts: list[str] = []
+    for msg in _answer(data, b) if page else [data]:
+        _unfinished(msg, "message", b)
+        parts += [_part(p, b, names) for p in _list(msg.get("content")) if isinstance(p, Mapping)]
+    return [p for p in parts if p]
+
+
+def _answer(page: Mapping[str, Any], b: Builder) -> list[Mapping[str, Any]]:
+    """The newest answer on a page (the assistant's messages after the newest user message, or the
+    newest run of them), oldest first; what else the page holds is counted (CR512)."""
+    msgs = _chronological([m for m in page["data"] if isinstance(m, Mapping)])
+    users = [i for i, m in enumerate(msgs) if m.get("role") == "user"]
+    answer = [m for m in msgs[users[-1] + 1 if users else 0 :] if m.get("role") != "user"]
+    if not answer:  # the newest message is a question: the answer before it
+        last = max((i for i, m in enumerate(msgs) if m.get("role") != "user"), default=-1)
+        first = last
+        while first > 0 and msgs[first - 1].get("role") != "user":
+            first -= 1
+        answer = msgs[first : last + 1] if last >= 0 else []
+    left = len(msgs) - len(answer)
+    if left:
+        b.note(("CR512", f"the page of thread messages holds {left} other message(s) (earlier turns): only its newest "
+                         "answer is shown"))  # fmt: skip
+    if page.get("has_more") is True and _ascending(msgs, page):
+        b.note(("CR512", "the page of thread messages has more after it (has_more, oldest first): newer messages "
+                         "than those shown may exist"))  # fmt: skip
+    return answer
+
+
+def _ascending(msgs: list[Mapping[str, Any]], page: Mapping[str, Any]) -> bool:
+    """Was the page listed oldest first (``order=asc``)? Its first message is the oldest."""
+    data = [m for m in page["data"] if isinstance(m, Mapping)]
+    return bool(data) and len(msgs) > 1 and data[0] is msgs[0]
+
+
+def _chronological(msgs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The messages oldest first: a page is newest first unless its ``created_at`` say otherwise."""
+    times = [_int(m.get("created_at")) for m in msgs]
+    if None in times or len(msgs) < 2:
+        return msgs[::-1]
+    known = [t for t in times if t is not None]
+    if all(x <= y for x, y in pairwise(known)) and known[0] != known[-1]:
+        return msgs
+    order = sorted(range(len(msgs)), key=lambda i: (known[i], -i))  # equal times: the page's newest-first order
+    return [msgs[i] for i in order]
+
+
+def _unfinished(obj: Mapping[str, Any], what: str, b: Builder) -> None:
+    """A message or run that did not finish: its text is shown as far as it came (CR514)."""
+    status = obj.get("status")
+    if status not in (*_UNFINISHED, "in_progress"):
+        return
+    why = _map(obj.get("last_error")).get("message") or _map(obj.get("incomplete_details")).get("reason") or ""
+    ident = str(obj.get("id") or "")[:80]
+    how = "the stream ends before it completed" if status == "in_progress" else f"it is {status}"
+    b.note(("CR514", f"{what} {ident} was not finished ({how}{': ' + str(why)[:160] if why else ''}): "
+                     "shown as far as it came"))  # fmt: skip
+
+
+def _run_steps(steps: Sequence[Any], b: Builder) -> dict[str, str]:
+    """The files a run's file searches found (a folded stream's run steps): their names, by file
+    id (to name the files the answer cites), each a source (consulted unless cited)."""
+    names: dict[str, str] = {}
+    for step in steps:
+        for call in _list(_map(_map(step).get("step_details")).get("tool_calls")):
+            for result in _list(_map(_map(call).get("file_search")).get("results")):
+                fid, name = _map(result).get("file_id"), _map(result).get("file_name")
+                if isinstance(fid, str) and isinstance(name, str) and name.strip():
+                    names.setdefault(fid, name.strip())
+                if isinstance(fid, str):
+                    named_file(b, fid, name)
+    return names
+
+
+def _part(part: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
+    """One content part as Markdown with markers; an image the page cannot show is ``[image]``,
+    cited to its file (reported); a part of a kind not read is reported."""
+    kind = part.get("type")
+    if kind == "text":
+        t = part.get("text")
+        return _text(t, b, names) if isinstance(t, Mapping) else str(t or "")
+    if kind == "refusal":
+        return str(part.get("refusal") or "")
+    if kind == "image_file":
+        fid = _map(part.get("image_file")).get("file_id")
+        sid = named_file(b, fid, None, kind="image")
+        unlinked(b, sid, "an image the assistant made")
+        return "[image]" + b.marker(sid)
+    if kind == "image_url" and (url := web_url(_map(part.get("image_url")).get("url"))):
+        return "[image]" + b.marker(url_source({"url": url}, b))
+    b.note(("CR507", f"a message part of type {str(kind)[:60]!r} is not read by citerender: not shown"))
+    return ""
+
+
+def _text(t: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
+    """A text part: each annotation's words replaced by its citation (or a file's label)."""
+    text = str(t.get("value") or "")
+    reader = SpanReader(text)
+    cites: list[Edit] = []  # (start, end, marker): words a citation replaces
+    edits: list[Edit] = []
+    for a in _list(t.get("annotations")):
+        if not isinstance(a, Mapping):
+            continue
+        kind = a.get("type") or ("url_citation" if isinstance(a.get("url_citation"), Mapping) else "untyped")
+        if kind in ("file_path", "container_file_citation"):
+            edits += output_file(text, a, b, reader)
+            continue
+        if kind == "file_citation":
+            marker = _file_citation(a, b, names)
+        elif kind == "url_citation":
+            marker = _url_citation(a, b)
+        else:
+            marker = unknown_annotation(str(kind), a, b) or ""
+        span = _span(text, a, b)
+        if span is not None:
+            cites.append((*span, marker))
+        elif marker:
+            at = b.place(reader, a.get("start_index"), a.get("end_index"))
+            edits.append((at, at, marker))
+    edits += _replaced(text, cites + _unannotated(text, cites, b))
+    return insert_edits(text, edits + loose_sandbox_links(text, edits, b))
+
+
+def _unannotated(text: str, cites: list[Edit], b: Builder) -> list[Edit]:
+    """The file search markers no annotation names (the API leaves some out): one naming its file
+    cites a file of that name; a ``source`` one names nothing and is removed; each reported."""
+    out: list[Edit] = []
+    for m in _MARKER.finditer(text) if "\u3010" in text else ():
+        if any(s < m.end() and m.start() < e for s, e, _ in cites):
+            continue
+        name = cited_name(m.group(0))
+        marker = b.marker(named_file(b, None, name)) if name else ""
+        how = f"cited as the file {name[:80]!r}" if name else "removed: it names no file"
+        b.note(("CR505", f"the file search marker {m.group(0)[:60]!r} has no annotation: {how}"))
+        out.append((m.start(), m.end(), marker))
+    return out
+
+
+def _file_citation(a: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
+    """The citation of a file search's file, named by the annotation, its marker or the run's results."""
+    fc = _map(a.get("file_citation"))
+    fid = fc.get("file_id") if isinstance(fc.get("file_id"), str) and fc["file_id"].strip() else None
+    given = next((v for k in ("file_name", "filename") if isinstance(v := fc.get(k), str) and v.strip()), None)
+    name = given or cited_name(a.get("text")) or (names.get(fid) if fid else None)
+    if fid is None and name is None:
+        b.note(("CR505", "a file_citation names no file (no file_id, no file name): its marker was removed"))
+        return ""
+    sid = named_file(b, fid, name)
+    quote = fc.get("quote")
+    return b.marker(sid, b.add_line(sid, quote) if isinstance(quote, str) and quote.strip() else None)
+
+
+def _url_citation(a: Mapping[str, Any], b: Builder) -> str:
+    """The citation of a web page (Azure's Bing grounding: ``url_citation`` with ``url``, ``title``)."""
+    uc = _map(a.get("url_citation"))
+    if not web_url(uc.get("url")):
+        b.note(("CR505", "a url_citation without a web URL: its marker was removed"))
+        return ""
+    return b.marker(url_source(uc, b))
+
+
+def _span(text: str, a: Mapping[str, Any], b: Builder) -> tuple[int, int] | None:
+    """The words an annotation replaces: its span when it reads as its ``text``, else where that
+    text is (reported, CR503); a span without a ``text`` as given, if inside the text."""
+    start, end, want = _int(a.get("start_index")), _int(a.get("end_index")), a.get("text")
+    want = want if isinstance(want, str) else ""
+    if start is not None and end is not None and 0 <= start < end <= len(text):
+        if not want or text[start:end] == want:
+            return start, end
+    elif not want:
+        return None
+    near = text.find(want, max(0, (start or 0) - 2 * len(want)))
+    found = near if near != -1 else text.find(want)
+    if found == -1:
+        return None
+    b.note(("CR503", f"span {start}–{end} did not read as its text {want[:40]!r}: placed where that text is"))
+    return found, found + len(want)
+
+
+def _replaced(text: str, cites: list[Edit]) -> list[Edit]:
+    """Edits removing each run of adjacent annotated markers (and the spaces before it) and putting
+    their citations after the run's closing punctuation (``week【4:0†a.pdf】,`` → ``week,[1]``)."""
+    runs: list[tuple[int, int, list[str]]] = []
+    for s, e, marker in sorted(cites):
+        if runs and (s <= runs[-1][1] or not text[runs[-1][1] : s].strip()):
+            runs[-1] = (runs[-1][0], max(runs[-1][1], e), [*runs[-1][2], marker])
+        else:
+            runs.append((s, e, [marker]))
+    edits: list[Edit] = []
+    for s, e, markers in runs:
+        start = s
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        at = after_last_word(text, e)
+        edits.append((start, e, ""))
+        if any(markers):
+            edits.append((at, at, "".join(dict.fromkeys(m for m in markers if m))))
+    return edits
+
+
+def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold a run's events (server-sent events' data, or the SDKs' ``{"event", "data"}``) into a
+    page of the messages it made, newest first, with its runs and run steps: each message's last
+    state, its ``thread.message.delta`` text and annotations joined when it never completed."""
+    msgs: dict[str, dict[str, Any]] = {}
+    steps: dict[str, Any] = {}
+    runs: dict[str, Any] = {}
+    for n, item in enumerate(events):
+        e = item["data"] if isinstance(item.get("data"), Mapping) and isinstance(item.get("event"), str) else item
+        obj, ident = e.get("object"), str(e.get("id") or f"#{n}")
+        if obj == "thread.message":
+            new = dict(e)
+            if not new.get("content") and ident in msgs:  # created / in progress: keep the deltas so far
+                new["content"] = msgs[ident].get("content", [])
+            msgs[ident] = new
+        elif obj == "thread.message.delta":
+            msg = msgs.setdefault(ident, {"id": ident, "object": "thread.message", "role": "assistant",
+                                          "status": "in_progress", "content": []})  # fmt: skip
+            msg["content"] = _add_delta(list(msg.get("content") or []), _map(e.get("delta")))
+        elif obj == "thread.run.step":
+            steps[ident] = e
+        elif obj == "thread.run":
+            runs[ident] = e
+    for msg in msgs.values():  # parts no delta filled (an index skipped) are left out
+        msg["content"] = [p for p in _list(msg.get("content")) if p]
+    return {"object": "list", "data": list(msgs.values())[::-1], "has_more": False,
+            "run_steps": list(steps.values()), "runs": list(runs.values())}  # fmt: skip
+
+
+def _add_delta(content: list[Any], delta: Mapping[str, Any]) -> list[Any]:
+    """A message's content with one delta's parts added: text joined, annotations merged by their
+    ``index`` (an annotation's number, not a place in the text: dropped once merged)."""
+    for c in _list(delta.get("content")):
+        if not isinstance(c, Mapping):
+            continue
+        i = _int(c.get("index"))
+        i = len(content) if i is None or not 0 <= i <= len(content) + 1000 else i
+        content.extend({} for _ in range(i + 1 - len(content)))
+        part = dict(content[i]) if isinstance(content[i], Mapping) else {}
+        part["type"] = c.get("type") or part.get("type")
+        if part["type"] == "text":
+            old, new = _map(part.get("text")), _map(c.get("text"))
+            anns = [dict(x) for x in _list(old.get("annotations")) if isinstance(x, Mapping)]
+            for ann in _list(new.get("annotations")):
+                if isinstance(ann, Mapping):
+                    _merge(anns, ann)
+            part["text"] = {"value": str(old.get("value") or "") + str(new.get("value") or ""), "annotations": anns}
+        else:
+            part.update({k: v for k, v in c.items() if k not in ("index", "type")})
+        content[i] = part
+    return content
+
+
+def _merge(anns: list[dict[str, Any]], ann: Mapping[str, Any]) -> None:
+    """Add a streamed annotation, or complete the one of the same ``index``."""
+    k = _int(ann.get("index"))
+    fields = {key: v for key, v in ann.items() if key != "index" and v is not None}
+    for have in anns:
+        if k is not None and have.get("#") == k:
+            have.update(fields)
+            return
+    anns.append({"#": k, **fields} if k is not None else fields)
