@@ -342,3 +342,18 @@ def test_a_claude_export_links_its_citations_and_lists_the_pages_searched(tmp_pa
         "The Bundesbank lists every change since 1999",
     ]
     assert "(Zinssätze, Übersicht)." in answer.get_text()
+
+
+@pytest.mark.parametrize(
+    "name", ["gemini-interactions-google-search.json", "gemini-interactions-google-search.chunks.txt"]
+)
+def test_the_interactions_api_widget_is_shown_once_each_chip_a_link(name: str) -> None:
+    from citerender import render
+
+    adapted = load_response(RECORDED / name)
+    soup = BeautifulSoup(render(adapted.text, adapted.registry).html, "html.parser")
+    chips = _suggestions(soup).select("a")  # every search result repeats the widget: its chips shown once
+    raw = (RECORDED / name).read_text(encoding="utf-8")
+    assert len(chips) == len({a["href"] for a in chips}) >= 2
+    assert all(a["href"].startswith("https://vertexaisearch.cloud.google.com/") and a["href"] in raw for a in chips)
+    assert all(a.get_text() in raw for a in chips) and adapted.notes == []

@@ -12,8 +12,9 @@ text items carrying ``annotations``:
 Offsets are **UTF-8 bytes** into the text item, checked as every provider's are (:mod:`.offsets`).
 A ``google_search_result`` step's results with a URL and a ``url_context_result`` step's
 retrieved pages are sources the answer consulted (listed with the consulted option when nothing
-cites them); a page URL context could not retrieve is reported (CR511). Any other annotation
-type is reported (CR507), its text kept. A stream (``event_type`` ``step.start``,
+cites them); a page URL context could not retrieve is reported (CR511). The results' Search
+Suggestions widget (``search_suggestions``) is shown after the answer, each chip a link
+(:mod:`.search_suggestions`). Any other annotation type is reported (CR507), its text kept. A stream (``event_type`` ``step.start``,
 ``step.delta`` with ``text`` and ``text_annotation_delta``, ``interaction.completed``) folds into
 the interaction first."""
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from .common import Builder, insert_edits, no_span, unknown_annotation
 from .offsets import SpanReader
+from .search_suggestions import after_answer, paragraph
 
 __all__ = ["collect_events", "interaction"]
 
@@ -108,7 +110,26 @@ def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
             parts.append(insert_edits(text, edits))
     for step in _steps(data):
         _consulted(step, b)
-    return ["".join(parts)] if parts else []
+    answer = "".join(parts)
+    shown = _suggestions(data, b)
+    return [answer + after_answer(answer, shown)] if parts or shown else []
+
+
+def _suggestions(data: Mapping[str, Any], b: Builder) -> str:
+    """The Search Suggestions the ``google_search_result`` steps carry (each result repeats the
+    widget), else ``""``; the ``google_search_call`` queries stand in for a widget without chips."""
+    snippets: list[str] = []
+    queries: list[Any] = []
+    for step in _steps(data):
+        if step.get("type") == "google_search_call" and isinstance(step.get("arguments"), Mapping):
+            found = step["arguments"].get("queries")
+            queries.extend(found if isinstance(found, list) else [])
+        results = step.get("result") if step.get("type") == "google_search_result" else None
+        for r in results if isinstance(results, list) else [results]:
+            html = r.get("search_suggestions") if isinstance(r, Mapping) else None
+            if isinstance(html, str) and html.strip():
+                snippets.append(html)
+    return paragraph(list(dict.fromkeys(snippets)), queries, b) if snippets else ""
 
 
 def _consulted(step: Mapping[str, Any], b: Builder) -> None:
@@ -119,7 +140,7 @@ def _consulted(step: Mapping[str, Any], b: Builder) -> None:
     results = step.get("result")
     for r in results if isinstance(results, list) else [results]:
         if not isinstance(r, Mapping) or not isinstance(r.get("url"), str):
-            continue  # the search widget's HTML (search_suggestions) is Google's display, not a source
+            continue  # the search widget's HTML (search_suggestions): shown after the answer, not a source
         status = str(r.get("status") or "success").lower()
         if kind == "url_context_result" and status != "success":
             b.note(("CR511", f"URL context could not read {r['url'][:200]} ({status[:40]})"))

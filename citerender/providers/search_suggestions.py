@@ -7,21 +7,22 @@ each ``<a>``'s text and ``href`` (its ``<style>``, ``<script>``, SVG logo, class
 attribute are dropped), and the suggestions become one Markdown paragraph after the answer,
 ``Search suggestions from Google: [query](<https link>) · …``. It goes through the pipeline like
 the answer's own text, so the page (fragment or standalone), the site builds and every export
-show it, escaped, its links judged by the one URL policy. Only ``https`` links are kept; a chip
+show it, escaped, its links judged by the one URL policy. The Interactions API's
+``google_search_result`` steps carry the same widget (``search_suggestions``): shown the same way. Only ``https`` links are kept; a chip
 with another link, or a snippet with no link at all (then the response's ``webSearchQueries``
 are shown), is shown as its text and reported (CR515). Nothing the snippet names is fetched."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from html.parser import HTMLParser
 from typing import Any
 
 from .common import Builder
 from .content_refs import md_text
 
-__all__ = ["LABEL", "after_answer", "chips", "suggestions"]
+__all__ = ["LABEL", "after_answer", "chips", "paragraph", "suggestions"]
 
 #: what the paragraph opens with (Google's widget shows its logo there)
 LABEL = "Search suggestions from Google:"
@@ -101,8 +102,7 @@ def _rendered(meta: Mapping[str, Any]) -> str | None:
 
 def _queries(meta: Mapping[str, Any]) -> list[str]:
     found = meta.get("webSearchQueries") or meta.get("web_search_queries") or []
-    queries = [" ".join(q.split())[:_MAX_TEXT] for q in found if isinstance(q, str) and q.strip()]
-    return list(dict.fromkeys(queries))[:_MAX_CHIPS]
+    return list(found) if isinstance(found, list) else []
 
 
 def suggestions(meta: Any, b: Builder) -> str:
@@ -112,7 +112,14 @@ def suggestions(meta: Any, b: Builder) -> str:
     if html is None:
         return ""
     assert isinstance(meta, Mapping)
-    found = chips(html)
+    return paragraph([html], _queries(meta), b)
+
+
+def paragraph(snippets: Sequence[str], queries: Sequence[str], b: Builder) -> str:
+    """One paragraph for the widgets ``snippets`` (the Interactions API sends one per search
+    result, the same chips each time: each chip is shown once); ``queries``, the searches the
+    model made, are shown as text when no snippet holds a chip."""
+    found = list(dict.fromkeys(chip for html in snippets for chip in chips(html)))[:_MAX_CHIPS]
     shown = []
     for text, href in found:
         url = _https(href)
@@ -120,7 +127,8 @@ def suggestions(meta: Any, b: Builder) -> str:
             b.note(("CR515", f"the Search Suggestions chip {text[:80]!r} has no https link: shown as text"))
         shown.append(_link(text, url) if url else md_text(text))
     if not found:
-        shown = [md_text(q) for q in _queries(meta)]
+        named = [" ".join(q.split())[:_MAX_TEXT] for q in queries if isinstance(q, str) and q.strip()]
+        shown = [md_text(q) for q in list(dict.fromkeys(named))[:_MAX_CHIPS]]
         how = "the response's search queries shown as text" if shown else "nothing to show"
         b.note(("CR515", f"the Search Suggestions widget holds no link: {how}"))
     return f"{LABEL} " + " · ".join(shown) if shown else ""
