@@ -42,7 +42,7 @@ def _from_choices() -> dict[str, set[str]]:
 
 def test_the_table_names_every_from_choice_of_every_subcommand() -> None:
     table = [f.name for f in FORMATS]
-    assert len(table) == len(set(table)) == 27
+    assert len(table) == len(set(table)) == 29
     choices = _from_choices()
     assert set().union(*choices.values()) == set(table)
     assert choices["render"] == choices["check"] == set(table)

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .agents import OPENAI_AGENTS, PERPLEXITY_AGENT
 from .entry import Events, Format, Kind
 from .shapes import (
     agent_response,
@@ -54,6 +55,7 @@ FORMATS: tuple[Format, ...] = (
         adapter=_P + "interactions:interaction",
         collect=_P + "interactions:collect_events",
     ),
+    PERPLEXITY_AGENT,  # before openai-responses: its shape too, with a search_results item
     Format(
         "openai-responses",
         "response",
@@ -61,8 +63,9 @@ FORMATS: tuple[Format, ...] = (
             "`output_text` annotations: `url_citation` (a `([site](url))` span becomes the citation), "
             "`file_citation`, `container_file_citation`, `file_path`; `web_search_call.action.sources` and the "
             "pages its `open_page`/`find_in_page` actions read as consulted. **xAI**'s Responses API is this "
-            "shape: its spanless `url_citation`s are listed in Sources (or replace the text's own `[[1]](url)` "
-            "link), its `citations` URLs are consulted"
+            "shape: its `[[1]](url)` links become the citation of their `url_citation` (or of their URL), cited "
+            "once where they stand; spanless `url_citation`s no link names are listed in Sources; its "
+            "`citations` URLs no link uses are consulted"
         ),
         positions="code points; xAI: none",
         detect=lambda d: d.get("object") == "response" or isinstance(d.get("output"), list),
@@ -71,6 +74,7 @@ FORMATS: tuple[Format, ...] = (
         adapter=_P + "openai:responses",
         collect=_P + "openai:collect_events",
     ),
+    OPENAI_AGENTS,
     Format(
         "deepseek-web",
         "response",
@@ -208,7 +212,11 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "perplexity",
         "response",
-        summary=("`[1]` numbers in the text over `search_results` / `citations` (the `numbered` dialect)"),
+        summary=(
+            "Sonar: `[1]` numbers in the text over `search_results` (titled, dated) / the deprecated `citations`"
+            " (the `numbered` dialect); xAI's chat API: its `[[1]](url)` links cited where they stand, the "
+            "`citations` no link uses consulted"
+        ),
         positions="numbers in the text",
         detect=lambda d: "search_results" in d or (isinstance(d.get("citations"), list) and "choices" in d),
         keys=frozenset({"citations", "search_results", "choices"}),

@@ -11,6 +11,7 @@ from ..sources.model import Registry, registry_from_data
 from ..syntax.format import CitationFormat
 from ..syntax.types import line_locator
 from .offsets import SpanReader
+from .xai import cite_in_place, inline_links
 from .zones import Zones
 
 __all__ = [
@@ -197,6 +198,9 @@ def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:
 
 #: a span that is only a link to the cited site, ``([site](url))``: the marker replaces it
 LINK_SPAN = re.compile(r"\s*\(?\[([^\]]*)\]\(([^)\s]+)\)\)?\s*\Z")
+#: a span that is only a citation number the model wrote, bare or linked (xAI's ``[[1]](url)``,
+#: ``[1](url)``, Perplexity's ``[1]``): the marker replaces it, so the source is cited once
+NUMBER_SPAN = re.compile(r"\s*\[\[?\d{1,4}\]?\](?:\(\s*<?[^()\s<>]*>?\s*\))?\s*\Z")
 
 
 def _numbered_link(text: str, url: str) -> tuple[int, int] | None:
@@ -232,10 +236,14 @@ def _int(value: Any) -> int | None:
 
 
 def url_source(cit: Mapping[str, Any], b: Builder) -> str:
-    """The source of a ``url_citation`` (OpenAI's ``utm_source=openai`` taken off its URL)."""
+    """The source of a ``url_citation`` (OpenAI's ``utm_source=openai`` taken off its URL). A
+    title that is only a number is xAI's display number (``[[1]]``), not the page's title."""
     url = str(cit.get("url"))
     clean = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
-    return b.source(f"url:{clean}", "search", title=cit.get("title"), url=clean)
+    title = cit.get("title")
+    if isinstance(title, str) and title.strip().isdigit():
+        title = None
+    return b.source(f"url:{clean}", "search", title=title, url=clean)
 
 
 def consult(found: Iterable[Any], b: Builder) -> None:
@@ -264,13 +272,13 @@ def searched(result: Any) -> list[Any]:
 
 def link_span_at(text: str, start: int, end: int) -> int | None:
     """Where a citation replacing ``text[start:end]`` begins when that span is only a
-    ``([site](url))`` link, else None. The spaces before the link go with it: the citation follows
-    its sentence's last character, as a marker a model writes does (``worlds.[1]``, not
-    ``worlds. [1]``)."""
+    ``([site](url))`` link or a citation number (``[[1]](url)``, ``[1]``), else None. The spaces
+    before the link go with it: the citation follows its sentence's last character, as a marker a
+    model writes does (``worlds.[1]``, not ``worlds. [1]``)."""
     if not 0 <= start < end <= len(text):
         return None
     span = text[start:end]
-    if LINK_SPAN.match(span) is None:
+    if LINK_SPAN.match(span) is None and NUMBER_SPAN.match(span) is None:
         return None
     at = start + len(span) - len(span.lstrip())
     while at > 0 and text[at - 1] in " \t":
@@ -297,7 +305,7 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
         if no_span(start, end):
             link = _numbered_link(text, str(cit.get("url")))
             if link is not None:  # xAI writes [[1]](url) for the same source: the marker takes its place
-                edits.append((*link, b.marker(sid)))
+                edits.extend(cite_in_place(text, *link, b.marker(sid)))
             else:  # no span (xAI), or an empty one at the start (OpenRouter): no place to put it
                 b.unplaced(sid)
             continue
@@ -306,12 +314,14 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
             b.note(("CR504", f"url_citation ends one past the text ({end} > {limit}): read as the text's end"))
             end = limit  # an inclusive end: the last character
         at = link_span_at(text, start, end)
-        if at is not None:
+        if at is not None and NUMBER_SPAN.match(text, start, end):  # xAI's span over its [[1]](url)
+            edits.extend(cite_in_place(text, at, end, b.marker(sid)))
+        elif at is not None:
             edits.append((at, end, b.marker(sid)))
         else:
             at = b.place(reader, start, end, cit.get("text"))
             edits.append((at, at, b.marker(sid)))
-    return edits
+    return edits + inline_links(text, edits, lambda url: b.marker(url_source({"url": url}, b)))
 
 
 def unknown_annotation(kind: str, a: Mapping[str, Any], b: Builder) -> str | None:

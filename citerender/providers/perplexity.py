@@ -1,18 +1,40 @@
-"""Perplexity (Sonar chat completions, documentation of 2025-10): the OpenAI chat shape with
-``citations`` (URLs) and ``search_results[{title, url, date, last_updated, snippet}]``; the text
-cites with ``[1]``-style numbers, 1-based, in order of those lists: the ``numbered`` dialect
-(:mod:`citerender.plugin.dialects`) reads them as the plugin parses the answer, so a ``[1]`` in code
-stays code, adjacent numbers are one group and a number with no result behind it is an unknown
-source (CR101). Streaming chunks carry ``choices[0].delta.content`` and the lists."""
+"""Perplexity (Sonar chat completions, documentation of 2026-05): the OpenAI chat shape with
+``search_results[{title, url, date, last_updated, snippet, source}]`` (and the deprecated
+``citations`` URL list); the text cites with ``[1]``-style numbers, 1-based, in order of those
+lists: the ``numbered`` dialect (:mod:`citerender.plugin.dialects`) reads them as the plugin parses
+the answer, so a ``[1]`` in code stays code, adjacent numbers are one group and a number with no
+result behind it is an unknown source (CR101). Streaming chunks carry ``choices[0].delta.content``
+and the lists. xAI's chat API returns the same ``citations`` list with ``[[1]](url)`` links in the
+text: each link is cited where it stands (:mod:`.xai`).
+
+The Agent API (``POST /v1/agent``, or ``/v1/responses`` for OpenAI's SDKs; perplexity-py's
+``OutputItem`` types, 2026-09) answers in the Responses shape: a ``search_results`` output item
+whose ``results[]`` carry ``id``, ``url``, ``title``, ``snippet``, ``date``, ``last_updated``,
+``source``; the ``message`` text's ``[n]`` names the result whose ``id`` is n. ``fetch_url_results``
+items (pages read) are consulted. Its stream adds ``response.reasoning.search_results`` events."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder
+from .common import Builder, consult, insert_edits, url_source
+from .openai import collect_events, responses
+from .xai import inline_links
 
-__all__ = ["chat", "collect_chunks"]
+__all__ = ["agent", "chat", "collect_agent_events", "collect_chunks"]
+
+
+def _result_source(r: Mapping[str, Any], url: Any, b: Builder) -> str:
+    key = f"url:{url}" if url else f"result:{r.get('id')}:{r.get('title')}"  # results without a URL stay apart
+    return b.source(
+        key,
+        "search",
+        title=r.get("title"),
+        url=url,
+        updated=r.get("last_updated") or r.get("date"),
+        text=r.get("snippet"),
+    )
 
 
 def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -21,17 +43,7 @@ def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
     ids = []
     for k in range(max(len(results), len(urls))):
         r = results[k] if k < len(results) else {}
-        url = r.get("url") or (urls[k] if k < len(urls) else None)
-        ids.append(
-            b.source(
-                f"url:{url}",
-                "search",
-                title=r.get("title"),
-                url=url,
-                updated=r.get("last_updated") or r.get("date"),
-                text=r.get("snippet"),
-            )
-        )
+        ids.append(_result_source(r, r.get("url") or (urls[k] if k < len(urls) else None), b))
     return ids
 
 
@@ -40,7 +52,45 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     b.dialect = "numbered"  # the text's [1] numbers: read by the plugin, where inline Markdown is
     for n, sid in enumerate(_sources(resp, b), start=1):
         b.number(n, sid)
-    return [str((choice.get("message") or {}).get("content") or "")]
+    text = str((choice.get("message") or {}).get("content") or "")
+    return [insert_edits(text, inline_links(text, [], lambda url: b.marker(url_source({"url": url}, b))))]
+
+
+def _result_number(r: Mapping[str, Any], place: int) -> int:
+    """The number the text cites result ``r`` by: its ``id`` (1-based), else its place."""
+    n = r.get("id")
+    return n if isinstance(n, int) and not isinstance(n, bool) else place
+
+
+def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
+    """An Agent API response: ``[n]`` cites the search result whose ``id`` is n."""
+    output = [i for i in resp.get("output") or [] if isinstance(i, Mapping)]
+    b.dialect = "numbered"
+    results = [r for i in output if i.get("type") == "search_results" for r in i.get("results") or []]
+    for place, r in enumerate(results, start=1):
+        if isinstance(r, Mapping):
+            b.number(_result_number(r, place), _result_source(r, r.get("url"), b))
+    fetched = [c for i in output if i.get("type") == "fetch_url_results" for c in i.get("contents") or []]
+    consult([c for c in fetched if isinstance(c, Mapping)], b)
+    return responses({"output": [i for i in output if i.get("type") == "message"]}, b)
+
+
+def collect_agent_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fold an Agent API stream: the completed response when it came, else the items done and
+    the text deltas, with the search results the reasoning events carried."""
+    for e in reversed(events):
+        final = e.get("response") if e.get("type") == "response.completed" else None
+        if isinstance(final, Mapping) and final.get("output"):
+            return dict(final)
+    done = [
+        e["item"] for e in events if e.get("type") == "response.output_item.done" and isinstance(e.get("item"), Mapping)
+    ]
+    messages = [i for i in done if i.get("type") == "message" and i.get("content")]
+    results = [
+        r for e in events if e.get("type") == "response.reasoning.search_results" for r in e.get("results") or []
+    ]
+    output = [{"type": "search_results", "results": results}, *[i for i in done if i.get("type") != "message"]]
+    return {"object": "response", "output": output + (messages or collect_events(events)["output"])}
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..formats import Events
+from ..formats.agents import agents_history
 from ..sources.clean import clean_data
 from ..sources.files import MAX_INPUT_BYTES, read_text_file
 from .pydantic_ai import is_message, user_prompt
@@ -59,6 +61,10 @@ def is_transcript(data: Any) -> bool:
         return False
     if any(str(t.get("type", "")).startswith(("response.", "message_", "content_block")) for t in turns):
         return False  # a stream of events: one response
+    if agents_history(Events.of(turns)):
+        return False  # an agent's history (Responses input items): one answer, read by its own reader
+    if all(t.get("object") == "thread.message" for t in turns):
+        return False  # an Assistants thread's messages (a page's data): its newest answer, by its reader
     responses = 0
     for t in turns:
         if _agent_step(t):

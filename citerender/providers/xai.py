@@ -1,0 +1,52 @@
+"""xAI's inline citations (documentation of 2026-06, "Citations"): the Responses API writes
+``[[1]](url)`` links into the answer by default; each ``url_citation`` annotation spans its link
+(``start_index`` at the first ``[``, ``end_index`` after the ``)``) and carries the display
+number as its ``title``, and ``response.citations`` lists every page the agent looked at, cited or
+not. :func:`.common.url_citations` puts a citation where an annotation's link stood; this module
+does the same for the links no annotation names (a response without positions, xAI's chat API),
+so a page is cited once, where the model cited it, and the listed pages no link uses stay
+consulted. A link inside code stays code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .zones import Zones
+
+__all__ = ["XAI_LINK", "cite_in_place", "inline_links"]
+
+_STOPS = ".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f"  # what ends a clause: a citation follows it
+
+#: ``[[1]](https://…)``: xAI's inline citation (a double-bracketed number linking a web page)
+XAI_LINK = re.compile(r"[ \t]*\[\[\d{1,4}\]\]\(\s*<?(https?://[^()\s<>]+)>?\s*\)", re.IGNORECASE)
+
+
+def cite_in_place(text: str, start: int, end: int, marker: str) -> list[tuple[int, int, str]]:
+    """Edits replacing a citation number the model wrote (``text[start:end]``, ``[[1]](url)``)
+    by ``marker``, after the punctuation that follows it (``2023 [[1]](url).`` reads ``2023.[1]``)."""
+    after = end
+    while after < len(text) and text[after] in _STOPS:
+        after += 1
+    return [(start, end, marker)] if after == end else [(start, end, ""), (after, after, marker)]
+
+
+def inline_links(
+    text: str, edits: list[tuple[int, int, str]], cite: Callable[[str], str]
+) -> list[tuple[int, int, str]]:
+    """Edits citing each ``[[1]](url)`` link of ``text`` that none of ``edits`` touches: the link
+    replaced by ``cite(url)`` (its URL's source's marker), after the punctuation that follows it."""
+    if "]](" not in text:
+        return []
+    zones: Zones | None = None
+    out: list[tuple[int, int, str]] = []
+    for m in XAI_LINK.finditer(text):
+        start, end = m.span()
+        if any(s < end and start < max(e, s + 1) for s, e, _ in edits):
+            continue  # an annotation placed this link's citation already
+        zones = zones or Zones(text)
+        first = start + len(m.group(0)) - len(m.group(0).lstrip(" \t"))
+        if zones.zone_at(first) is not None:
+            continue  # in code (or another link): left as written
+        out.extend(cite_in_place(text, start, end, cite(m.group(1))))
+    return out
