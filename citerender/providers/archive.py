@@ -1,8 +1,13 @@
-"""A chat export's file: ``conversations.json`` or the export's ``.zip``, read as a stream of
-conversations (``ijson``), a zip inflating to at most ``max_bytes`` and 200 times its size.
+"""A chat export's file: ``conversations.json``, the export's ``.zip`` or the folder it unzips to,
+read as a stream of conversations (``ijson``), a zip inflating to at most ``max_bytes`` (all its
+members together) and 200 times its size.
 
 ChatGPT's and Claude's exports are both a JSON array of conversation objects, zipped with the same
-member name; what each object holds is read by :mod:`.chatgpt` or :mod:`.claude`.
+member name; what each object holds is read by :mod:`.chatgpt` or :mod:`.claude`. Since 2026
+ChatGPT's export splits the array into shards, ``conversations-000.json``, ``conversations-001.json``
+… (beside ``chat.html``, ``user.json``, ``export_manifest.json``): they are read in number order as
+one array, the positions going on from shard to shard. A ``conversations.json`` beside shards is
+read alone (as the importers that met both do).
 
 A damaged or lying zip (a CRC or size that does not match, a truncated stream, encryption, an
 unknown compression method) is an input error naming the file. Strings are read as Python's
@@ -19,14 +24,23 @@ import re
 import stat
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from ..errors import CiterenderError
 
-__all__ = ["MAX_INFLATED_BYTES", "MAX_INFLATE_RATIO", "ZIP_ERRORS", "head", "is_zipped_export", "read_raw"]
+__all__ = [
+    "MAX_INFLATED_BYTES",
+    "MAX_INFLATE_RATIO",
+    "ZIP_ERRORS",
+    "export_members",
+    "head",
+    "is_export_folder",
+    "is_zip",
+    "is_zipped_export",
+    "read_raw",
+]
 
 #: what reading a damaged or lying zip raises (zipfile's own checks, the decompressors', encryption)
 ZIP_ERRORS: tuple[type[Exception], ...] = (
@@ -52,40 +66,99 @@ MAX_INFLATED_BYTES = 4 * 1024**3
 MAX_INFLATE_RATIO = 200
 
 
-@contextmanager
-def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[IO[bytes]]:
+#: a shard of the 2026 export's conversations (``conversations-000.json``)
+_SHARD = re.compile(r"conversations-(\d{1,9})\.json")
+#: what the folder of an unzipped ChatGPT export holds beside its conversations
+_EXPORT_SIGNS = ("chat.html", "export_manifest.json", "user.json", "user_settings.json")
+
+
+def export_members(names: list[str]) -> list[str]:
+    """The names (of a zip's members or a folder's files) that hold the conversations, in reading
+    order: ``conversations.json``, else every ``conversations-NNN.json`` by its number."""
+    base = {n: n.rsplit("/", 1)[-1] for n in names if not n.endswith("/")}
+    whole = [n for n, b in base.items() if b == "conversations.json"]
+    if whole:
+        return sorted(whole)[:1]
+    shards = sorted((int(m[1]), n) for n, b in base.items() if (m := _SHARD.fullmatch(b)) is not None)
+    return [n for _, n in shards]
+
+
+def is_export_folder(path: str | Path) -> bool:
+    """Is ``path`` a folder an export was unzipped to: one holding ``conversations.json`` or its
+    shards, or the files that come with them (then reading it says that the conversations are missing)?"""
     p = Path(path)
+    try:
+        if not p.is_dir():
+            return False
+        names = [c.name for c in p.iterdir() if c.is_file()]
+    except OSError:
+        return False
+    signs = sum(n in names for n in _EXPORT_SIGNS)  # one alone (a user.json) may be an answer's file
+    return bool(export_members(names)) or "export_manifest.json" in names or signs >= 2
+
+
+def _folder_members(p: Path) -> list[Path]:
+    names = export_members([c.name for c in p.iterdir() if c.is_file() and not c.is_symlink()])
+    if not names:
+        raise CiterenderError(
+            "the folder holds no conversations: no conversations.json and no conversations-NNN.json",
+            path=str(p),
+            hint="pass the folder the export was unzipped to, or the export's .zip",
+        )
+    return [p / n for n in names]
+
+
+def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Generator[IO[bytes]]:
+    """Each file (or zip member) of the export that holds conversations, opened in turn; a zip's
+    members inflate to at most ``max_bytes`` together."""
+    p = Path(path)
+    if p.is_dir():
+        for file in _folder_members(p):
+            if not file.is_file():
+                raise CiterenderError("export not found (or not a regular file)", path=str(file))
+            with file.open("rb") as f:
+                yield f
+        return
     if not p.is_file():
         raise CiterenderError("export not found (or not a regular file)", path=str(path))
-    if _is_zip(p):
-        try:
-            z = zipfile.ZipFile(p)
-            members = [i for i in z.infolist() if i.filename.rsplit("/", 1)[-1] == "conversations.json"]
-            if not members:
-                raise CiterenderError("the zip holds no conversations.json", path=str(path))
-            info = members[0]
-            _check_inflation(info.file_size, info.compress_size, max_bytes, str(path))
-            member = z.open(info)
-        except ZIP_ERRORS as e:
-            raise _damaged(e, str(path)) from None
-        with z, member:
-            # the header's sizes may lie: the stream itself is bounded
-            yield io.BufferedReader(_Bounded(member, max_bytes, info.compress_size, str(path)))
-    else:
+    if not is_zip(p):
         with p.open("rb") as f:
             yield f
+        return
+    try:
+        z = zipfile.ZipFile(p)
+        infos = {i.filename: i for i in z.infolist()}
+        names = export_members(list(infos))
+    except ZIP_ERRORS as e:
+        raise _damaged(e, str(path)) from None
+    if not names:
+        z.close()
+        raise CiterenderError(
+            "the zip holds no conversations: no conversations.json and no conversations-NNN.json", path=str(path)
+        )
+    budget = [max_bytes]  # what the members may still inflate to, together
+    with z:
+        for name in names:
+            info = infos[name]
+            _check_inflation(info.file_size, info.compress_size, budget[0], str(path))
+            try:
+                member = z.open(info)
+            except ZIP_ERRORS as e:
+                raise _damaged(e, str(path)) from None
+            with member:  # the header's sizes may lie: the stream itself is bounded
+                yield io.BufferedReader(_Bounded(member, budget, info.compress_size, str(path)))
 
 
 def _check_inflation(size: int, compressed: int, max_bytes: int, path: str) -> None:
     if size > max_bytes:
         raise CiterenderError(
-            f"the zip's conversations.json inflates to {size:,} bytes, over the limit of {max_bytes:,}",
+            f"the zip's conversations inflate to {size:,} bytes, over the limit of {max_bytes:,}",
             path=path,
             hint="unzip it and build conversations.json, or raise the limit with --max-export-bytes",
         )
     if size > 1024 * 1024 and size > MAX_INFLATE_RATIO * max(compressed, 1):
         raise CiterenderError(
-            f"the zip's conversations.json inflates {size // max(compressed, 1):,} times (over {MAX_INFLATE_RATIO}): "
+            f"the zip's conversations inflate {size // max(compressed, 1):,} times (over {MAX_INFLATE_RATIO}): "
             "refused as a zip bomb",
             path=path,
             hint="unzip it and build conversations.json",
@@ -93,10 +166,12 @@ def _check_inflation(size: int, compressed: int, max_bytes: int, path: str) -> N
 
 
 class _Bounded(io.RawIOBase):
-    """A zip member read as a stream, stopped once it inflates past the limits whatever its header said."""
+    """A zip member read as a stream, stopped once it inflates past the limits whatever its header
+    said; ``budget`` (a one-item list) is what every member of the zip may still inflate to."""
 
-    def __init__(self, f: IO[bytes], max_bytes: int, compressed: int, path: str) -> None:
-        self.f, self.max_bytes, self.compressed, self.path, self.read_so_far = f, max_bytes, compressed, path, 0
+    def __init__(self, f: IO[bytes], budget: list[int], compressed: int, path: str) -> None:
+        self.f, self.budget, self.compressed, self.path, self.read_so_far = f, budget, compressed, path, 0
+        self.max_bytes = budget[0]
 
     def readable(self) -> bool:
         return True
@@ -107,6 +182,7 @@ class _Bounded(io.RawIOBase):
         except ZIP_ERRORS as e:  # a CRC that does not match (a header that understates the size)…
             raise _damaged(e, self.path) from None
         self.read_so_far += len(data)
+        self.budget[0] = self.max_bytes - self.read_so_far
         _check_inflation(self.read_so_far, self.compressed, self.max_bytes, self.path)
         buffer[: len(data)] = data
         return len(data)
@@ -121,18 +197,18 @@ def _damaged(e: Exception, path: str) -> CiterenderError:
 
 
 def is_zipped_export(path: str | Path) -> bool:
-    """Is the file a zip holding a ``conversations.json``, or a zip too damaged to tell? Either is
-    read as an export: its size, and what is wrong with it, are judged when it is read."""
-    if not _is_zip(path):
+    """Is the file a zip holding a ``conversations.json`` (or its shards), or a zip too damaged to
+    tell? Either is read as an export: its size, and what is wrong with it, are judged when it is read."""
+    if not is_zip(path):
         return False
     try:
         with zipfile.ZipFile(path) as z:
-            return any(n.rsplit("/", 1)[-1] == "conversations.json" for n in z.namelist())
+            return bool(export_members(z.namelist()))
     except ZIP_ERRORS:
         return True
 
 
-def _is_zip(path: str | Path) -> bool:
+def is_zip(path: str | Path) -> bool:
     """A regular file that starts as a zip does, or that :mod:`zipfile` takes for one."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -146,15 +222,18 @@ def _is_zip(path: str | Path) -> bool:
 
 
 def head(path: str | Path) -> str:
-    """The first 64 KiB of the export's JSON as text (a zip's ``conversations.json``), ``""`` when
-    it cannot be read: enough to tell whose export it is."""
+    """The first 64 KiB of the export's JSON as text (a zip's or a folder's ``conversations.json``
+    or first shard), ``""`` when it cannot be read: enough to tell whose export it is."""
+    files = _open(path)
     try:
-        with _open(path) as f:
-            return f.read(65536).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+        f = next(files, None)
+        return "" if f is None else f.read(65536).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     except CiterenderError:
         return ""
     except ZIP_ERRORS:
         return ""
+    finally:
+        files.close()
 
 
 def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[tuple[int, Mapping[str, Any]]]:
@@ -177,13 +256,16 @@ def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[
 
 
 def _items(path: str | Path, max_bytes: int, backend: Any, *, watch: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Every conversation of every file of the export, numbered on from file to file."""
     import ijson
 
-    with _open(path, max_bytes) as f:
+    k = 0
+    for f in _open(path, max_bytes):
         try:
-            for k, data in enumerate(backend.items(_SurrogateWatch(f) if watch else f, "item", use_float=True)):
+            for data in backend.items(_SurrogateWatch(f) if watch else f, "item", use_float=True):
                 if isinstance(data, Mapping):
                     yield k, data
+                k += 1
         except ijson.JSONError as e:
             what = " ".join(str(e).split())[:300]  # yajl's message draws an arrow over several lines
             raise CiterenderError(f"invalid JSON in the export: {what}", path=str(path)) from None

@@ -29,9 +29,7 @@ from ..jobs.pool import PageResult, Progress, run_pages
 from ..options import RenderOptions
 from ..providers.archive import MAX_INFLATED_BYTES, read_raw
 from ..providers.exports import conversation
-from ..providers.inputs import read_input
-from ..providers.threads import BrokenGraph, Conversation, Turn
-from ..providers.transcripts import transcript_titled
+from ..providers.threads import Conversation, Turn
 from ..rendering.html import answer_lang, render
 from ..rendering.themes import load_theme
 from ..sources.clean import display_text
@@ -39,6 +37,7 @@ from ..sources.model import Registry
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
 from .build_state import ASSET_CSS, Build, options_key, write_output
+from .chat_inputs import Readable, transcript_or_export
 from .manifest import hash_bytes, unchanged
 from .shown import shown_conversation, shown_markup, shown_text
 from .site import BuildResult, owned_files
@@ -315,29 +314,6 @@ class _Plan:
         return [self.entries[rel] for _, rel in sorted(self.order, key=lambda x: x[0], reverse=True)]
 
 
-def _readable(raw: Iterator[tuple[int, Any]], build: Build) -> Iterator[tuple[int, Conversation]]:
-    """The export's conversations; one whose graph cannot be walked is reported and skipped."""
-    for k, data in raw:
-        try:
-            yield k, shown_conversation(conversation(data, k))
-        except BrokenGraph as e:
-            build.results.append(PageResult(rel=f"conversation {k + 1}", out="", title="", failure=str(e)))
-
-
-def _transcript_or_export(src: Path, provider: str | None) -> Conversation | None:
-    """The transcript ``src`` holds, or None for a chat export (read later, as a stream); what
-    the file holds is read once, by the one input detector."""
-    found = read_input(str(src), provider)
-    if found.kind not in ("export", "transcript"):
-        raise CiterenderError(
-            f"this file holds {'an answer' if found.kind == 'answer' else 'one provider response'}, not a chat export"
-            " or a transcript of saved responses",
-            path=str(src),
-            hint="build takes a folder of answers, a ChatGPT export or a transcript; render takes one answer",
-        )
-    return shown_conversation(transcript_titled(found.data, src, provider)) if found.kind == "transcript" else None
-
-
 def build_conversations(
     export: str | Path,
     out: str | Path,
@@ -353,8 +329,8 @@ def build_conversations(
 ) -> BuildResult:
     """One page per conversation of ``export`` under ``out/c/``, and ``out/index.html``.
 
-    ``export`` is a ChatGPT data export (``conversations.json`` or its ``.zip``), or a transcript
-    of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`).
+    ``export`` is a ChatGPT data export (``conversations.json`` or its shards, its ``.zip``, the folder it
+    unzips to) or a transcript of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`).
     A zipped export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size).
     ``force`` renders every conversation again; ``overwrite`` writes over pages changed since."""
     opts = RenderOptions.build(options, **kwargs)
@@ -366,11 +342,11 @@ def build_conversations(
     th = load_theme(opts.theme)
     build = Build(src.parent, out_dir, opts, owned, force, False, overwrite)
     key = options_key(opts)
-    single = _transcript_or_export(src, provider)
+    single = transcript_or_export(src, provider)
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
     plan = _Plan(build, owned, out_dir, key)
-    for k, conv in [(0, single)] if single is not None else _readable(read_raw(src, max_export_bytes), build):
+    for k, conv in [(0, single)] if single is not None else Readable(read_raw(src, max_export_bytes), build, export):
         plan.add(conv, k, export)  # first pass: what changed, nothing rendered
     changed = plan.changed
     build.planned.add(SEARCH_INDEX)
