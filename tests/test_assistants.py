@@ -80,6 +80,16 @@ def test_a_page_saved_as_the_sdk_page_object_or_a_list_of_messages_is_read_too()
     assert adapt(sdk_page).text == adapt(page).text
 
 
+def test_a_bare_list_of_thread_messages_is_the_page_not_a_transcript(tmp_path: Path) -> None:
+    """``[m.model_dump() for m in client.beta.threads.messages.list(…)]``: the page's data alone."""
+    page = json.loads((A / "messages-page.json").read_text(encoding="utf-8"))
+    saved = tmp_path / "messages.json"
+    saved.write_text(json.dumps(page["data"]), encoding="utf-8")
+    bare, whole = run_cli("render", str(saved)), run_cli("render", str(A / "messages-page.json"))
+    assert bare.returncode == 0, bare.stderr
+    assert bare.stdout == whole.stdout and _codes(bare.stderr) == ["CR512"]
+
+
 @pytest.mark.parametrize(
     "other",
     [
