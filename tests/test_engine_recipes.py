@@ -32,36 +32,49 @@ from conftest import ROOT, run_cli
 
 from citerender.evaluate.engines import FAILED_NAMED, Tally
 from citerender.evaluate.records import check_line, check_row
+from citerender.publish.records import render_record
 
 SCALE = ROOT / "docs" / "scale.md"
 FIXTURE = ROOT / "tests" / "fixtures" / "engines" / "answers.jsonl"
 ENGINES = ("dask", "ray", "spark")
 
-#: wraps check_record in every Python process of a job (driver and workers) to count its calls
+#: wraps check_record and render_record in every Python process of a job (driver and workers) to
+#: count their calls
 COUNTER = """
 import functools, os
 if os.environ.get("CITERENDER_TEST_CALLS"):
-    import citerender.evaluate.records as records
-    real = records.check_record
-    @functools.wraps(real)
-    def check_record(*args, **kwargs):
-        with open(os.environ["CITERENDER_TEST_CALLS"], "a", encoding="utf-8") as f:
-            f.write(f"{os.getpid()}\\n")
-        return real(*args, **kwargs)
-    records.check_record = check_record
+    import citerender.evaluate.records, citerender.publish.records
+
+    def counted(module, name):
+        real = getattr(module, name)
+
+        @functools.wraps(real)
+        def count(*args, **kwargs):
+            with open(os.environ["CITERENDER_TEST_CALLS"], "a", encoding="utf-8") as f:
+                f.write(f"{name} {os.getpid()}\\n")
+            return real(*args, **kwargs)
+
+        setattr(module, name, count)
+
+    counted(citerender.evaluate.records, "check_record")
+    counted(citerender.publish.records, "render_record")
 """
 
 
 def recipe(engine: str) -> str:
-    """The Python block under ``### Dask`` (``Ray``, ``Spark``) of the engines section, as printed."""
+    """The Python block under ``### Dask`` (``Ray``, ``Spark``) of the checking section, or for
+    ``render-dask`` the one under ``## Dask`` of the rendering part, as printed."""
     text = SCALE.read_text(encoding="utf-8")
-    section = text.split("\n## Dask, Ray, Spark\n", 1)[1].split("\n## ", 1)[0]
-    for part in re.split(r"(?m)^### ", section)[1:]:
-        if part.split("\n", 1)[0].strip().lower() == engine:
-            blocks = re.findall(r"(?ms)^```python\n(.*?)^```", part)
-            assert len(blocks) == 1, f"one Python block under ### {engine}"
-            return blocks[0]
-    raise AssertionError(f"no ### {engine} recipe in docs/scale.md")
+    if engine == "render-dask":
+        part = text.split("\n# Checking datasets", 1)[0].split("\n## Dask\n", 1)[1].split("\n## ", 1)[0]
+    else:
+        section = text.split("\n## Dask, Ray, Spark\n", 1)[1].split("\n## ", 1)[0]
+        parts = {p.split("\n", 1)[0].strip().lower(): p for p in re.split(r"(?m)^### ", section)[1:]}
+        assert engine in parts, f"no ### {engine} recipe in docs/scale.md"
+        part = parts[engine]
+    blocks = re.findall(r"(?ms)^```python\n(.*?)^```", part)
+    assert len(blocks) == 1, f"one Python block for {engine}"
+    return str(blocks[0])
 
 
 def replaced(code: str, substitutions: dict[str, str]) -> str:
@@ -188,9 +201,11 @@ def run_recipe(
     return r
 
 
-def calls(tmp: Path) -> int:
+def calls(tmp: Path, name: str = "check_record") -> int:
+    """How many times ``name`` was called, in every process of the job."""
     log = tmp / "calls.log"
-    return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return sum(1 for line in lines if line.split()[0] == name)
 
 
 @pytest.fixture
@@ -211,6 +226,11 @@ def jsonl_dataset(tmp: Path, lines: list[str]) -> Path:
 
 def substitutions(engine: str, tmp: Path, scheduler: str = "") -> dict[str, str]:
     return {
+        "render-dask": {
+            "tcp://scheduler-address:8786": scheduler,
+            "s3://archive/answers/*.jsonl": f"{tmp}/answers/*.jsonl",
+            "s3://site/pages/*.jsonl": f"{tmp}/pages/*.jsonl",
+        },
         "dask": {
             "tcp://scheduler-address:8786": scheduler,
             "s3://evals/answers/*.jsonl": f"{tmp}/answers/*.jsonl",
@@ -236,7 +256,7 @@ def engine_results(engine: str, tmp: Path) -> list[dict[str, Any]]:
 def run_engine(engine: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> subprocess.CompletedProcess[str]:
     """The recipe run; Dask's on a local cluster of two worker processes whose address replaces
     the scheduler's (its workers count their calls too)."""
-    if engine != "dask":
+    if not engine.endswith("dask"):
         return run_recipe(engine, tmp, substitutions(engine, tmp))
     from distributed import LocalCluster
 
@@ -349,3 +369,29 @@ def test_tallies_merge_in_any_order_to_one_pass(tmp_path: Path, lines: list[str]
     assert Tally.of(r for r in results if not r["failure"]).failures() == ""
     many = Tally.of({"id": f"x{k:03}", "failure": "why"} for k in range(FAILED_NAMED + 5))
     assert len(many.named) == FAILED_NAMED and many.failures().endswith("… and 5 more")
+
+
+@pytest.mark.engines
+def test_the_dask_rendering_recipe_renders_each_answer_once_and_names_the_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handbook = ROOT / "examples" / "handbook"
+    answer = (handbook / "answer.md").read_text(encoding="utf-8")
+    sources = json.loads((handbook / "answer.sources.json").read_text(encoding="utf-8"))
+    records: list[dict[str, Any]] = [
+        *({"id": f"a{i}", "answer": answer, "sources": sources, "title": f"Answer {i}"} for i in range(6)),
+        {"id": "no-sources", "answer": "Renewals are due in June.\ue200cite\ue202turn0file0\ue201"},
+        {"id": "bad-sources", "answer": "text", "sources": {"sources": "not a list"}},
+        {"id": "no-answer"},
+    ]
+    jsonl_dataset(tmp_path, [json.dumps(r) for r in records])
+    expected = [render_record(r, style="footnotes", standalone=True) for r in records]
+
+    r = run_engine("render-dask", tmp_path, monkeypatch)
+
+    assert r.returncode == 1, r.stderr[-3000:]
+    assert results_in(iter(sorted((tmp_path / "pages").glob("*.jsonl")))) == expected
+    assert "2 of 9 records failed" in r.stderr and "Traceback" not in r.stderr
+    for page in expected[-2:]:
+        assert f"{page['id']}: {page['failure']}" in r.stderr
+    assert calls(tmp_path, "render_record") == len(records)  # each answer rendered once

@@ -33,7 +33,8 @@ class Tally:
     """Results added up: the measures (:class:`~citerender.evaluate.metrics.Totals`, what
     ``check-dataset`` sums), how many records, how many failed and the first
     :data:`FAILED_NAMED` of those by id with why. Partitions' tallies merge in any order to the
-    tally of one pass, so a job can count its failures in the same pass that writes its results."""
+    tally of one pass. Any per-record results with an ``id`` and a ``failure`` add up so
+    (:func:`~citerender.publish.records.render_record`'s pages too: their measures are empty)."""
 
     def __init__(self) -> None:
         self.totals = Totals()
