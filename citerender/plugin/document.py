@@ -12,15 +12,17 @@ id — a reference by its number, a source by its id, a mark by its index — ne
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..codes.kinds import Severity
 from ..diagnostics import Diagnostic
-from ..evidence.claims import Claim, Evidence
 from ..sources.model import Source
 from ..syntax.escapes import OffsetMap
 from ..syntax.types import Citation, LineRange, Mark, MarkKind
 from .references import CitingPlace, Reference
+
+if TYPE_CHECKING:
+    from ..evidence.claims import Claim
 
 __all__ = ["Table", "read_table", "write_table"]
 
@@ -226,6 +228,8 @@ def _diagnostic(row: Mapping[str, Any]) -> Diagnostic:
 
 
 def _claim(row: Mapping[str, Any]) -> Claim:
+    from ..evidence.claims import Claim, Evidence  # only a document checked with evidence has claims
+
     evidence = [
         Evidence(e["source"], e["number"], tuple(e["lines"]) if e.get("lines") else None, e.get("text", ""))
         for e in row.get("evidence") or ()
