@@ -395,3 +395,17 @@ def test_the_dask_rendering_recipe_renders_each_answer_once_and_names_the_failed
     for page in expected[-2:]:
         assert f"{page['id']}: {page['failure']}" in r.stderr
     assert calls(tmp_path, "render_record") == len(records)  # each answer rendered once
+
+
+def test_without_java_the_spark_recipe_stops_before_any_work(tmp_path: Path) -> None:
+    """PySpark starts a Java runtime: without one, the recipe says so instead of a Py4J traceback."""
+    script = tmp_path / "spark_recipe.py"
+    script.write_text(replaced(recipe("spark"), substitutions("spark", tmp_path)), encoding="utf-8")
+    env = {k: v for k, v in job_env(tmp_path, uuid.uuid4().hex).items() if k != "JAVA_HOME"}
+    env["PATH"] = str(tmp_path / "no-java")
+    r = subprocess.run(
+        [sys.executable, script.name], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "needs Java 17 or later" in r.stderr and "default-jre-headless" in r.stderr, r.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "summary.json").exists()

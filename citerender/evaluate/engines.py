@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import os
+import shutil
 import sys
 from collections.abc import Iterable, Mapping
 from functools import reduce
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import CiterenderError
 from .metrics import Totals
@@ -88,15 +90,24 @@ class Tally:
 def require_engine(engine: str) -> None:
     """Stop a script before any work when ``engine`` (``dask``, ``ray`` or ``spark``) cannot be
     imported: a message naming its extra (``citerender[ray]``) and how to install it on stderr, and
-    exit status 2, as the command line does for a missing extra. Meant for a script's first lines."""
+    exit status 2, as the command line does for a missing extra; Spark's also when no Java runtime
+    is found (PySpark starts one). Meant for a script's first lines."""
     name, modules, package = ENGINES[engine]
     for module in modules:
         try:
             importlib.import_module(module)
         except ImportError:
-            e = CiterenderError(
+            _stop(
                 f"this job runs on {name}, which needs the {engine} extra (citerender[{engine}]): {package} is not installed",
-                hint=f"install it from the citerender clone: pip install -e '.[{engine}]'",
+                f"install it from the citerender clone: pip install -e '.[{engine}]'",
             )
-            print(f"citerender: error: {e}", file=sys.stderr)
-            raise SystemExit(2) from None
+    if engine == "spark" and not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        _stop(
+            "this job runs on Spark, which needs Java 17 or later: no java on PATH and no JAVA_HOME",
+            "install a Java runtime (Debian: apt-get install default-jre-headless) or set JAVA_HOME",
+        )
+
+
+def _stop(message: str, hint: str) -> NoReturn:
+    print(f"citerender: error: {CiterenderError(message, hint=hint)}", file=sys.stderr)
+    raise SystemExit(2)
