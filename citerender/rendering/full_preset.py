@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -92,8 +92,8 @@ _CJK_RANGES = (
     (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x1B000, 0x1B16F), (0x20000, 0x3134F),
 )  # fmt: skip
 _CJK_STARTS = tuple(a for a, _ in _CJK_RANGES)
-#: what may be CJK: every character from U+1100 on (a small class to compile)
-_WIDE = re.compile("[^\x00-\u10ff]")
+#: Hangul jamo, the only CJK block below U+2E80
+_JAMO = re.compile("[\u1100-\u11ff]")
 #: variation selectors: one after a Han character (an IVS) leaves that character what counts
 _VS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
@@ -106,9 +106,23 @@ def is_cjk(ch: str) -> bool:
 
 
 def has_cjk(src: str) -> bool:
-    """Does ``src`` hold a CJK character? Only characters from U+1100 on are looked at (dashes,
-    quotes and emoji are the few an English answer has)."""
-    return not src.isascii() and any(is_cjk(m.group()) for m in _WIDE.finditer(src))
+    """Does ``src`` hold a CJK character? Decided by its highest character where it can be (an
+    English answer's dashes and quotes sit below U+2E80), else by looking at each character from
+    U+2E80 on (emoji, the markers' private-use characters and CJK are the ones met)."""
+    if src.isascii():
+        return False
+    top = max(src)
+    if top < "\u1100":
+        return False
+    if _JAMO.search(src) is not None:
+        return True
+    return top >= "\u2e80" and any(is_cjk(m.group()) for m in _wide().finditer(src))
+
+
+@cache
+def _wide() -> re.Pattern[str]:
+    """Every character from U+2E80 on (compiled when first needed: a negated class is cheap)."""
+    return re.compile("[^\x00-\u2e7f]")
 
 
 def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
