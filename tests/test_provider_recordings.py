@@ -201,13 +201,13 @@ def test_xai_citations_without_a_span_are_listed_not_stuck_before_the_first_word
 
 
 def test_a_numbered_link_to_the_cited_url_becomes_the_citation() -> None:
-    # xAI writes [[1]](url) in the text for a url_citation without a span: cited once, there
+    # xAI writes [[1]](url) in the text for a url_citation without a span: cited once, there (after its stop)
     text = "xAI was founded in 2023 [[1]](https://x.ai/company). More follows."
     data = {"object": "response", "output": [{"type": "message", "content": [{"type": "output_text", "text": text,
         "annotations": [{"type": "url_citation", "url": "https://x.ai/company"}]}]}]}  # fmt: skip
     adapted = adapt(data)
     stripped, places = _marker_places(adapted.text)
-    assert stripped == "xAI was founded in 2023. More follows." and places == [len("xAI was founded in 2023")]
+    assert stripped == "xAI was founded in 2023. More follows." and places == [len("xAI was founded in 2023.")]
     assert adapted.registry["turn0search0"].meta.get("listed") is None
 
 
