@@ -132,7 +132,8 @@ def test_interactions_citations_sit_after_the_words_their_byte_offsets_name() ->
     annotations = _interaction_annotations(data)
     assert len(annotations) == 18
     text, places = _marker_places(adapt(data).text)
-    assert text == annotations[0][0]  # nothing but markers added
+    text, suggested = text.split("\n\nSearch suggestions from Google: ")  # the results' widget, after the answer
+    assert text == annotations[0][0] and suggested.count("](<https://") == 2  # nothing but markers added
     for original, a in annotations:
         end = to_codepoints(original, a["end_index"], "utf8")
         assert after_last_word(original, end) in places, original[end - 40 : end]
@@ -146,7 +147,7 @@ def test_an_interactions_stream_folds_into_its_steps_and_places_every_annotation
     annotations = [a for d in deltas if d.get("type") == "text_annotation_delta" for a in d["annotations"]]
     assert len(annotations) == 14
     text, places = _marker_places(adapt(events).text)
-    assert text == texts
+    assert text.split("\n\nSearch suggestions from Google: ")[0] == texts
     for a in annotations:
         assert after_last_word(texts, to_codepoints(texts, a["end_index"], "utf8")) in places
 
@@ -442,7 +443,9 @@ def test_recorded_gemini_thoughts_are_neither_shown_nor_counted() -> None:
     assert len(thoughts) == 2
     adapted = load_response(RECORDED / "gemini-thoughts-google-search.json")
     text, places = _marker_places(adapted.text)
-    assert text == parts[-1]["text"] and all(t[:60] not in adapted.text for t in thoughts)
+    answer, suggested = text.split("\n\nSearch suggestions from Google: ")  # the widget's chips follow the answer
+    assert answer == parts[-1]["text"] and all(t[:60] not in adapted.text for t in thoughts)
+    assert suggested.count("](<https://www.google.com/search?q=") == 3
     assert len(places) == 9  # every support placed in the answer, none clamped to a thought's length
     assert [code for code, _ in adapted.notes] == ["CR503", "CR503"]  # Google's two long spans, repaired
 
