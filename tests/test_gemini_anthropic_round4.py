@@ -357,3 +357,24 @@ def test_the_interactions_api_widget_is_shown_once_each_chip_a_link(name: str) -
     assert len(chips) == len({a["href"] for a in chips}) >= 2
     assert all(a["href"].startswith("https://vertexaisearch.cloud.google.com/") and a["href"] in raw for a in chips)
     assert all(a.get_text() in raw for a in chips) and adapted.notes == []
+
+
+def _snake(data: Any) -> Any:
+    """``data`` as the google-genai SDKs' ``model_dump()`` writes it: every key snake_case."""
+    import re
+
+    if isinstance(data, dict):
+        return {re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), k): _snake(v) for k, v in data.items()}
+    return [_snake(v) for v in data] if isinstance(data, list) else data
+
+
+@pytest.mark.parametrize(
+    "name", ["gemini-image-grounding.json", "gemini-search-suggestions.json", "vertex-citations.json"]
+)
+def test_an_sdk_dump_in_snake_case_reads_as_the_api_response(name: str) -> None:
+    data = json.loads((HERE / name).read_text(encoding="utf-8"))
+    dumped = _snake(data)
+    assert "grounding_metadata" in json.dumps(dumped) or "citation_metadata" in json.dumps(dumped)
+    api, sdk = adapt(data), adapt(dumped)
+    assert sdk.text == api.text and "\ue200" in sdk.text and sdk.notes == api.notes
+    assert [s.url for s in sdk.registry.values()] == [s.url for s in api.registry.values()]

@@ -46,7 +46,8 @@ FORMATS: tuple[Format, ...] = (
         summary=(
             "the Interactions API's `steps[]` (or the first beta's `outputs[]`): `model_output` text "
             "`annotations` (`url_citation`, `file_citation` with page, `place_citation` with review snippets), "
-            "`google_search_result` / `url_context_result` pages as consulted; its `step.*` event stream"
+            "`google_search_result` / `url_context_result` pages as consulted, the results' Search Suggestions "
+            "widget shown after the answer (each chip a link); its `step.*` event stream"
         ),
         positions="**UTF-8 bytes** per text item",
         detect=lambda d: d.get("object") == "interaction" or isinstance(d.get("steps"), list),
@@ -199,13 +200,17 @@ FORMATS: tuple[Format, ...] = (
         "response",
         summary=(
             "`groundingMetadata`: `groundingChunks` (web, retrievedContext — file search chunks named by their "
-            "title, else the caller's `customMetadata` `title`/`url`, else their store —, maps; every chunk a "
-            "source, the uncited ones consulted) and `groundingSupports` (segments, chunk indices); "
-            "`urlContextMetadata` (pages read: consulted; not retrieved: CR511)"
+            "title, else the caller's `customMetadata` `title`/`url`, else their store —, maps, image: the page "
+            "its `sourceUri` names, never the image; every chunk a source, the uncited ones consulted, one that "
+            "cannot be linked reported) and `groundingSupports` (segments, chunk indices); "
+            "`urlContextMetadata` (pages read: consulted; not retrieved: CR511); `citationMetadata` "
+            "(`citationSources`, Vertex AI's `citations`: each `uri` linked after the word its span ends in; a "
+            "span past the answer listed without a place, CR504); `searchEntryPoint`'s Search Suggestions shown "
+            "after the answer, each chip a link (CR515 when it has none)"
         ),
         positions="**UTF-8 bytes** per part",
         detect=lambda d: isinstance(d.get("candidates"), list),
-        keys=frozenset({"candidates", "groundingMetadata", "groundingSupports", "groundingChunks"}),
+        keys=frozenset({"candidates", "groundingMetadata", "groundingSupports", "groundingChunks", "citationMetadata"}),
         adapter=_P + "gemini:generate_content",
         collect=_P + "gemini:collect_chunks",
     ),
@@ -280,7 +285,8 @@ FORMATS: tuple[Format, ...] = (
         "response",
         summary=(
             "`citations` on text blocks: char, page, content-block and web-search locations; `cited_text` becomes"
-            " a cited line"
+            " a cited line; a document location on a page the `web_fetch` tool read links that page (one source "
+            "with the fetch); a `search_result_location` links its `source` URL, or shows its id beside the title"
         ),
         positions="per block",
         detect=lambda d: d.get("type") == "message" and isinstance(d.get("content"), list),

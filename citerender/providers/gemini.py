@@ -20,6 +20,7 @@ the grounding metadata coming with the last ones, each chunk's citation sources 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
@@ -29,7 +30,7 @@ from .gemini_citations import citation_sources, merge_citations, recitations
 from .offsets import SpanReader
 from .search_suggestions import after_answer, suggestions
 
-__all__ = ["collect_chunks", "generate_content", "supports"]
+__all__ = ["camel_keys", "collect_chunks", "generate_content", "supports"]
 
 
 #: the grounding chunk kinds read here (google-genai ``GroundingChunk``); any other is reported
@@ -152,9 +153,25 @@ def _answer_texts(cand: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def camel_keys(data: Any) -> Any:
+    """``data`` with its keys as the REST API writes them: the SDKs' ``model_dump()`` writes them
+    snake_case (``grounding_metadata``, ``grounding_chunk_indices``), the proto field names the
+    API's JSON names camelCase; values are left as they are."""
+    if isinstance(data, Mapping):
+        return {_CAMEL.sub(lambda m: m.group(1).upper(), str(k)): camel_keys(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [camel_keys(v) for v in data]
+    return data
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])_([a-z])")
+
+
 def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
     """The answer (its text parts joined) with each grounding support's and citation source's
-    marker in place, then the Search Suggestions the response asks to be shown."""
+    marker in place, then the Search Suggestions the response asks to be shown. A response the
+    SDKs dumped (snake_case keys) is read as the API writes it."""
+    resp = camel_keys(resp)
     candidates = resp.get("candidates") or []
     if not candidates:
         return []
@@ -208,7 +225,7 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     meta: Any = None
     url_meta: Any = None
     cited: list[Mapping[str, Any]] = []  # each chunk's citation sources (offsets from the answer's start)
-    for chunk in chunks:
+    for chunk in map(camel_keys, chunks):
         for cand in (chunk.get("candidates") or [])[:1]:
             for k, text in enumerate(_answer_texts(cand)):
                 while len(texts) <= k:

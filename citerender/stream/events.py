@@ -256,10 +256,10 @@ class LiveAnswer:
         self.hold = len(self.text)  # a block's citations go at its end: nothing inside it waits
 
     def _gemini(self, e: Mapping[str, Any]) -> None:
-        from ..providers.gemini import supports
+        from ..providers.gemini import camel_keys, supports
         from ..providers.gemini_citations import citation_sources, entry_key
 
-        for cand in (e.get("candidates") or [])[:1]:
+        for cand in (camel_keys(e).get("candidates") or [])[:1]:  # an SDK's dump (snake_case) as the API writes it
             for k, part in enumerate((cand.get("content") or {}).get("parts") or []):
                 if "text" in part:
                     self._append(("part", k), str(part["text"]))
