@@ -96,9 +96,10 @@ def test_import_codes_fail_and_pass() -> None:
 def test_the_older_generation_and_the_other_types() -> None:
     answer = find_conversation(EXPORT, "Paris trip").turns[1]
     assert "\ue206" not in answer.text  # group ends stand for nothing
-    # an image group: its titles linked to where they come from, nothing fetched
+    # an image group: its titles linked to where they come from, with their domain; nothing fetched
     assert (
-        "Images: [Pyramid at night](<https://img.example/1>), [Mona Lisa room](<https://img.example/2>)" in answer.text
+        "Images: [Pyramid at night](<https://img.example/1>) (img\\.example), "
+        "[Mona Lisa room](<https://img.example/2>) (img\\.example)" in answer.text
     )
     assert answer.text.endswith("More: Louvre guides")
     assert answer.notes[0][0] == "CR502"

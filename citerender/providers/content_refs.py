@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..syntax.format import DEFAULT_FORMAT
 
@@ -155,16 +156,46 @@ def _link(title: Any, url: Any) -> str:
 
 def _link_list(ref: Mapping[str, Any]) -> str:
     """A widget as what it is, without fetching anything: images as their titles linked to the
-    pages they come from, navigation lists as their titled links; else its ``alt`` text."""
+    pages they come from (with the page's domain), navigation lists as their titled links; else
+    its ``alt`` text."""
     typ = ref.get("type")
     key = "images" if typ in ("image_v2", "image_group") else ("domains" if ref.get("domains") else "items")
-    entries = [e for e in ref.get(key) or [] if isinstance(e, Mapping)]
-    links = [x for e in entries if (x := _link(e.get("title") or e.get("alt") or e.get("name"), e.get("url")))]
+    entries = [_image(e) if key == "images" else e for e in ref.get(key) or [] if isinstance(e, Mapping)]
+    if key == "images":
+        links = [x for e in entries if (x := _image_link(e))]
+    else:
+        links = [x for e in entries if (x := _link(e.get("title") or e.get("alt") or e.get("name"), e.get("url")))]
     if not links:
         alt = ref.get("alt") if typ not in ("image_v2", "image_group") else None
         return md_text(alt) if isinstance(alt, str) else (f"&#91;{len(entries)} image(s)&#93;" if entries else "")
     label = "Images" if key == "images" else (md_text(ref["alt"]) if isinstance(ref.get("alt"), str) else "Links")
     return f"{label}: " + ", ".join(links)
+
+
+def _image(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One image of a carousel: ``image_group`` nests it (``url``, ``title``, ``content_url``,
+    ``thumbnail_url``) under ``image_result``; ``image_v2`` does not."""
+    inner = entry.get("image_result")
+    return inner if isinstance(inner, Mapping) else entry
+
+
+def _image_link(image: Mapping[str, Any]) -> str:
+    """An image as its page: the title linked to the page the image comes from, then the page's
+    domain (``content_url`` and ``thumbnail_url`` are never fetched); an image without a page is
+    its title."""
+    url = image.get("url") if isinstance(image.get("url"), str) else None
+    domain = _domain(url) if url else None
+    title = next((v for k in ("title", "alt", "name") if isinstance(v := image.get(k), str) and v.strip()), domain)
+    link = _link(title, url)
+    return f"{link} ({md_text(domain)})" if link and domain and title != domain else link
+
+
+def _domain(url: str) -> str | None:
+    try:
+        host = urlsplit(url.strip()).hostname if "//" in url else None
+    except ValueError:  # ``http://[::1`` and such: no domain to show
+        return None
+    return host.removeprefix("www.") if host else None
 
 
 def _file_item(ref: Mapping[str, Any], matched: str) -> dict[str, Any] | None:
@@ -239,6 +270,8 @@ def edits_for(text: str, refs: Any, sources: SearchSources, citations: Any = Non
             edits.append(_citation_edit(text, ref, typ, span, sources))
         elif typ == "attribution":
             edits.append(_attribution_edit(text, ref, span, sources))
+        elif typ in ("image_v2", "image_group"):
+            edits.append(_carousel_edit(text, _shown_edit(ref, typ, span)))
         else:
             edits.append(_shown_edit(ref, typ, span))
     if trailing:
@@ -288,6 +321,15 @@ def _shown_edit(ref: Mapping[str, Any], typ: str, span: tuple[int, int]) -> Edit
     if typ in _TEXT_TYPES or typ in _LINK_TYPES or typ in ("calculator", "entity", "product_entity"):
         return (*span, _text_of(ref), None)
     return (*span, _text_of(ref), ("CR501", f"content reference of unknown type {typ[:40]!r} shown as its text"))
+
+
+def _carousel_edit(text: str, edit: Edit) -> Edit:
+    """An image carousel that opens a line stands apart from the text after it, as ChatGPT shows
+    it above the answer (its links would otherwise run into the first sentence)."""
+    start, end, shown, note = edit
+    if shown and (start == 0 or text[start - 1] == "\n") and end < len(text) and text[end] != "\n":
+        shown += "\n\n"
+    return start, end, shown, note
 
 
 def _attributions(ref: Mapping[str, Any]) -> list[Mapping[str, Any]]:
