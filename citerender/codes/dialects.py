@@ -90,4 +90,36 @@ ROWS = [
         "a Codex file citation (【F:path†L10-L20】) was read as a citation of a repository file",
         "no fix needed; give --repo (checkout) or --repo-url (web address) to quote and link the lines",
     ),
+    Code(
+        "CR220",
+        "copied-citation",
+        Severity.INFO,
+        "a citation as ChatGPT's copy button writes it ([oai_citation:N‡Title](url), or the older "
+        "[oai_citation:N,Title](url)) was read as a citation of that page, named by its title",
+        "no fix needed; ChatGPT's utm_source=chatgpt.com is taken off the URL",
+    ),
+    Code(
+        "CR221",
+        "cite-tag",
+        Severity.INFO,
+        'an MDX-style tag was read: <Cite ref="turn0search0"/> (or refs={[…]}) as a citation of those ids, '
+        '<Link url="…" title="…"/> as a link',
+        "ask for the canonical marker form, and pass the sources the ids name",
+    ),
+    Code(
+        "CR222",
+        "copy-residue-object",
+        Severity.INFO,
+        'a ChatGPT copy residue object ({"fallbackMarkdown":…,"reference":{…}}) was read: the pages its pill '
+        "named are cited where it stood (a url pill is shown as a link)",
+        "copy the answer with its sources, or export it, instead of copying the page text",
+    ),
+    Code(
+        "CR223",
+        "copied-page-not-linked",
+        Severity.WARNING,
+        "a page or file a copied citation names has no web address a reader can open (an uploaded file's "
+        "file-service:// or sediment:// address, none, a space in it, another scheme): cited by its name, not linked",
+        "look the page up by its title, or share the file, if readers need it",
+    ),
 ]

@@ -17,6 +17,7 @@ from ..options import RenderOptions
 from ..sources.model import Registry
 from .bibliography import NOTE_STYLES
 from .claim_spans import add_claim_spans
+from .copied import copied_rule, residue_block
 from .core import citation_core
 from .dialects import dialect_rule
 from .direction import add_direction_rule
@@ -72,6 +73,8 @@ def citation_plugin(
     md.inline.ruler.push("citation", partial(citation_inline, opts=opts))
     md.inline.ruler.before("escape", "citation_backslash", backslash_rule(opts))
     md.inline.ruler.before("link", "citation_dialect", dialect_rule(opts))  # [doc1], [ID:0], … when named
+    md.inline.ruler.before("link", "citation_copied", copied_rule(opts))  # [oai_citation:…], <Cite …/>, residue
+    md.block.ruler.before("lheading", "citation_residue", residue_block)  # a residue object's paragraph
     add_flanking_rule(md, opts.fmt.marker_set)  # ``**Bold.**`` right before a marker closes
     # the chain of core rules, in the order the work happens (each can be disabled by name)
     md.core.ruler.push("citerender_scrub", partial(scrub_rule, opts=opts))

@@ -8,6 +8,7 @@ from ..diagnostics import Diagnostic
 from ..sources.model import Registry, Source
 from ..syntax.marks import tidy_seam
 from ..syntax.types import Citation, LineRange, Mark
+from .copied import carried_source
 from .locate import where
 from .options import PluginOptions
 from .state import CitationState, CitingPlace, Reference, Use
@@ -39,6 +40,9 @@ def lookup(st: CitationState, sid: str, unknown: str, offset: int | Token | None
     """The source for ``sid`` and whether the registry knows it; an unknown id is reported (CR101)
     and, under ``unknown="drop"``, gives None. ``offset`` may be the citation token: its offset is
     then computed only for a report (locating a mark is most of a known citation's cost)."""
+    carried = carried_source(st, sid)  # a page a copied form names (issue 49): the text carries it
+    if carried is not None:
+        return carried, True
     registry = st.registry
     if registry is None:
         if not st.without_sources_reported:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..options import RenderOptions
 from ..sources.model import Registry, require_registry
 from ..syntax.charset import CharSet
+from ..syntax.copied import may_hold_copied
 from ..syntax.format import CitationFormat
 from ..syntax.patterns import patterns
 from ..syntax.types import Mark
@@ -93,6 +94,7 @@ class PluginOptions:
             or "cite" in text
             or "entity[" in text
             or ("%" in text and "%EE%88%8" in text.upper())
+            or may_hold_copied(text)
         )
 
     def marker_end(self, src: str, at: int) -> int:

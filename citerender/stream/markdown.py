@@ -30,7 +30,9 @@ from .sink import Sink
 __all__ = ["MarkdownSink"]
 
 #: what a marker, an escaped one, copy-paste forms and residue are written with (a generous test)
-_MAY_CITE = re.compile("[\ue200-\ue206\u3010\\\\&%]|cite|entity|contentReference")
+_MAY_CITE = re.compile(
+    "[\ue200-\ue206\u3010\\\\&%]|cite|entity|contentReference|oai_citation|<Cite|<Link|fallbackMarkdown"
+)  # ChatGPT's copied forms (``citerender.syntax.copied``) cite too
 
 
 class MarkdownSink(Sink):

@@ -1,0 +1,261 @@
+"""ChatGPT's copied forms (:mod:`citerender.syntax.copied`) read where they stand, like the other
+dialects: ``[oai_citation:N‡Title](url)`` and a copy residue object become a ``citation`` token
+citing the pages they name, ``<Cite ref="…"/>`` one citing its ids, ``<Link …/>`` and a ``url``
+residue pill a link; a residue object that names no page leaves its ``fallbackMarkdown`` text.
+
+* ``residue_block`` (block, before ``lheading``): a residue object's strings may hold line
+  breaks, even blank lines, which would end its paragraph before any inline rule saw it; a
+  paragraph goes on over the lines an object spans (the text is not changed: offsets, lines and a
+  stream's blocks stay the original's).
+* ``copied_rule`` (inline, before ``link``): a form read atomically at ``[``, ``<``, ``{`` or ``:``.
+  The pages a form carries are the document's *carried* sources (``carried_source`` is where
+  numbering finds them): one per page, titled, linked (an uploaded file named, not linked); a page
+  a registry source has (same URL) cites that source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+
+from ..errors import CiterenderError
+from ..sources.model import Registry, Source
+from ..syntax.copied import Copied, Page, clean_url, copied_at
+from ..syntax.copy_residue import pill_spans
+from ..syntax.escapes import printable
+from ..syntax.types import Citation, Mark, MarkKind
+from .options import PluginOptions
+from .rules import MAX_MARKERS
+from .state import CitationState, citation_state
+
+__all__ = ["CARRIED", "carried_source", "copied_rule", "residue_block"]
+
+CARRIED = "copied.sources"  # the document's carried sources, by id
+_KEYS = "copied.keys"  # a page's key (its URL or file) -> the id it is cited by
+_FIRST = frozenset("[<{:")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
+_URL_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
+
+
+def residue_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Block rule (see the module docstring): a paragraph whose residue object runs over a blank
+    line or a line that would end the paragraph; any other paragraph is markdown-it's."""
+    src = state.src
+    if silent or "fallbackMarkdown" not in src:
+        return False
+    old_parent, state.parentType = state.parentType, "paragraph"
+    line, last, reach, spans = start, state.lineMax, -1, False
+    while line < last:
+        inside = reach > state.bMarks[line]  # the line starts inside an open object
+        if line > start:
+            stops = state.isEmpty(line) or (0 <= state.sCount[line] - state.blkIndent <= 3 and _ends(state, line))
+            if stops and not inside:
+                break
+            spans = spans or stops
+        reach = _reach(src, max(state.bMarks[line], reach), state.eMarks[line], reach)
+        line += 1
+    state.parentType = old_parent
+    if not spans:
+        return False
+    state.line = line
+    state.push("paragraph_open", "p", 1).map = [start, line]
+    tok = state.push("inline", "", 0)
+    tok.content = state.getLines(start, line, state.blkIndent, False).strip()
+    tok.map, tok.children = [start, line], []
+    state.push("paragraph_close", "p", -1)
+    return True
+
+
+def _ends(state: StateBlock, line: int) -> bool:
+    """Would a block starting at ``line`` end a paragraph (a heading, a fence, a list…)?"""
+    return any(rule(state, line, state.lineMax, True) for rule in state.md.block.ruler.getRules("paragraph"))
+
+
+def _reach(src: str, at: int, stop: int, reach: int) -> int:
+    """Where the last residue object starting in ``src[at:stop]`` ends (``reach`` if none does)."""
+    return max([reach, *(end for _, end in pill_spans(src, at, stop))])
+
+
+def carried_source(st: CitationState, sid: str) -> Source | None:
+    """The source a copied form carries under ``sid`` in this document, if any (also when the
+    working state was built back from the document's table, which keeps cited sources only)."""
+    carried: dict[str, Source] = st.cache(CARRIED, dict)
+    found = carried.get(sid)
+    if found is None and (ref := st.by_id.get(sid)) is not None:
+        found = next((s for s in (ref.source, *ref.merged) if s.id == sid and "copied" in s.meta), None)
+    return found
+
+
+def copied_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
+    """Inline rule (before ``link``): a copied form becomes what it means (see the module docstring)."""
+
+    def rule(state: StateInline, silent: bool) -> bool:
+        pos = state.pos
+        # silent: markdown-it measuring a link's text; a form there is read when the text is parsed
+        if silent or state.src[pos] not in _FIRST:
+            return False
+        form = copied_at(state.src, pos, state.posMax)
+        if form is None:
+            return False
+        st = citation_state(state.env, opts.registry)
+        st.marks += 1
+        if st.marks > MAX_MARKERS:
+            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
+        _push(state, st, form, opts)
+        state.pos = form.end
+        return True
+
+    return rule
+
+
+def _push(state: StateInline, st: CitationState, form: Copied, opts: PluginOptions) -> None:
+    raw = state.src[form.start : form.end]
+    kind = form.pill.kind if form.pill is not None else form.kind
+    if kind == "tag":
+        cit = Citation(raw, opts.fmt.families[0], form.ids, None, form.start, form.end, None, "cite-tag")
+        note = ("CR221", f"<Cite> tag read as a citation of {', '.join(form.ids)}")
+        _token(state, st, "citation", Mark(MarkKind.CITATION, form.start, form.end, raw, citation=cit, notes=(note,)))
+        return
+    if kind in ("oai", "cite"):
+        _cite(state, st, form, raw, opts)
+        return
+    if kind == "link" and form.pages:
+        _link(state, st, form, raw)
+        return
+    _fallback(state, st, form, raw)
+
+
+def _cite(state: StateInline, st: CitationState, form: Copied, raw: str, opts: PluginOptions) -> None:
+    """A citation of the form's pages, each carried (or the registry's source of that URL)."""
+    notes = [_read_note(form)]
+    ids = []
+    for page in form.pages:
+        ids.append(_carry(st, page))
+        notes.extend(_page_notes(page))
+    if form.pill is not None and form.pill.unlinked:
+        notes.append(("CR223", f"the copied pill names {form.pill.unlinked} page(s) without an address: not shown"))
+    dialect = "oai-citation" if form.kind == "oai" else "copy-residue"
+    cit = Citation(raw, opts.fmt.families[0], tuple(dict.fromkeys(ids)), None, form.start, form.end, None, dialect)
+    mark = Mark(MarkKind.CITATION, form.start, form.end, raw, citation=cit, notes=tuple(notes))
+    _token(state, st, "citation", mark)
+
+
+def _link(state: StateInline, st: CitationState, form: Copied, raw: str) -> None:
+    """A page shown as a link (its title), when its address is one a reader may follow; the
+    exports write the same link in Markdown."""
+    page = form.pages[0]
+    href = state.md.normalizeLink(page.url) if page.url else ""
+    title = page.title or page.url or page.file or ""
+    what = "<Link> tag" if form.kind == "link" else "copied url pill"
+    if href and state.md.validateLink(href):
+        tok = state.push("link_open", "a", 1)
+        tok.attrs = {"href": href}
+        state.push("text", "", 0).content = title
+        state.push("link_close", "a", -1)
+        dest = _URL_UNSAFE.sub(_percent, page.url or "")
+        shown = f"[{_md(title)}](<{dest}>)"
+        notes: tuple[tuple[str, str], ...] = (("CR221" if form.kind == "link" else "CR222", f"{what} shown as a link"),)
+    else:
+        state.push("text", "", 0).content = title
+        shown = _md(title)
+        notes = (("CR223", f"{what}: {printable(page.url or page.file or page.bad or '', 80)} is not linked"),)
+    _token(state, st, "citation_dropped", Mark(MarkKind.TEXT, form.start, form.end, raw, text=shown, notes=notes))
+
+
+def _fallback(state: StateInline, st: CitationState, form: Copied, raw: str) -> None:
+    """A residue object that names no page: its fallback text, or nothing (reported)."""
+    text = form.pill.fallback if form.pill is not None else ""
+    unlinked = form.pill.unlinked if form.pill is not None else 0
+    what = f" ({unlinked} named without one)" if unlinked else ""
+    if text:
+        state.push("text", "", 0).content = text
+        note = ("CR212", f"ChatGPT copy residue names no page with an address{what}: shown as {printable(text, 60)}")
+        mark = Mark(MarkKind.TEXT, form.start, form.end, raw, text=_md(text), notes=(note,))
+    else:
+        note = ("CR212", f"ChatGPT copy residue that names no page with an address{what} removed")
+        mark = Mark(MarkKind.DROPPED, form.start, form.end, raw, notes=(note,))
+    _token(state, st, "citation_dropped", mark)
+
+
+def _token(state: StateInline, st: CitationState, kind: str, mark: Mark) -> None:
+    state.push(kind, "", 0).meta = {"mark": st.add_mark(mark), "offset": mark.start}
+
+
+def _read_note(form: Copied) -> tuple[str, str]:
+    if form.kind == "oai":
+        return ("CR220", f"ChatGPT's copied citation of {printable(form.pages[0].title, 60)} read")
+    what = form.pill.type if form.pill is not None and form.pill.type else "pill"
+    count = len({p.key for p in form.pages})
+    return ("CR222", f"ChatGPT copy residue ({what}) read as a citation of {count} page{'s' if count > 1 else ''}")
+
+
+def _page_notes(page: Page) -> list[tuple[str, str]]:
+    if page.file is not None:
+        return [
+            (
+                "CR223",
+                f"{printable(page.title, 60)} is an uploaded file ({printable(page.file, 60)}): named, not linked",
+            )
+        ]
+    if page.url is None:
+        return [("CR223", f"{printable(page.bad or '', 80)} is no web address: {printable(page.title, 60)} not linked")]
+    return []
+
+
+def _carry(st: CitationState, page: Page) -> str:
+    """The id ``page`` is cited by in this document: the one it was cited by before, the
+    registry's source with its URL, else a new source the document carries."""
+    keys: dict[str, str] = st.cache(_KEYS, dict)
+    known = keys.get(page.key) or _cited_before(st, page)
+    if known is not None:
+        keys[page.key] = known
+        return known
+    registry = st.registry
+    if page.url and registry is not None:
+        by_url: dict[str, str] = registry.derived("copied.urls", lambda: _ids_by_url(registry))
+        if page.url in by_url:
+            keys[page.key] = by_url[page.url]
+            return by_url[page.url]
+    carried: dict[str, Source] = st.cache(CARRIED, dict)
+    n = len(carried) + 1
+    sid = f"copied-{n}"
+    while sid in carried or sid in st.by_id or (registry is not None and sid in registry):
+        n += 1
+        sid = f"copied-{n}"
+    title = f"{page.title} (uploaded file)" if page.file else page.title
+    carried[sid] = Source(sid, title=title or None, url=page.url, meta={"copied": page.key}).shown()
+    keys[page.key] = sid
+    return sid
+
+
+def _cited_before(st: CitationState, page: Page) -> str | None:
+    """The id of a source already cited for ``page`` (a stream's earlier block, a state built
+    back from the document's table)."""
+    if page.url:
+        ref = st.by_url.get(page.url)
+        return ref.source.id if ref is not None else None
+    for ref in st.references:  # a file, or a page without an address: a few in any answer
+        for s in (ref.source, *ref.merged):
+            if s.meta.get("copied") == page.key:
+                return s.id
+    return None
+
+
+def _ids_by_url(registry: Registry) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for source in registry.values():
+        if source.url:
+            out.setdefault(clean_url(source.url), source.id)
+    return out
+
+
+def _percent(m: re.Match[str]) -> str:
+    return f"%{ord(m.group()):02X}"
+
+
+def _md(text: str) -> str:
+    """``text`` as literal Markdown (for the exports, which rewrite the answer's Markdown)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
