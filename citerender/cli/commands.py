@@ -18,7 +18,6 @@ from ..providers.inputs import read_input
 from ..syntax.escapes import visible
 from .answers import answer_input, read_answer
 from .options import cli_options, cli_scorer, require_extra
-from .transcripts import render_conversation_page
 
 if TYPE_CHECKING:
     from ..rendering.exports.parsed import Parsed
@@ -233,6 +232,8 @@ def cmd_render(a: argparse.Namespace) -> int:
                 path=a.sources,
                 hint="drop --sources",
             )
+        from .transcripts import render_conversation_page
+
         return render_conversation_page(a, src)
     if getattr(a, "conversation", None):
         raise CiterenderError("--conversation names a conversation of a chat export", path=a.answer)
