@@ -378,3 +378,20 @@ def test_an_sdk_dump_in_snake_case_reads_as_the_api_response(name: str) -> None:
     api, sdk = adapt(data), adapt(dumped)
     assert sdk.text == api.text and "\ue200" in sdk.text and sdk.notes == api.notes
     assert [s.url for s in sdk.registry.values()] == [s.url for s in api.registry.values()]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["gemini-interactions-google-search.chunks.txt", "anthropic-web-search.chunks.txt", "xai-web-search.chunks.txt"],
+)
+def test_a_stream_saved_as_json_lines_under_any_name_renders_as_its_answer(name: str) -> None:
+    soup, _, code = _render(RECORDED / name)
+    assert code == 0 and "event_type" not in soup.get_text() and '"type"' not in soup.get_text()
+    assert soup.select(".citerender-bibliography a.citerender-ref-title")  # its sources, linked
+
+
+def test_an_answer_that_only_looks_like_json_lines_stays_an_answer(tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text('{"a": 1}\n{"b": 2}\n', encoding="utf-8")  # JSON, but no provider's events
+    soup, _, code = _render(answer)
+    assert code == 0 and '{"a": 1}' in soup.get_text()

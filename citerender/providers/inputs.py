@@ -61,6 +61,8 @@ def read_input(path: str, provider: str | None = None) -> Input:
     if not is_json:
         events = _event_stream(text, name)
         if events is None:
+            events = _json_lines(text, name)
+        if events is None:
             return Input("answer", path, text=text)
         return Input("response", path, text=text, data=events)  # read once, as a stream of events
     from .responses import read_json
@@ -86,6 +88,25 @@ def _event_stream(text: str, name: str) -> list[Any] | None:
         return parse_sse(text, name) or None
     except CiterenderError:
         return None
+
+
+def _json_lines(text: str, name: str) -> list[Any] | None:
+    """The events of an answer file that is in fact a stream saved as JSON Lines under another
+    name (the AI SDK's recordings are ``*.chunks.txt``), else None. Only when every line is a JSON
+    object and the lines are the events of a format citerender reads: an answer that merely opens
+    with ``{`` stays an answer."""
+    body = text.strip()
+    if not body.startswith("{") or not body.endswith("}") or "\n" not in body:
+        return None
+    from ..formats import detect
+    from .responses import read_json
+
+    try:
+        value, lines = read_json(body, name)
+    except CiterenderError:
+        return None
+    events = value if lines and isinstance(value, list) and all(isinstance(e, dict) for e in value) else None
+    return events if events and detect(events) is not None else None
 
 
 def _stdin(what: str) -> bytes:
