@@ -261,6 +261,7 @@ def cmd_render(a: argparse.Namespace) -> int:
             evidence=a.to == "json",  # the JSON export carries every claim's verdict
         )
         diags = inp.notes + inp.in_file(parsed.diagnostics)
+        parsed.state.diagnostics.extend(inp.notes)  # what the adapter reported is in the JSON export too
         if unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)
             print(
