@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, chat_conversation, run_cli
 from test_stream_equality import check_html, check_markdown
 
 from citerender import render
@@ -336,3 +336,22 @@ def test_an_image_carousel_links_each_image_page_and_fetches_nothing(tmp_path: P
     assert not page.find("img")  # no remote image: nothing fetched
     html = str(page)
     assert "cdn." not in html and "tse.example" not in html
+
+
+def test_what_a_user_pasted_into_a_chat_shows_its_pages_as_links(tmp_path: Path) -> None:
+    """A user's message is the user's words: a pasted copied citation is the page's link there (no
+    citation number pointing at a list the message does not have), a <Cite> tag nothing."""
+    pasted = (
+        "You said: keys are made with age-keygen [oai_citation:9‡msound.net](https://msound.net/a/#:~:text=Keys) "
+        'and the tutorial uses React <Cite ref="turn0view0" />. Is that right?'
+    )
+    conv = chat_conversation("Pasted", [("user", pasted), ("assistant", "Yes.")], "conv-pasted")
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([conv]), encoding="utf-8")
+    r = run_cli("build", export, tmp_path / "site")
+    assert r.returncode == 0, r.stderr
+    page = BeautifulSoup(next((tmp_path / "site" / "c").glob("*.html")).read_text(encoding="utf-8"), "html.parser")
+    said = next(p for p in _paragraphs(page) if p.startswith("You said"))
+    assert said == "You said: keys are made with age-keygen msound.net and the tutorial uses React. Is that right?"
+    assert page.find("a", string="msound.net")["href"] == "https://msound.net/a/#:~:text=Keys"
+    assert not page.select("sup.citerender-cite") and "oai_citation" not in page.get_text()

@@ -293,11 +293,13 @@ def cmd_render(a: argparse.Namespace) -> int:
 
 
 def cmd_build(a: argparse.Namespace) -> int:
+    from ..providers.archive import is_export_folder
     from ..publish.site import build_site, summarise
 
     jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
-    if Path(a.src).exists() and not Path(a.src).is_dir():  # a chat export or a transcript: a page per conversation
-        from ..publish.conversations import build_conversations
+    src = Path(a.src)
+    if src.exists() and (not src.is_dir() or is_export_folder(src)):  # a chat export (its file, zip or folder)
+        from ..publish.conversations import build_conversations  # or a transcript: a page per conversation
 
         result = build_conversations(
             a.src,

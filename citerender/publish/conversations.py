@@ -34,6 +34,7 @@ from ..rendering.html import answer_lang, render
 from ..rendering.themes import load_theme
 from ..sources.clean import display_text
 from ..sources.model import Registry
+from ..syntax.copied import as_links
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
 from .build_state import ASSET_CSS, Build, options_key, write_output
@@ -165,7 +166,7 @@ class _Turns:
     def _view(self, turn: Turn, tid: str, where: str) -> TurnView:
         n, opts = self.count, self.opts  # every turn's headings one level down: the page's h1 is its title
         if turn.role == "user":
-            text = strip_citations(turn.text)
+            text = as_links(strip_citations(turn.text))  # what the user pasted: its pages as links
             r = render(text, Registry([]), replace(opts, id_prefix=tid, bibliography=False, standalone=False), demote=1)
             r.body = shown_markup(r.body)
         else:

@@ -22,7 +22,6 @@ from ..errors import CiterenderError, internal_failure
 from ..jobs.files import refuse_links
 from ..jobs.pool import PageResult, Progress, run_pages
 from ..options import RenderOptions
-from ..providers.archive import is_export_folder
 from ..rendering.html import render
 from ..rendering.themes import load_theme
 from ..syntax.escapes import visible
@@ -118,14 +117,9 @@ def build_site(
     ``options`` or keyword arguments as for :func:`citerender.render` (pages link the theme's
     CSS once instead of inlining it). Answers that are links to files outside ``src``, and
     sources files outside it, are refused unless ``follow_outside``. ``force`` renders every page
-    again, up to date or not; ``overwrite`` writes over pages changed since the last build. A folder
-    holding an unzipped chat export (``conversations.json`` or its shards) is built as the export is,
-    a page per conversation (:func:`.conversations.build_conversations`)."""
+    again, up to date or not; ``overwrite`` writes over pages changed since the last build. (The
+    folder a chat export unzips to is an export: :func:`.conversations.build_conversations`.)"""
     opts = RenderOptions.build(options, **kwargs)
-    if is_export_folder(src):  # the folder a chat export unzips to: a page per conversation
-        from .conversations import build_conversations
-
-        return build_conversations(src, out, opts, jobs=jobs, force=force, overwrite=overwrite, progress=progress)
     started = time.perf_counter()
     src_dir, out_dir = _folders(src, out)
     th = load_theme(opts.theme)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from .copy_residue import RESIDUE_START, Pill, pill_at
+from .marks import edit_text
 from .patterns import TURN_ID
 
-__all__ = ["Copied", "Page", "clean_url", "copied_at", "find_copied", "may_hold_copied", "page_of"]
+__all__ = ["Copied", "Page", "as_links", "clean_url", "copied_at", "find_copied", "may_hold_copied", "page_of"]
 
 _OAI = re.compile(r"\[oai_citation:(\d{1,9})(?:\u2021|,)")
 _TITLE_END = re.compile(r"\]\(")
@@ -33,6 +34,8 @@ _ID_SPLIT = re.compile(r"""[\s,"'\[\]]+""")
 _TURN_ID = re.compile(TURN_ID)
 _FILE_SCHEMES = ("file-service", "sediment", "file")
 _TRACKING = frozenset({"chatgpt.com", "openai", "chatgpt"})
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
+_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,29 @@ def copied_at(text: str, pos: int, limit: int | None = None) -> Copied | None:
         pages = tuple(page_of(x.title or x.site, x.url) for x in pill.pages)
         return Copied(pill.start, pill.end, "pill", pages, pill=pill)
     return None
+
+
+def as_links(text: str) -> str:
+    """``text`` with each copied form as the Markdown it stands for where nothing is cited (a
+    user's own message, which pastes an answer): a page as its titled link, a file or an address
+    no reader can open as its name, a residue pill with nothing to link as its fallback text, a
+    ``<Cite>`` tag as nothing (as its marker would be)."""
+    edits = []
+    for form in find_copied(text):
+        shown = [_as_link(p) for p in form.pages]
+        if form.pill is not None and not shown and form.pill.fallback:
+            shown = [_MD_SPECIAL.sub(r"\\\1", form.pill.fallback)]
+        edits.append((form.start, form.end, " ".join(shown)))
+    return edit_text(text, edits, tidy=True) if edits else text
+
+
+def _as_link(page: Page) -> str:
+    label = _MD_SPECIAL.sub(r"\\\1", page.title or page.url or page.file or "")
+    return f"[{label}](<{_UNSAFE.sub(_percent, page.url)}>)" if page.url else label
+
+
+def _percent(m: re.Match[str]) -> str:
+    return f"%{ord(m.group()):02X}"
 
 
 def _oai(text: str, m: re.Match[str], limit: int) -> Copied | None:
