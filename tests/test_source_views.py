@@ -27,7 +27,7 @@ from citerender.plugin.state import Reference
 from citerender.publish.manifest import MANIFEST
 from citerender.publish.site import build_site
 from citerender.publish.source_pages import answer_pages_clash
-from citerender.rendering.source_view import MAX_SHOWN, SLOTS, parts_of
+from citerender.rendering.source_view import MAX_SHOWN, PAGE_WHOLE_LINES, SLOTS, parts_of
 from citerender.sources.model import Source, registry_from_data
 
 HERE = FIXTURES / "source_views"
@@ -191,6 +191,25 @@ def test_a_long_source_is_bounded_and_its_gaps_counted() -> None:
         assert low in shown and high in shown
         assert (low == 1 or low - 1 in shown) and (high == 5000 or high + 1 in shown)
         assert view.find(id=f"source-1-L{low}" + (f"-L{high}" if high != low else ""))
+
+
+def test_a_page_shows_at_most_its_share_of_short_sources_whole() -> None:
+    """An answer citing thirty 100-line chunks: the first twenty are shown whole, the rest by
+    their ranges, each view's lines and gaps still adding up to its source."""
+    reg = registry_from_data(
+        [
+            {"id": f"c{k}", "title": f"Chunk {k}", "lines": [f"chunk {k} line {n}" for n in range(1, 101)]}
+            for k in range(30)
+        ]
+    )
+    text = " ".join(f"Claim {k}.{{S}}cite{{D}}c{k}{{D}}L50{{E}}" for k in range(30))
+    views = soup(render(expand(text), reg, standalone=True).html).select("section.citerender-view")
+    shown = [len(v.select("li.citerender-vl")) for v in views]
+    assert shown[:20] == [100] * 20 and all(n < 10 for n in shown[20:])
+    assert sum(shown) <= PAGE_WHOLE_LINES + 10 * 10
+    for v in views[20:]:
+        gaps = sum(int(GAP.match(g.get_text()).group(1)) for g in v.select("li.citerender-vgap"))
+        assert len(v.select("li.citerender-vl")) + gaps == 100
 
 
 def test_parts_cover_the_source_once_within_the_limit() -> None:

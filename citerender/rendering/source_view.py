@@ -21,6 +21,7 @@ from ..syntax.types import LineRange
 
 __all__ = [
     "MAX_SHOWN",
+    "PAGE_WHOLE_LINES",
     "SLOTS",
     "WHOLE_CHARS",
     "WHOLE_LINES",
@@ -37,6 +38,9 @@ WHOLE_LINES = 300
 WHOLE_CHARS = 100_000
 #: the most lines a bounded view shows (each range keeps at least its first and last line)
 MAX_SHOWN = 300
+#: the most lines the views of one page show whole, together: past them a source, however short,
+#: shows its ranges with context (an answer citing a hundred 200-line chunks is not a 20,000-line page)
+PAGE_WHOLE_LINES = 2_000
 #: the characters of text a bounded view shows at most, shared by its lines (a cut line says so)
 SHOWN_CHARS = 150_000
 #: ranges of one source that may overlap at one line and still each be emphasised alone when
@@ -105,6 +109,7 @@ def source_views(references: Iterable[Reference]) -> list[SourceView]:
     """The view of every reference that has one (:func:`citerender.plugin.source_links.has_view`),
     in the bibliography's order."""
     out = []
+    whole = 0  # the lines shown whole so far
     for ref in references:
         if not has_view(ref):
             continue
@@ -112,7 +117,11 @@ def source_views(references: Iterable[Reference]) -> list[SourceView]:
         lines = ref.source.lines
         assert lines is not None
         chars = sum(map(len, lines)) if len(lines) <= WHOLE_LINES else WHOLE_CHARS + 1
-        out.append(SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, chars))))
+        if whole + len(lines) > PAGE_WHOLE_LINES:
+            chars = WHOLE_CHARS + 1  # the page's share is spent: bounded
+        view = SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, chars)))
+        whole += len(lines) if view.whole else 0
+        out.append(view)
     return out
 
 
