@@ -163,6 +163,32 @@ def test_lines_read_in_their_own_direction(page: tuple[Any, Any]) -> None:
     assert texts and all(t.get("dir") == "auto" for t in texts)
 
 
+HOSTILE = [
+    '<script>alert(1)</script> and "><img src=x onerror=alert(2)>',
+    "a right-to-left override \u202e that is never closed",
+    "residue \ue200cite\ue202x\ue201 in a line",
+]
+
+
+@pytest.mark.parametrize("views", ["auto", "page"])
+def test_a_hostile_source_is_shown_as_text(views: str) -> None:
+    reg = registry_from_data(
+        [{"id": "doc", "title": "<b onmouseover=alert(3)>T</b>", "url": "javascript:alert(4)", "lines": HOSTILE}]
+    )
+    html = render(
+        expand("Claim.{S}cite{D}doc{D}L1-L3{E}"), reg, style="hovercard", standalone=True, source_views=views
+    ).html
+    doc = soup(html)
+    views_part = doc.select_one("section.citerender-views")
+    assert views_part is not None and not views_part.find(["script", "img", "b"])
+    assert not doc.find("img") and not doc.find("b")
+    assert not [a for a in doc.find_all(True) if any(k.startswith("on") for k in a.attrs)]
+    assert not doc.select('a[href^="javascript"]')
+    texts = [t.get_text() for t in doc.select("section.citerender-view .citerender-vt")]
+    assert texts[0] == HOSTILE[0] and "\ue200" not in html and "\ue201" not in html
+    assert all(t.get("dir") == "auto" for t in doc.select(".citerender-vt"))  # an override stays in its line
+
+
 def _long_registry(n: int = 5000) -> Any:
     lines = [f"Entry {i}: the ledger records a transfer of {i * 7} units to account {i % 97}." for i in range(1, n + 1)]
     return registry_from_data([{"id": "ledger", "title": "Ledger 2025", "lines": lines}])

@@ -136,6 +136,8 @@ def render(
         demote_headings(parsed.tokens, demote)
     st = parsed.state
     body = p.html(parsed)
+    if views_mode(opts) == VIEWS_PAGE:  # the cited sources' texts, after the bibliography
+        body += views_section(source_views(st.references), st.id_prefix)
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:
         st.report("CR109", "marker residue removed from the output", None)
@@ -143,8 +145,6 @@ def render(
     if opts.unknown == "error" and st.unknown_ids:
         raise UnknownSourceError(st.unknown_ids, diagnostics)
     css = th.css
-    if views_mode(opts) == VIEWS_PAGE:  # the cited sources' texts, after the bibliography
-        body += views_section(source_views(st.references), st.id_prefix)
     page = body
     lang = "en" if text.isascii() else answer_lang(prose_of(parsed.tokens))
     if opts.standalone:
