@@ -315,3 +315,30 @@ def test_ris_reads_back(tmp_path: Path) -> None:
         back = json.loads(subprocess.run([PANDOC, "-f", "ris", "-t", "csljson", str(path)], capture_output=True,
                                          text=True, check=True).stdout)  # fmt: skip
         assert [i["id"] for i in back] == ["handbook", "faq", "HandBook-2"]
+
+
+def test_a_note_after_a_bare_url_stays_out_of_the_address(tmp_path: Path) -> None:
+    """A reader that links bare URLs (GFM, markdown-it's linkify) reads ``https://x/page[^1]`` as
+    one address: the note is written a space apart, and stays a note when read back."""
+    from bs4 import BeautifulSoup
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    from citerender import Source
+    from citerender.sources.model import Registry
+
+    src = expand(
+        "See https://example.com/page{S}cite{D}a{E} and www.example.org{S}cite{D}a{E}; [a link](https://x.example/){S}cite{D}a{E}.\n"
+    )
+    reg = Registry([Source(id="a", title="A", url="https://a.example/")])
+    out = to_markdown(parse_answer(src, reg))
+    assert "https://example.com/page [^1]" in out and "www.example.org [^1]" in out
+    assert "(https://x.example/)[^1]" in out  # a link's end closes it already: no space
+    html = MarkdownIt("gfm-like").use(footnote_plugin).render(out)
+    soup = BeautifulSoup(html, "html.parser")
+    assert [a["href"] for a in soup.select("a:not(.footnote-backref)") if "example" in a["href"]][:3] == [
+        "https://example.com/page",
+        "http://www.example.org",
+        "https://x.example/",
+    ]
+    assert len(soup.select("sup.footnote-ref")) == 3

@@ -199,6 +199,18 @@ def to_stripped(p: Parsed) -> str:
     return guard_markdown(finish(p, rewrite(p, lambda g: "")), allow_html=p.allow_html)
 
 
+def _after_bare_url(src: str, at: int) -> bool:
+    """Does the word right before ``at`` end in a bare URL (``https://…``, ``www.…``)? Only that
+    word is read, back to the blank before it (at most 2,048 characters)."""
+    i, stop = at, max(0, at - 2048)
+    while i > stop and not src[i - 1].isspace():
+        i -= 1
+    word = src[i:at]
+    if not word or word[-1] in ">)]" or "](" in word:  # an autolink's or a link's end closes it already
+        return False
+    return "://" in word or word[:4].lower() == "www."
+
+
 def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
     """Standard Markdown footnotes, one per source and locator: ``text.[^1-L2-L3]`` and
     ``[^1-L2-L3]: Title, <URL>, updated …, lines 2–3`` — each claim's note names the lines it
@@ -213,6 +225,8 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
         for u in uses:
             notes.setdefault(_note_key(u), u)
         before, after = guarded(p.state, group)  # no bidi control the model left open moves it
+        if _after_bare_url(p.state.original, group.meta["spans"][0][0]):
+            before = " " + before  # a reader that links bare URLs (GFM) would take [^1] into the address
         return before + ",".join(f"[^{series}{_note_label(k)}]" for k in keys) + after
 
     body = rewrite(p, marks, tight=True).rstrip("\n")
