@@ -193,6 +193,23 @@ def test_axe_finds_nothing_with_a_range_targeted(
     context.close()
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_on_a_sites_source_page(browser: Any, axe_script: str, tmp_path: Path, scheme: str) -> None:
+    from test_accessibility import RUN_AXE
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("answer.md", "answer.sources.json"):
+        (src / name).write_bytes((HERE / name).read_bytes())
+    build_site(src, tmp_path / "out", style="hovercard")
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto((tmp_path / "out" / "sources" / "answer" / "turn0file0.html").as_uri() + "#L11-L14")
+    page.evaluate(axe_script)
+    assert page.evaluate(RUN_AXE) == []
+    context.close()
+
+
 def test_a_build_page_leads_to_its_sources_page_and_back(browser: Any, tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
