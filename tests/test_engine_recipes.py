@@ -297,7 +297,10 @@ def test_the_recipe_writes_what_check_dataset_writes_and_fails_loudly(
 
 
 @pytest.mark.engines
-@pytest.mark.parametrize("engine", ENGINES)
+# Dask only: the failures are counted by the one Tally every recipe uses (merged in any order: a test
+# below), and each engine's run above already fails on its failed records; Ray's and Spark's start-up
+# (a JVM) would double the module's time in the default run for no other path
+@pytest.mark.parametrize("engine", ["dask"])
 def test_a_job_whose_records_all_failed_is_no_success(
     engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
