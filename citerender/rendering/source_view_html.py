@@ -142,12 +142,12 @@ def _opening(view: SourceView, r: CitedRange, mode: str, back: str) -> str:
     if len(r.anchors) == 1:
         links = (
             f'<a class="citerender-vback" href="{escape(back)}#{escape(r.anchors[0])}" '
-            f'aria-label="Back to the claim citing {label}">{arrow} back to the claim</a>'
+            f'aria-label="Back to the claim citing {label} of source {ref.number}">{arrow} back to the claim</a>'
         )
     else:
         links = f"{arrow} cited by " + SEPARATOR.join(
             f'<a class="citerender-vback" href="{escape(back)}#{escape(a)}" '
-            f'aria-label="claim {k} citing {label}">claim {k}</a>'
+            f'aria-label="claim {k} citing {label} of source {ref.number}">claim {k}</a>'
             for k, a in enumerate(r.anchors, 1)
         )
     start = f" citerender-s{r.slot}-start" if r.slot >= 0 else ""
