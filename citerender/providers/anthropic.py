@@ -65,7 +65,10 @@ def _document_source(
     the page its cited text is on, for a PDF."""
     idx = c.get("document_index", 0)
     doc = _document(c, documents)
-    title = c.get("document_title") or doc.get("title")
+    # a document the request sent without a title (and not passed here) is named by its place in
+    # the request, never by its internal id (turn0file0)
+    fallback = f"document {idx + 1}" if isinstance(idx, int) and idx >= 0 and not doc.get("url") else None
+    title = c.get("document_title") or doc.get("title") or fallback
     meta = {"document_index": idx}
     if doc.get("fetched") and isinstance(doc.get("url"), str):
         sid = b.source(f"url:{doc['url']}", "search", title=title, url=doc["url"], meta=meta)
