@@ -4,14 +4,15 @@ printed from the library."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 from .codes import CODE_TABLE, CODES, Code, Severity
+from .records import record
 
 __all__ = ["CODES", "Code", "Diagnostic", "Severity", "has_errors", "in_file", "markdown_table", "sort_key", "to_json"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     """One problem at one place: 1-based line and column in the answer as given."""
 

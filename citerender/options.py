@@ -11,11 +11,13 @@ the answer shown as text (a model cannot make readers' browsers fetch a URL).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from .formats import names
+from .lazy_re import lazy_compile
+from .records import record
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
 
 __all__ = [
@@ -47,7 +49,7 @@ ENGINE_REMOVED = (
     "the engine option was removed (CHANGELOG: one pipeline): every answer is rendered by markdown-it-py and "
     "citerender's plugin (the comrak engine was slower on densely cited answers); drop engine / --engine"
 )
-_ID_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+_ID_PREFIX = lazy_compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 #: ``auto``, ``page``, ``off``, or a relative folder URL (percent-encoded), no part starting with a dot
 _SOURCE_VIEWS = re.compile(r"auto|page|off|(?:(?!\.)[A-Za-z0-9_.~%-]+/)+")
 STYLES: tuple[str, ...] = get_args(Style)
@@ -64,7 +66,7 @@ class SupportScorer(Protocol):
     def score(self, claim: str, evidence: str) -> float: ...
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RenderOptions:
     """How an answer is rendered.
 

@@ -50,8 +50,10 @@ _LIBRARY_PACKAGES = {
     "citerender.errors",
     "citerender.evidence",  # the sentence boundaries claims are cut at (a constant)
     "citerender.formats",  # the dialects' forms
+    "citerender.lazy_re",  # patterns compiled on first use
     "citerender.options",
     "citerender.plugin",
+    "citerender.records",  # dataclasses compiled in one method
     "citerender.rendering",
     "citerender.sources",
     "citerender.syntax",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from ..records import record
 
 __all__ = ["Code", "Severity"]
 
@@ -16,7 +17,7 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Code:
     """One kind of problem: its stable code, short name, severity and the fix to suggest."""
 

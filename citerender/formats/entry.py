@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from ..records import record
 
 __all__ = ["Events", "Format", "Kind"]
 
 Kind = Literal["response", "export", "dialect"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Events:
     """A list of streaming events as the event tests read it: its objects, their ``type`` values and
     their top-level keys (gathered once for every entry's test)."""
@@ -29,7 +30,7 @@ class Events:
         return cls(items, types, frozenset(str(k) for e in items for k in e))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Format:
     """One ``--from`` choice.
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..options import RenderOptions
+from ..records import record
 from ..sources.model import Registry, require_registry
 from ..syntax.charset import CharSet
 from ..syntax.copied import may_hold_copied
@@ -27,7 +28,7 @@ __all__ = ["BibliographyRenderer", "PluginOptions"]
 BibliographyRenderer = Callable[[Sequence[Reference], str], str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PluginOptions:
     """The plugin's settings, bound to its rules with ``functools.partial``."""
 

@@ -4,16 +4,17 @@ looked up for renderers (:class:`RefUse`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
+from ..records import record
 from ..sources.model import Source
 from ..syntax.types import LineRange
 
 __all__ = ["CitingPlace", "RefUse", "Reference", "Use"]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CitingPlace:
     """One place in the text that cites: its HTML anchor id and the locator used there."""
 
@@ -21,7 +22,7 @@ class CitingPlace:
     lines: LineRange | None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Reference:
     """A numbered bibliography entry: the source(s) it stands for and every place citing it.
 
@@ -51,7 +52,7 @@ class Use(NamedTuple):
     valid: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RefUse:
     """A :class:`Use` with its reference and source looked up: what renderers read."""
 

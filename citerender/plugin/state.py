@@ -15,10 +15,11 @@ import threading
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from ..diagnostics import Diagnostic
+from ..records import record
 from ..sources.model import Registry, require_registry
 from ..syntax.escapes import OffsetMap
 from ..syntax.lines import line_starts
@@ -55,7 +56,7 @@ ENV_KEY = "citerender"
 T = TypeVar("T")
 
 
-@dataclass
+@record
 class CitationState:
     """Everything the plugin learns about one document."""
 

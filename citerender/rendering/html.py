@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from markdown_it.token import Token
@@ -14,6 +14,7 @@ from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..plugin.source_links import VIEWS_PAGE, views_mode
 from ..plugin.state import Reference
+from ..records import record
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
@@ -38,7 +39,7 @@ class UnknownSourceError(CiterenderError):
         self.diagnostics = diagnostics
 
 
-@dataclass
+@record
 class Rendered:
     """The result of :func:`render`."""
 

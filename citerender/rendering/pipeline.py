@@ -11,7 +11,7 @@ grouping, numbering, labels and scrubbing exist once.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property, lru_cache
 from html import escape
 from typing import Any
@@ -25,6 +25,7 @@ from ..options import RenderOptions
 from ..plugin import citation_plugin
 from ..plugin.links import LinkPolicy
 from ..plugin.state import CitationState, Reference, citation_state, keep, new_state
+from ..records import record
 from ..sources.model import Registry
 from .frugal import PageRenderer, normalize
 from .full_preset import add_cjk_emphasis, add_features
@@ -46,7 +47,7 @@ MAX_ANSWER_CHARS = 20_000_000
 DEFAULT_OPTIONS = RenderOptions()
 
 
-@dataclass
+@record
 class Parsed:
     """An answer parsed once: its tokens and document state, for HTML, every export and the checks."""
 

@@ -17,11 +17,11 @@ adapter, an export, the conversation tree, ``json.dumps``) can run out of stack.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import CiterenderError
+from ..lazy_re import lazy_compile
 from ..syntax.guide import strip_citations
 from ..syntax.patterns import LONE_SURROGATE
 from ..syntax.residue import has_residue, remove_residue
@@ -31,8 +31,8 @@ __all__ = ["MAX_NESTING", "clean_data", "display_text", "no_surrogates"]
 #: the deepest nesting of lists and objects read (real responses and exports nest a few dozen at most)
 MAX_NESTING = 100
 
-_SPACES = re.compile(r"[ \t]{2,}")
-_BEFORE_STOP = re.compile(r"[ \t]+([.,;:!?])")
+_SPACES = lazy_compile(r"[ \t]{2,}")
+_BEFORE_STOP = lazy_compile(r"[ \t]+([.,;:!?])")
 #: every visible marker form holds one of these: bracket forms, copy-paste ids, residue, entities
 _MARKER_WORDS = ("\u3010", "turn", "contentReference", "entity[", "navlist")
 

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..errors import CiterenderError
+from ..lazy_re import lazy_compile
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.scanner import scan
 from .model import Registry, Source, source_from_mapping
@@ -18,10 +19,10 @@ __all__ = ["parse_blocks", "parse_tool_output"]
 # --------------------------------------------------------------------------- model-facing text
 
 _PLACEHOLDERS = {"{CITATION_START}": "\ue200", "{CITATION_DELIMITER}": "\ue202", "{CITATION_STOP}": "\ue201"}
-_LINE_RE = re.compile(r"\[L(\d+)\] ?(.*)\Z", re.S)
-_BLOCK_HEADER_RE = re.compile(r"\[Block(\d+)\]\s*\Z")
-_BLOCK_RE = re.compile(r"<BLOCK((?:\s+[A-Za-z_]+\s*=\s*\"[^\"]*\")*)\s*>\n?(.*?)\n?</BLOCK>", re.S)
-_ATTR_RE = re.compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
+_LINE_RE = lazy_compile(r"\[L(\d+)\] ?(.*)\Z", re.S)
+_BLOCK_HEADER_RE = lazy_compile(r"\[Block(\d+)\]\s*\Z")
+_BLOCK_RE = lazy_compile(r"<BLOCK((?:\s+[A-Za-z_]+\s*=\s*\"[^\"]*\")*)\s*>\n?(.*?)\n?</BLOCK>", re.S)
+_ATTR_RE = lazy_compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
 _HEADER_KEYS = {"title": "title", "url": "url", "updated": "updated"}
 
 

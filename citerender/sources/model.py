@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 from pathlib import PurePath
 from types import MappingProxyType
@@ -12,6 +12,7 @@ from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from ..errors import CiterenderError
+from ..records import record
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from ..syntax.residue import remove_residue
 from ..syntax.types import LineRange
@@ -40,7 +41,7 @@ _LINE_BREAK = re.compile("[\r\n\f\v\x85\u2028\u2029]")
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Source:
     """One citable unit: a stable id, metadata, and numbered lines or a text block."""
 

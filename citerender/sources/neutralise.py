@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_re import lazy_compile
 from ..syntax.format import RESERVED_RE
 
 __all__ = ["escape_reserved", "escape_text", "unescape_line", "unescape_text"]
 
-_STRUCT_LINE = re.compile(r"(\\*)(\[L\d+\]|\[Block\d+\]|Citation Marker:|(?:Title|URL|Updated):)", re.I)
-_BLOCK_TAG = re.compile(r"<(\\*)(/?BLOCK)", re.I)
-_ESCAPED_RESERVED = re.compile(r"(\\+)(u[eE]20[0-6])")
+_STRUCT_LINE = lazy_compile(r"(\\*)(\[L\d+\]|\[Block\d+\]|Citation Marker:|(?:Title|URL|Updated):)", re.I)
+_BLOCK_TAG = lazy_compile(r"<(\\*)(/?BLOCK)", re.I)
+_ESCAPED_RESERVED = lazy_compile(r"(\\+)(u[eE]20[0-6])")
 
 
 def escape_reserved(text: str) -> str:

@@ -3,9 +3,10 @@ for a source (``meta.locations``) and for each of its quoted passages (``meta.li
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ..lazy_re import lazy_compile
 
 if TYPE_CHECKING:
     from ..syntax.types import LineRange
@@ -24,7 +25,7 @@ class Source(Protocol):
 
 
 #: a page location a reader can turn to: ``page 7``, ``pages 3–4``
-_PAGES = re.compile(r"pages? [0-9]{1,6}(?:\u2013[0-9]{1,6})?")
+_PAGES = lazy_compile(r"pages? [0-9]{1,6}(?:\u2013[0-9]{1,6})?")
 
 
 def shown_pages(locations: Any) -> str | None:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from urllib.parse import quote
 
+from ..lazy_re import lazy_compile
 from ..syntax.residue import url_has_residue
 
 _STRIPPED = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL
@@ -18,7 +19,7 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 #: dangerous ones misses every protocol handler an operating system registers.
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 #: ``data:`` URLs allowed only as the source of a shown image (as markdown-it's own validator has them)
-_DATA_IMAGE = re.compile(r"data:image/(?:gif|png|jpeg|webp);", re.I)
+_DATA_IMAGE = lazy_compile(r"data:image/(?:gif|png|jpeg|webp);", re.I)
 _MAX_DECODES = 8
 _C0_AND_SPACE = "".join(map(chr, range(0x21)))  # skipped around a URL by browsers
 

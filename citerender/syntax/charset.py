@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_re import lazy_compile
+
 __all__ = ["CharSet"]
 
 #: below this length one regex call costs less than one ``in`` per character
@@ -26,7 +28,7 @@ class CharSet:
         if not chars:
             raise ValueError("a CharSet needs at least one character")
         self.chars = "".join(sorted(set(chars)))
-        self._class = re.compile(f"[{re.escape(self.chars)}]")
+        self._class = lazy_compile(f"[{re.escape(self.chars)}]")  # only short texts need it
         self._non_ascii = not self.chars.isascii() and all(ord(c) > 127 for c in self.chars)
 
     def found_in(self, text: str) -> bool:

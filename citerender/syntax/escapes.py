@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+
+from ..lazy_re import lazy_compile
+from ..records import record
 
 __all__ = ["ESCAPE_RE", "OffsetMap", "has_escape", "normalize_escapes", "printable", "visible"]
 
@@ -17,8 +19,8 @@ ESCAPE_RE = re.compile(
 
 # ESCAPE_RE tried at every position costs ~30 ns a character; each family alone starts with a
 # fixed character the regex engine skips to directly (what has_escape uses).
-_BACKSLASH_ESCAPE = re.compile(r"\\\\?(?:u[eE]20[0-6]|u\{[eE]20[0-6]\}|U0000[eE]20[0-6])")
-_NUMERIC_ESCAPE = re.compile(r"&#(?:[xX]0*[eE]20[0-6](?![0-9A-Fa-f])|0*(?:5785[6-9]|5786[0-2])(?!\d))")
+_BACKSLASH_ESCAPE = lazy_compile(r"\\\\?(?:u[eE]20[0-6]|u\{[eE]20[0-6]\}|U0000[eE]20[0-6])")
+_NUMERIC_ESCAPE = lazy_compile(r"&#(?:[xX]0*[eE]20[0-6](?![0-9A-Fa-f])|0*(?:5785[6-9]|5786[0-2])(?!\d))")
 
 
 def has_escape(text: str) -> bool:
@@ -28,7 +30,7 @@ def has_escape(text: str) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OffsetMap:
     """Maps offsets in escape-normalised text back to the original text."""
 
@@ -84,7 +86,7 @@ def printable(text: str, limit: int = 80) -> str:
     return "'" + out + ("…'" if len(text) > limit else "'")
 
 
-_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ue200-\ue206]")
+_INVISIBLE = lazy_compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ue200-\ue206]")
 
 
 def visible(text: str) -> str:

@@ -7,9 +7,10 @@ validator, so a custom marker set changes all of them at once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
+from ..lazy_re import lazy_compile
+from ..records import record
 from .charset import CharSet
 
 #: The private-use characters OpenAI-trained models emit (start, stop, delimiter, …).
@@ -21,7 +22,7 @@ HIGHLIGHT_STOP = "\ue204"
 ITEM_SEPARATOR = "\ue205"
 #: Every character of the reserved block; none of them may ever reach rendered output.
 RESERVED_CHARS = "".join(chr(c) for c in range(0xE200, 0xE207))
-RESERVED_RE = re.compile(f"[{RESERVED_CHARS}]")
+RESERVED_RE = lazy_compile(f"[{RESERVED_CHARS}]")
 
 #: Families that display as a widget in ChatGPT and have no meaning on a page.
 WIDGET_FAMILIES = frozenset(
@@ -41,8 +42,11 @@ WIDGET_FAMILIES = frozenset(
     }
 )
 
+#: the shape of a source id unless a format says otherwise
+_ID_PATTERN = r"[A-Za-z0-9_-]+"
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class CitationFormat:
     """How markers are written: characters, citation families and the source-id shape.
 
@@ -58,7 +62,7 @@ class CitationFormat:
     stop: str = CITATION_STOP
     delimiter: str = CITATION_DELIMITER
     families: tuple[str, ...] = ("cite", "filecite")
-    id_pattern: str = r"[A-Za-z0-9_-]+"
+    id_pattern: str = _ID_PATTERN
     locators: bool = True
     highlight_start: str = HIGHLIGHT_START
     highlight_stop: str = HIGHLIGHT_STOP
@@ -67,12 +71,13 @@ class CitationFormat:
         chars = (self.start, self.stop, self.delimiter)
         if any(len(c) != 1 for c in chars) or len(set(chars)) != 3:
             raise ValueError("start, stop and delimiter must be three distinct single characters")
-        if not self.families or any(not f or re.search(r"\s", f) for f in self.families):
+        if not self.families or any(not f or any(c.isspace() for c in f) for f in self.families):
             raise ValueError("families must be non-empty words without whitespace")
         for family in self.families:
             if any(c in family for c in chars):
                 raise ValueError(f"family {family!r} contains a marker character")
-        re.compile(self.id_pattern)
+        if self.id_pattern != _ID_PATTERN:  # a bad custom pattern fails here, not at its first use
+            re.compile(self.id_pattern)
 
     @cached_property
     def id_re(self) -> re.Pattern[str]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_re import lazy_compile
 from .guide import strip_citations
 from .residue import remove_residue
 
 __all__ = ["first_heading"]
 
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+_ATX_HEADING = lazy_compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 
 
 def first_heading(text: str) -> str | None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ..lazy_re import lazy_compile
+from ..records import record
 from .format import CitationFormat
 from .types import MAX_MARKER_BODY
 
@@ -28,7 +29,7 @@ NAV_FAMILIES = frozenset({"navlist", "filenavlist"})
 CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u201e": '"'})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Patterns:
     trigger: re.Pattern[str]
     trigger_chars: re.Pattern[str]
@@ -46,41 +47,42 @@ def patterns(fmt: CitationFormat) -> Patterns:
     chars = re.escape(fmt.marker_chars + "\u3010")
     fams = "|".join(re.escape(f) for f in sorted(fmt.families, key=len, reverse=True))
     ident = rf"(?:{TURN_ID}|{fmt.id_pattern})"
+    # each compiled when first used: most answers meet only the canonical form
     return Patterns(
-        trigger=re.compile(
+        trigger=lazy_compile(
             rf"[{chars}]|(?<![A-Za-z0-9])(?:{fams})(?=turn\d)|(?<![A-Za-z0-9_])entity(?=\[)"
             r"|(?<!:):*contentReference(?=\[oaicite:)"
         ),
-        trigger_chars=re.compile(rf"[{chars}]"),
+        trigger_chars=lazy_compile(rf"[{chars}]"),
         canonical=re.compile(
             rf"{re.escape(fmt.start)}({fams}){d}([^{re.escape(fmt.start + fmt.stop)}\n]{{0,{MAX_MARKER_BODY}}})"
             rf"{re.escape(fmt.stop)}"
         ),
-        unterminated=re.compile(rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"),
-        bare=re.compile(rf"{d}({ident}(?:{d}{ident})*)(?:{d}(L\d+(?:[-\u2013]L\d+)?))?"),
-        copy_paste=re.compile(rf"({fams})((?:{TURN_ID})+)(L\d+(?:[-\u2013]L\d+)?)?"),
+        unterminated=lazy_compile(rf"([A-Za-z_]*){d}([A-Za-z0-9_:\-\u2013]+(?:{d}[A-Za-z0-9_:\-\u2013]+)*)"),
+        bare=lazy_compile(rf"{d}({ident}(?:{d}{ident})*)(?:{d}(L\d+(?:[-\u2013]L\d+)?))?"),
+        copy_paste=lazy_compile(rf"({fams})((?:{TURN_ID})+)(L\d+(?:[-\u2013]L\d+)?)?"),
         # a bracket form never spans another bracket or a marker: it cannot swallow the next one
-        bracket_family=re.compile(
+        bracket_family=lazy_compile(
             rf"\u3010([A-Za-z_]+)\|([^\u3010\u3011\n{re.escape(fmt.start + fmt.stop)}]{{0,{MAX_MARKER_BODY}}})\u3011"
         ),
         # a citation bracket (gpt-oss / Assistants dagger, or a citation family and a pipe) that
         # reaches the next bracket, the end of the line or the text without closing
-        unclosed_bracket=re.compile(
+        unclosed_bracket=lazy_compile(
             rf"\u3010(?:\d+(?::\d+)?\u2020|F:[^\u3010\u3011\n]{{0,1000}}\u2020|(?:{fams}|navlist|filenavlist|url)\|)"
             rf"[^\u3010\u3011\n{re.escape(fmt.start + fmt.stop)}]{{0,300}}(?=\u3010|\n|\Z)"
         ),
     )
 
 
-DAGGER_RE = re.compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3010\u3011\n\ue200\ue201]{1,300})\u3011")
-ECHO_RE = re.compile(rf"\u3010({TURN_ID})\u3011")
-ENTITY_OPEN = re.compile(r'\[\s*["\u201c\u201d]')
+DAGGER_RE = lazy_compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3010\u3011\n\ue200\ue201]{1,300})\u3011")
+ECHO_RE = lazy_compile(rf"\u3010({TURN_ID})\u3011")
+ENTITY_OPEN = lazy_compile(r'\[\s*["\u201c\u201d]')
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # what copying a ChatGPT answer leaves where a citation was: one or more colons, then this
-COPY_RESIDUE_RE = re.compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d{1,9}\}")
+COPY_RESIDUE_RE = lazy_compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d{1,9}\}")
 
 
-QUOTED_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+QUOTED_RE = lazy_compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def entity_name_from(value: object, *, strict: bool = False) -> str | None:
@@ -102,7 +104,7 @@ def _entity_name_from(value: object, strict: bool) -> str | None:
     return None
 
 
-_ESCAPED_QUOTE = re.compile(r'\\+"')
+_ESCAPED_QUOTE = lazy_compile(r'\\+"')
 
 
 def entity_name(payload: str) -> str | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import StrEnum
+
+from ..lazy_re import lazy_compile
+from ..records import record
 
 __all__ = [
     "MAX_MARKER_BODY",
@@ -18,7 +20,7 @@ __all__ = [
 ]
 
 _STRICT_LOCATOR = re.compile(r"L(\d+)(?:-L(\d+))?\Z")
-_LOOSE_LOCATOR = re.compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
+_LOOSE_LOCATOR = lazy_compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
 #: The longest body a marker may have before we call it unterminated (real ones are < 200).
 MAX_MARKER_BODY = 4000
 
@@ -32,7 +34,7 @@ def line_locator(first: int, last: int) -> str:
     return f"L{first}" if first == last else f"L{first}-L{last}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LineRange:
     """A line locator, ``L8`` or ``L8-L13`` (1-based, inclusive)."""
 
@@ -93,7 +95,7 @@ def pop_locator(parts: list[str]) -> tuple[str | None, LineRange | None, str | N
     return (last, lines, None) if canonical else (str(lines), lines, last)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Citation:
     """One parsed citation, with the guide's fields (offsets in code points of the input)."""
 
@@ -129,7 +131,7 @@ class MarkKind(StrEnum):
     DROPPED = "dropped"  # nothing to show; a diagnostic says why
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Mark:
     """A span of the input that is marker syntax, and what to show instead of it.
 

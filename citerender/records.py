@@ -1,0 +1,225 @@
+"""``record``: a dataclass that compiles one method, not five (issue 50, start-up).
+
+Python 3.11 and 3.12 compile each method a dataclass generates (``__init__``, ``__repr__``,
+``__eq__``, ``__hash__``, a frozen class's ``__setattr__`` and ``__delattr__``) from source with an
+``exec`` of its own, at import; the classes a render loads made ~140 of them. ``record`` lets
+:func:`dataclasses.dataclass` collect the fields (``fields``, ``replace``, ``asdict``,
+``__match_args__``, ``__dataclass_params__`` and slots as ever), compiles ``__init__`` alone (it
+runs for every instance: it stays as fast as dataclass's), and gives the other methods as closures
+over the fields' names, with dataclass's behaviour (the same ``repr``, tuple equality and hash, the
+same ``FrozenInstanceError``). A class it does not cover (``order``, ``unsafe_hash``, ``InitVar``
+fields, a dataclass base, an ``__eq__`` or ``__hash__`` of its own) goes to ``dataclass`` unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import MISSING, Field, FrozenInstanceError, field
+from operator import attrgetter
+from reprlib import recursive_repr
+from typing import Any, TypeVar, dataclass_transform, overload
+
+__all__ = ["record"]
+
+_T = TypeVar("_T")
+
+
+class _FactorySentinel:
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+#: the default of a parameter whose field has a ``default_factory`` (shown as ``<factory>``)
+_HAS_FACTORY = _FactorySentinel()
+
+
+@overload
+def record(cls: type[_T], /) -> type[_T]: ...
+
+
+@overload
+def record(
+    *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True, kw_only: bool = False
+) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(field_specifiers=(field, Field))
+def record(
+    cls: type[_T] | None = None,
+    /,
+    *,
+    frozen: bool = False,
+    slots: bool = False,
+    eq: bool = True,
+    repr: bool = True,
+    kw_only: bool = False,
+) -> type[_T] | Callable[[type[_T]], type[_T]]:
+    """``@dataclass`` with the same arguments and the same class, built with one ``exec``."""
+
+    def wrap(c: type[_T]) -> type[_T]:
+        return _build(c, frozen=frozen, slots=slots, eq=eq, want_repr=repr, kw_only=kw_only)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def _plain(cls: type[Any]) -> bool:
+    """Is ``cls`` a class ``record`` builds as ``dataclass`` would (else ``dataclass`` builds it)?"""
+    own = cls.__dict__
+    if "__eq__" in own or "__hash__" in own or "__setattr__" in own or "__delattr__" in own:
+        return False
+    notes = own.get("__annotations__", {}).values()
+    if any(isinstance(a, dataclasses.InitVar) or (isinstance(a, str) and "InitVar" in a) for a in notes):
+        return False
+    return not any(dataclasses.is_dataclass(b) for b in cls.__mro__[1:])
+
+
+def _build(cls: type[_T], *, frozen: bool, slots: bool, eq: bool, want_repr: bool, kw_only: bool) -> type[_T]:
+    if not _plain(cls):
+        return dataclasses.dataclass(cls, frozen=frozen, slots=slots, eq=eq, repr=want_repr, kw_only=kw_only)
+    has_doc = bool(cls.__dict__.get("__doc__"))
+    own = set(cls.__dict__)
+    if not has_doc:
+        cls.__doc__ = cls.__name__  # no signature to read yet: written below
+    # the fields, __match_args__ and slots; no method compiled
+    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots, kw_only=kw_only)
+    fields = list(dataclasses.fields(cls))  # type: ignore[arg-type]  # (ClassVar pseudo-fields left out)
+    if "__init__" not in own:
+        _set(cls, _init(cls, fields, frozen))
+        cls.__init__.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
+    if want_repr and "__repr__" not in own:
+        _set(cls, recursive_repr()(_repr([f.name for f in fields if f.repr])))
+    _compare_and_freeze(cls, fields, eq=eq, frozen=frozen, slots=slots)
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    params.init, params.repr, params.eq, params.frozen = True, want_repr, eq, frozen
+    if not has_doc:
+        import inspect
+
+        cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+    return cls
+
+
+def _compare_and_freeze(cls: type[Any], fields: list[Field[Any]], *, eq: bool, frozen: bool, slots: bool) -> None:
+    """``__eq__`` and ``__hash__`` as dataclass sets them; a frozen class's guards and pickling."""
+    if eq:
+        _set(cls, _eq(_getter([f.name for f in fields if f.compare])))
+    if eq and frozen:
+        _set(cls, _hash(_getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])))
+    elif eq:
+        cls.__hash__ = None  # type: ignore[assignment]  # as dataclass: equal by value, so unhashable
+    if frozen:
+        names = frozenset(f.name for f in fields)
+        _set(cls, _frozen_setattr(cls, names))
+        _set(cls, _frozen_delattr(cls, names))
+        if slots:
+            cls.__getstate__ = _getstate  # type: ignore[assignment]
+            cls.__setstate__ = _setstate
+
+
+def _set(cls: type[Any], fn: Callable[..., Any]) -> None:
+    fn.__qualname__ = f"{cls.__qualname__}.{fn.__name__}"
+    setattr(cls, fn.__name__, fn)
+
+
+def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields' values as a tuple (what dataclass's methods compare and hash)."""
+    if len(names) >= 2:
+        return attrgetter(*names)
+    if names:
+        name = names[0]
+        return lambda obj: (getattr(obj, name),)
+    return lambda obj: ()
+
+
+def _repr(names: list[str]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    return __repr__
+
+
+def _eq(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], bool]:
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    return __eq__
+
+
+def _hash(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    return __hash__
+
+
+def _frozen_setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    return __setattr__
+
+
+def _frozen_delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __delattr__
+
+
+def _init(cls: type[Any], fields: list[Field[Any]], frozen: bool) -> Callable[..., None]:
+    """``__init__``, the one method compiled: positional parameters in field order, then
+    keyword-only ones; defaults and factories as ``dataclasses`` applies them; ``__post_init__``
+    last."""
+    ns: dict[str, Any] = {"__set": object.__setattr__, "_HAS_FACTORY": _HAS_FACTORY}
+    made: dict[str, Any] = {}
+    exec("\n".join(_init_source(cls, fields, ns, frozen)) + "\n", ns, made)  # our own source, built from field names
+    init: Callable[..., None] = made["__init__"]
+    return init
+
+
+def _init_source(cls: type[Any], fields: list[Field[Any]], ns: dict[str, Any], frozen: bool) -> list[str]:
+    """``__init__``: positional parameters in field order, then keyword-only ones; defaults and
+    factories as ``dataclasses`` applies them; ``__post_init__`` last."""
+    params: list[str] = []
+    kw: list[str] = []
+    body: list[str] = []
+    for f in fields:
+        default = f"__dflt_{f.name}"
+        if f.default_factory is not MISSING:
+            ns[default] = f.default_factory
+            value = f"{default}() if {f.name} is _HAS_FACTORY else {f.name}" if f.init else f"{default}()"
+        elif f.default is not MISSING:
+            ns[default] = f.default
+            value = f.name if f.init else default
+        else:
+            value = f.name if f.init else ""
+        if f.init:
+            with_default = f.default is not MISSING or f.default_factory is not MISSING
+            param = (
+                f"{f.name}={'_HAS_FACTORY' if f.default_factory is not MISSING else default}"
+                if with_default
+                else f.name
+            )
+            (kw if f.kw_only else params).append(param)
+        if value:
+            body.append(f"    __set(self, {f.name!r}, {value})" if frozen else f"    self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    sig = ", ".join(["self", *params, *(["*", *kw] if kw else [])])
+    return [f"def __init__({sig}):", *(body or ["    pass"])]
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for f, value in zip(dataclasses.fields(self), state, strict=False):
+        object.__setattr__(self, f.name, value)
