@@ -13,7 +13,7 @@ from citerender import CiterenderError, render
 from citerender.options import STYLES as ALL_STYLES
 from citerender.publish.site import build_site
 from citerender.rendering.mathml import MATHML_ELEMENTS
-from citerender.rendering.themes import load_theme
+from citerender.rendering.themes import card_script, load_theme
 from citerender.sources.model import registry_from_data
 from citerender.sources.urls import allowed_link
 
@@ -125,6 +125,7 @@ def _load_and_probe(browser, path: Path, *, hover: bool) -> dict:  # type: ignor
                      + (e.labels.length === 1 && e.labels[0].classList.contains('citerender-sn-num'))),
             head: [...document.head.children].map(e => e.tagName.toLowerCase()),
             bodyChildren: [...document.body.children].map(e => e.tagName.toLowerCase()),
+            scripts: [...document.scripts].map(s => s.textContent),
             cites: document.querySelectorAll('.citerender-cite').length,
             ids: [...document.querySelectorAll('[id]')].map(e => e.id),
         };
@@ -151,7 +152,9 @@ def test_payloads_never_run_load_or_reshape(browser, tmp_path: Path, style: str,
     assert outside == [], outside[:5]
     assert set(probe["main"]) <= ALLOWED_TAGS, set(probe["main"]) - ALLOWED_TAGS
     assert set(probe["inputs"]) <= {"checkbox citerender-sn-toggle true"}, probe["inputs"]  # only sidenote toggles
-    assert probe["head"] == HEAD_TAGS and probe["bodyChildren"] == ["main"]
+    cards = style in ("hovercard", "pills")  # their page's own script places the cards (allowed by its hash)
+    assert probe["head"] == HEAD_TAGS and probe["bodyChildren"] == (["main", "script"] if cards else ["main"])
+    assert probe["scripts"] == ([card_script()] if cards else [])
     assert probe["cites"] == len(PAYLOADS)
     assert len(probe["ids"]) == len(set(probe["ids"]))
 

@@ -28,6 +28,7 @@ from .bibliography import (
     render_bibliography,
     render_consulted,
 )
+from .card_marks import BAD_MARK, bad_lines, bad_lines_note, nobr_dates, pill_names, shorten
 from .labels import group_label
 from .options import PluginOptions
 from .source_links import VIEWS_OFF, view_href, views_mode
@@ -67,6 +68,8 @@ def _accessible(ref: Reference) -> str:
 
 def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
     ref = use.reference
+    if bad_lines(use):  # marked: the lines it names are not in its source
+        return _make_number_link(use, style)
     if style != "superscript" or not use.lines_valid:  # the link depends on the reference only
         html = cache.get(ref.number)
         if html is None:
@@ -77,16 +80,20 @@ def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
 
 def _make_number_link(use: RefUse, style: str) -> str:
     ref = use.reference
-    cls = "citerender-num" + ("" if ref.known else " citerender-unverified")
-    n = ref.number
+    bad = bad_lines(use)
+    cls = "citerender-num" + ("" if ref.known else " citerender-unverified") + (" citerender-badlines" if bad else "")
+    name = _accessible(ref) + (
+        f", {use.lines.label(use.source.line_unit)} not in the source" if bad and use.lines else ""
+    )
+    n = f"{ref.number}{BAD_MARK}" if bad else str(ref.number)
     if style == "superscript":
         href = passage_href(use)
         if href is not None:
             return (
                 f'<a class="{cls}" href="{escape(href)}" target="_blank" rel="noopener noreferrer" '
-                f'aria-label="{escape(_accessible(ref))}, opens in a new tab">{n}</a>'
+                f'aria-label="{escape(name)}, opens in a new tab">{n}</a>'
             )
-    return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(_accessible(ref))}">{n}</a>'
+    return f'<a class="{cls}" href="#{ref.anchor}" role="doc-noteref" aria-label="{escape(name)}">{n}</a>'
 
 
 def passage_href(use: RefUse) -> str | None:
@@ -124,8 +131,8 @@ def citation_label(
     st = citation_state(env)
     key = None
     labels: dict[tuple[Any, ...], str] = st.cache("styles.labels", dict)
-    if style != "superscript":  # the label depends on the numbers only: made once per group
-        key = (linked, *(u.ref for u in meta["uses"]))
+    if style != "superscript":  # the label depends on the numbers (and lines not there) only: made once per group
+        key = (linked, *((u.ref, u.lines is not None and not u.valid) for u in meta["uses"]))
         label = labels.get(key)
         if label is not None:
             return label
@@ -138,7 +145,7 @@ def citation_label(
 def _label(uses: list[RefUse], style: str, linked: bool, cache: dict[int, str]) -> str:
     by = _uses_by_number(uses)
     if not linked:
-        return group_label(list(by), dash=EN_DASH)
+        return group_label(list(by), lambda n: f"{n}{BAD_MARK}" if bad_lines(by[n]) else str(n), EN_DASH)
     return group_label(list(by), lambda n: _number_link(by[n], style, cache), EN_DASH)
 
 
@@ -150,8 +157,9 @@ def _navlist_title(meta: CitationMeta) -> str:
 def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
     meta = citation_meta(tokens[idx])
     label = self.rules["citation_label"](tokens, idx, options, env)
-    unverified = any(not u.reference.known for u in citation_state(env).uses(tokens[idx]))
-    cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "")
+    uses = citation_state(env).uses(tokens[idx])
+    unverified = any(not u.reference.known for u in uses)
+    cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "") + _bad_class(uses)
     return _titled(meta, f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>')
 
 
@@ -172,7 +180,7 @@ def _card_item(same: list[RefUse], views: str = VIEWS_OFF) -> str:
     ref = use.reference
     s = ref.source
     href = passage_href(use)
-    title = f"<bdi>{escape(_title(ref))}</bdi>"
+    title = f"<bdi>{nobr_dates(escape(_title(ref)))}</bdi>"
     head = (
         f'<a class="citerender-card-title" href="{escape(href)}" target="_blank" rel="noopener noreferrer">{title}</a>'
         if href
@@ -182,14 +190,14 @@ def _card_item(same: list[RefUse], views: str = VIEWS_OFF) -> str:
     meta_bits = [escape(b) for b in (domain, s.pages, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
-    meta = f'<span class="citerender-card-meta">{SEPARATOR.join(meta_bits)}</span>' if meta_bits else ""
-    body = "".join(_lines_body(u, views) for u in same)
+    meta = f'<span class="citerender-card-meta">{nobr_dates(SEPARATOR.join(meta_bits))}</span>' if meta_bits else ""
+    body = "".join(bad_lines_note(u) if bad_lines(u) else _lines_body(u, views) for u in same)
     if not body and s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
         quote = " ".join(s.text.split())
         quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
         body = (
             '<span class="citerender-card-body"><span class="citerender-card-lines">'
-            f'<span class="citerender-ltext">{escape(quote)}</span></span></span>'
+            f'<span class="citerender-ltext">{nobr_dates(escape(quote))}</span></span></span>'
         )
     entry = (
         f'<a class="citerender-card-entry" href="#{ref.anchor}" aria-label="Source {ref.number}, in Sources">'
@@ -210,7 +218,7 @@ def _lines_body(use: RefUse, views: str = VIEWS_OFF) -> str:
         return ""
     rows = "".join(
         f'<span class="citerender-line"><span class="citerender-lno">{n}</span> '
-        f'<span class="citerender-ltext">{escape(t)}</span>{page_html(use.source, n)}</span>'
+        f'<span class="citerender-ltext">{nobr_dates(escape(t))}</span>{page_html(use.source, n)}</span>'
         for n, t in lines[:CARD_LINES]
     )
     more = len(lines) - CARD_LINES
@@ -229,13 +237,12 @@ def _lines_body(use: RefUse, views: str = VIEWS_OFF) -> str:
     )
 
 
-PILL_CHARS = 24  # a pill names its source in at most this many characters
-
-
-def _pill_name(ref: Reference) -> str:
-    """What a pill shows: the source's domain, else its title, shortened."""
-    name = ref.source.domain or _title(ref)
-    return name if len(name) <= PILL_CHARS else name[: PILL_CHARS - 1].rstrip() + "\u2026"
+def _pill_name(ref: Reference, env: Any) -> str:
+    """What a pill shows: the source's domain, else its title, shortened; a source sharing its
+    domain with another of the answer's sources is named by its title (:func:`.card_marks.pill_names`)."""
+    reg = citation_state(env).registry
+    names = reg.derived("styles.pill_names", lambda: pill_names(reg.shown(k) or reg[k] for k in reg)) if reg else {}
+    return names.get(ref.source.id) or shorten(ref.source.domain or _title(ref))
 
 
 def _card_cite(
@@ -261,7 +268,7 @@ def _card_cite(
     items, unverified = _card_items(sources, env, note, views)
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(sources) - 1}</span>' if len(sources) > 1 else ""
-        face = f"<bdi>{escape(_pill_name(sources[0][0].reference))}</bdi>{more}"
+        face = f"<bdi>{escape(_pill_name(sources[0][0].reference, env))}</bdi>{more}"
         trigger_cls, printed = (
             "citerender-pill",
             f'<span class="citerender-pill-print" aria-hidden="true">{label}</span>',
@@ -281,8 +288,8 @@ def _card_cite(
 
 def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: str = VIEWS_OFF) -> tuple[str, str]:
     """A card's (or sidenote's) items, one a source, each made once per document (places repeat
-    them), the warning first when ``note`` flags the claim; and the unverified class when one is
-    unknown."""
+    them), the warning first when ``note`` flags the claim; and the classes of the citation: one
+    unknown (unverified), lines named that a source lacks (badlines)."""
     cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)
     items = ""
     for same in sources:
@@ -293,7 +300,13 @@ def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: 
         items += item
     if note is not None:
         items = card_warning(note) + items
-    return items, (" citerender-unverified" if any(not s[0].reference.known for s in sources) else "")
+    unverified = " citerender-unverified" if any(not s[0].reference.known for s in sources) else ""
+    return items, unverified + _bad_class([u for same in sources for u in same])
+
+
+def _bad_class(uses: list[RefUse]) -> str:
+    """The class of a citation naming lines its source lacks: it looks different in the text."""
+    return " citerender-badlines" if any(bad_lines(u) for u in uses) else ""
 
 
 def _titled(meta: CitationMeta, html: str) -> str:
@@ -312,8 +325,9 @@ def _sidenote_cite(
 ) -> str:
     """A citation whose sources sit in the margin beside its line (Tufte's sidenotes): the same
     items as a card, in a note that follows its number in the text, so a screen reader reads it
-    there. On narrow screens the number is a toggle (a checkbox it labels) that folds the note
-    open under its line; no script. In print the note is hidden and the bibliography notes it."""
+    there. The number is a toggle (a checkbox inside it, covering it: one target, 24 px or more):
+    on narrow screens it folds the note open under its line, beside the line it holds the note in
+    the state pointing at it gives; no script. In print the note is hidden and the bibliography notes it."""
     meta = citation_meta(tokens[idx])
     if meta.get("in_link"):
         return _plain(self, tokens, idx, options, env, "sidenotes")
@@ -323,8 +337,8 @@ def _sidenote_cite(
     items, unverified = _card_items(_by_reference(citation_state(env).uses(tokens[idx])), env, note, views)
     html = (
         f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
-        f'<label class="citerender-sn-num" for="{toggle}">{label}</label>'
-        f'<input type="checkbox" class="citerender-sn-toggle" id="{toggle}">'
+        f'<label class="citerender-sn-num"><input type="checkbox" class="citerender-sn-toggle" id="{toggle}">'
+        f"{label}</label>"
         f'<span class="citerender-sidenote" role="note">{items}</span></span>'
     )
     return _titled(meta, html)

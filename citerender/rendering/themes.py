@@ -19,18 +19,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from markupsafe import escape
-
 from ..errors import CiterenderError
 from ..plugin.bibliography import NOTE_STYLES, bibliography_entries, mark_after_long, render_bibliography
 from ..plugin.state import Reference
 from ..sources.files import decode_text, read_bytes
+from .page_markup import page_markup, read_card_script, script_hash
 
 __all__ = [
     "MAX_THEME_ENTRIES",
     "MAX_THEME_FILE_BYTES",
     "Theme",
     "builtin_themes",
+    "card_script",
     "check_theme_folder",
     "load_theme",
     "own_file",
@@ -45,6 +45,11 @@ def themes_root() -> Path:
         if (cand / "default").is_dir():
             return cand
     raise CiterenderError("built-in themes not found; the installation is incomplete")
+
+
+def card_script() -> str:
+    """The cards' placement script every page with cards carries (``_cards.js``)."""
+    return read_card_script(themes_root())
 
 
 def builtin_themes() -> list[str]:
@@ -169,8 +174,9 @@ class Theme:
         readers only when its first heading already shows that text)."""
         safe_css = css.replace("</", "<\\/")
         heading = None if _H1.search(body) else ("sr" if _first_heading_is(body, title) else "shown")
+        script = card_script() if "citerender-has-card" in body else ""  # where cards open: chosen as they open
         if not self.own_page:  # the default template's markup, without loading Jinja2 for it
-            return page_markup(body, title, safe_css, lang, css_href, home_href, home_label, heading)
+            return page_markup(body, title, safe_css, lang, css_href, home_href, home_label, heading, script)
         return self._render(
             "page.html.j2",
             body=body,
@@ -181,6 +187,8 @@ class Theme:
             home_href=home_href,
             home_label=home_label,
             heading=heading,
+            script=script,
+            script_hash=script_hash(script),
         )
 
     def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
@@ -381,38 +389,3 @@ def views_css(*, dark: bool = True) -> str:
     """The source views' stylesheet (``_source-view.css``; its dark half for themes that go dark)."""
     views = (themes_root() / "_source-view.css").read_text(encoding="utf-8")
     return views + "\n" + (themes_root() / "_source-view-dark.css").read_text(encoding="utf-8") if dark else views
-
-
-def page_markup(
-    body: str,
-    title: str,
-    css: str,
-    lang: str,
-    css_href: str | None,
-    home_href: str | None,
-    home_label: str,
-    heading: str | None,
-) -> str:
-    """``themes/default/page.html.j2`` written in Python, character for character (a test renders
-    both): a standalone page from the command line then costs no Jinja2 import and compile, a
-    third of a short answer's whole run."""
-    e = escape
-    style_src = "'self' 'unsafe-inline'" if css_href else "'unsafe-inline'"
-    out = [
-        f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src {style_src}; '
-        "img-src data:; base-uri 'none'; form-action 'none'\">\n"
-        '<meta name="referrer" content="no-referrer">\n<meta name="generator" content="citerender">\n'
-        f"<title>{e(title)}</title>\n"
-    ]
-    out.append(f'<link rel="stylesheet" href="{e(css_href)}">\n' if css_href else f"<style>{css}</style>\n")
-    out.append("</head>\n<body>\n")
-    if home_href:
-        out.append(f'<nav class="citerender-nav"><a href="{e(home_href)}">{e(home_label)}</a></nav>\n')
-    out.append('<main class="citerender-page">\n')
-    if heading:
-        sr = " citerender-sr" if heading == "sr" else ""
-        out.append(f'<h1 class="citerender-page-title{sr}">{e(title)}</h1>\n')
-    out.append(f"{body}\n</main>\n</body>\n</html>")
-    return "".join(out)
