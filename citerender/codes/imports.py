@@ -93,7 +93,7 @@ ROWS = [
         "CR514",
         "unfinished-answer",
         Severity.WARNING,
-        "an answer the provider did not finish: an Assistants message or run that is incomplete, failed, cancelled or expired, or a saved stream that ends before the message completed; shown as far as it came",
+        "an answer the provider did not finish: an Assistants message or run that is incomplete, failed, cancelled or expired, a Gemini answer stopped before its end (finishReason RECITATION, SAFETY, MAX_TOKENS…), or a saved stream that ends before the message completed; shown as far as it came",
         "run it again, or save the stream to its end",
     ),
     Code(

@@ -190,8 +190,17 @@ def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
         edits.append((at, at, marker))
     edits.extend(recitations(cand, text, b))
     _consulted(cand, b)
+    _stopped(cand, b)
     answer = insert_edits(text, edits)
     return [answer + after_answer(answer, suggestions(meta, b))]
+
+
+def _stopped(cand: Mapping[str, Any], b: Builder) -> None:
+    """An answer Gemini stopped before its end (``finishReason`` RECITATION, SAFETY, MAX_TOKENS…,
+    anything but STOP) is shown as far as it came, and said to be unfinished (CR514)."""
+    reason = cand.get("finishReason")
+    if isinstance(reason, str) and reason.upper() not in ("STOP", "FINISH_REASON_UNSPECIFIED", ""):
+        b.note(("CR514", f"Gemini stopped the answer before its end (finishReason {reason[:40]}): shown as far as it came"))
 
 
 def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
@@ -225,8 +234,10 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     meta: Any = None
     url_meta: Any = None
     cited: list[Mapping[str, Any]] = []  # each chunk's citation sources (offsets from the answer's start)
+    reason: Any = None
     for chunk in map(camel_keys, chunks):
         for cand in (chunk.get("candidates") or [])[:1]:
+            reason = cand.get("finishReason") or reason  # the stream's last word on how it ended
             for k, text in enumerate(_answer_texts(cand)):
                 while len(texts) <= k:
                     texts.append([])
@@ -243,4 +254,6 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         cand_out["urlContextMetadata"] = url_meta
     if (merged := merge_citations(cited)) is not None:
         cand_out["citationMetadata"] = merged
+    if reason is not None:
+        cand_out["finishReason"] = reason
     return {"candidates": [cand_out]}
