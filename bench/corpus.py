@@ -103,7 +103,7 @@ def measure(name: str, h: Held, path: Path, *extra: str) -> Row:
     page = read_page(out)
     row.problems += [f"marker in view: {m}" for m in page.markers()]
     if h.text is not None:
-        lost = missing_words(h.text, page.answer_text)
+        lost = [w for piece in h.text.split("\f") for w in missing_words(piece, page.answer_text)]
         if lost:
             row.problems.append(f"text: {len(lost)} words not on the page ({' '.join(lost[:12])})")
     row.places_shown = page.cites

@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.corpus_load import load
 
-__all__ = ["Held", "held", "held_markdown", "is_web", "shape_of"]
+__all__ = ["Held", "held", "held_markdown", "is_web", "shape_of", "without_markers"]
 
 
 def is_web(url: Any) -> bool:
@@ -26,7 +26,7 @@ def is_web(url: Any) -> bool:
 @dataclass
 class Held:
     shape: str
-    text: str | None = ""  # the answer's own words (None: not compared)
+    text: str | None = ""  # the answer's own words (None: not compared; pieces in any order split by \f)
     places: int = 0  # where citations apply (several sources at one place: one place)
     unplaced: int = 0  # citations that say nowhere (no span, or an empty one at the start)
     urls: set[str] = field(default_factory=set)  # web URLs of cited sources
@@ -53,7 +53,7 @@ class Held:
             self.files.add(name.strip())
 
     def add(self, other: Held) -> None:
-        self.text = None if self.text is None or other.text is None else f"{self.text}\n\n{other.text}"
+        self.text = None if self.text is None or other.text is None else f"{self.text}\f{other.text}"
         self.places += other.places
         self.unplaced += other.unplaced
         self.urls |= other.urls
@@ -144,9 +144,8 @@ def held(path: Path) -> Held:
     if shape == "transcript":
         out = Held("transcript")
         for turn in data["turns"]:
-            if isinstance(turn, dict) and "role" not in turn:
+            if isinstance(turn, dict) and "role" not in turn:  # a response (the user's turns are shown too)
                 out.add(held_data(turn, held_openai, held_other))
-        out.text = None  # the user's turns are shown too
         return out
     return held_data(data, held_openai, held_other)
 
@@ -167,16 +166,17 @@ def held_data(data: Any, *modules: Any) -> Held:
 _PUA = re.compile("\ue200([a-z_]*)\ue202(.*?)\ue201", re.S)
 _OAI = re.compile(r"\[oai_citation[:_]\d+[‡,]([^\]]*)\]\(([^)\s]*)\)")
 _CITE_TAG = re.compile(r"<Cite\b[^>]*/>")
-_RESIDUE = re.compile(r":contentReference\[oaicite:\d+\]\{index=\d+\}")
+_CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[ \t]*$|\Z)|`[^`\n]+`", re.S | re.M)
+_RESIDUE_OBJECT = re.compile(r'\{"fallbackMarkdown":.*?"showLoginRequiredCard":\s*(?:true|false)\s*\}', re.S)
 
 
 def held_markdown(path: Path) -> Held:
     """A Markdown answer: each canonical ``\\ue200cite\\ue202…\\ue201`` marker, each copied
-    ``[oai_citation:N‡Title](url)`` and each ``<Cite …/>`` tag is a place; the URLs are the copied
-    citations' and the sidecar sources' of the ids cited (the answer's text is not compared: its
-    dialects are many)."""
-    text = path.read_text(encoding="utf-8")
-    h = Held("markdown", text=None)
+    ``[oai_citation:N‡Title](url)``, each ``<Cite …/>`` tag and each copy residue object of a
+    ``grouped_webpages`` pill is a place; the URLs are the copied citations', the residue objects'
+    and the sidecar sources' of the ids cited. The text compared is the answer's without them."""
+    text = _CODE.sub(lambda m: " " * len(m.group(0)), path.read_text(encoding="utf-8"))  # code is code
+    h = Held("markdown", text=without_markers(text))
     sources = _sidecar(path)
     place, end = 0, -1
     for m in _PUA.finditer(text):
@@ -195,7 +195,32 @@ def held_markdown(path: Path) -> Held:
         h.url(m.group(2).split("#:~:")[0])
     for m in _CITE_TAG.finditer(text):
         h.cite(m.start(), m.group(0))
+    for m in _RESIDUE_OBJECT.finditer(text):  # ChatGPT's copy residue objects
+        body = re.sub(r"\\([\[\]_*])", r"\1", m.group(0))  # copies may be Markdown-escaped
+        if '"type":"grouped_webpages"' in body:
+            h.cite(m.start(), body)
+        h.url(*re.findall(r'"url":"(https?://[^"\\]+)"', body))
     return h
+
+
+_FORMS = [
+    _RESIDUE_OBJECT,
+    re.compile(r":contentReference\[oaicite:\d+\]\{index=\d+\}"),
+    _OAI,
+    _CITE_TAG,
+    re.compile("\ue200[^\ue201\n]*\ue201|\ue200\\w*(?:\ue202[^\\s\ue200-\ue206]*)*|[\ue200-\ue206]"),
+    re.compile(r"[a-z]*(?:cite)?(?:turn\d+[a-z]+\d+(?:L\d+(?:-L\d+)?)?)+|【[^】\n]{0,200}】"),
+]
+_ESCAPED = re.compile(r"\\{1,2}u[eE]20([0-6])")
+
+
+def without_markers(text: str) -> str:
+    """The answer's own words: every citation form taken out (what the page puts in its place
+    is a citation, not the answer's text)."""
+    text = _ESCAPED.sub(lambda m: chr(0xE200 + int(m.group(1))), text)  # literal escapes: the characters
+    for rx in _FORMS:
+        text = rx.sub(" ", text)
+    return text
 
 
 def _sidecar(path: Path) -> dict[str, dict[str, Any]]:

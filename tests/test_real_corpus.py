@@ -221,3 +221,29 @@ def test_an_untitled_document_is_named_by_its_place_in_the_request_never_by_an_i
         cwd=ROOT,
     )
     assert out.returncode == 0 and "document 2" in read_page(out.stdout).visible
+
+
+def test_an_answer_gemini_stopped_says_so() -> None:
+    """Firebase's recorded streams that Gemini and Vertex AI stopped for recitation
+    (``finishReason: RECITATION`` in the last chunk): the text is shown as far as it came, and a
+    warning says the answer was stopped; an answer that ends with STOP says nothing of the kind."""
+    for folder in ("gemini", "vertex"):
+        path = CORPUS / folder / "firebase.streaming-failure-recitation-no-content.sse"
+        out = subprocess.run(
+            [sys.executable, "-m", "citerender.cli", "render", str(path)], capture_output=True, text=True, cwd=ROOT
+        )
+        assert out.returncode == 0 and "CR514 [warning]" in out.stderr and "RECITATION" in out.stderr
+        assert read_page(out.stdout).answer_text.strip()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citerender.cli",
+            "render",
+            str(FIXTURES / "providers" / "recorded" / "gemini-google-search.sse"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0 and "CR514" not in done.stderr
