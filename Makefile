@@ -29,13 +29,16 @@ demo: $(BIN)/.installed-package
 
 # System tools the tests run for real: Debian's Chromium (browser tests, never a downloaded
 # browser), pandoc (Markdown and CSL exports), Pango for WeasyPrint (PDF export), Java for
-# Spark (docs/scale.md's Spark recipe; PySpark 4 wants Java 17+, Debian 12's default).
+# Spark (docs/scale.md's Spark recipe; PySpark 4 wants Java 17+, Debian 12's default), and a
+# second font set, Noto CJK (the reader's tests place cards in a CJK font too: placement must
+# hold whatever the fonts' metrics).
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	command -v pandoc >/dev/null 2>&1 || missing="$$missing pandoc"; \
 	{ ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0; } || missing="$$missing libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core"; \
+	{ fc-list 2>/dev/null | grep -q "Noto Sans CJK"; } || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  echo "installing$$missing"; \
