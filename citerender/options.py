@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
-from .formats import names
 from .lazy_re import lazy_compile
 from .records import record
 from .syntax.format import DEFAULT_FORMAT, CitationFormat
@@ -39,11 +38,15 @@ UnknownPolicy = Literal["drop", "keep", "error"]
 ImagePolicy = Literal["text", "keep"]
 MarkdownPreset = Literal["full", "commonmark"]
 MARKDOWN_PRESETS: tuple[str, ...] = get_args(MarkdownPreset)
-#: the ``--from`` names of saved provider responses and of RAG frameworks' numbering dialects (Azure On
-#: Your Data ``[doc1]``, DeepSeek ``[citation:1]``, RAGFlow ``[ID:0]``, xAI / Onyx ``[[1]](url)``, ``[1]``
-#: against an ordered source list), read from the one table of :mod:`citerender.formats`
-PROVIDERS: tuple[str, ...] = names("response")
-DIALECTS: tuple[str, ...] = names("dialect")
+if TYPE_CHECKING:
+    from .formats import Kind
+
+    #: the ``--from`` names of saved provider responses and of RAG frameworks' numbering dialects
+    #: (Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]``, RAGFlow ``[ID:0]``, xAI / Onyx
+    #: ``[[1]](url)``, ``[1]`` against an ordered source list), read from the one table of
+    #: :mod:`citerender.formats` when first asked for (:func:`__getattr__`)
+    PROVIDERS: tuple[str, ...]
+    DIALECTS: tuple[str, ...]
 #: what an old ``engine=`` / ``--engine`` says: there is one pipeline now (CHANGELOG: "one pipeline")
 ENGINE_REMOVED = (
     "the engine option was removed (CHANGELOG: one pipeline): every answer is rendered by markdown-it-py and "
@@ -55,6 +58,22 @@ _SOURCE_VIEWS = re.compile(r"auto|page|off|(?:(?!\.)[A-Za-z0-9_.~%-]+/)+")
 STYLES: tuple[str, ...] = get_args(Style)
 UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
 IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``PROVIDERS`` and ``DIALECTS``: the formats' table loads when one is asked for (a render
+    that names no dialect never loads it)."""
+    kinds: dict[str, Kind] = {"PROVIDERS": "response", "DIALECTS": "dialect"}
+    if name not in kinds:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = _names(kinds[name])
+    return value
+
+
+def _names(kind: Kind) -> tuple[str, ...]:
+    from .formats import names
+
+    return names(kind)
 
 
 @runtime_checkable
@@ -144,8 +163,8 @@ class RenderOptions:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
-        if self.dialect is not None and self.dialect not in DIALECTS:
-            raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {self.dialect!r}")
+        if self.dialect is not None and self.dialect not in _names("dialect"):
+            raise ValueError(f"dialect must be one of {', '.join(_names('dialect'))}, not {self.dialect!r}")
         if not isinstance(self.fmt, CitationFormat):
             raise TypeError(f"fmt must be a CitationFormat, not {type(self.fmt).__name__}")
         if self.id_prefix and not _ID_PREFIX.fullmatch(self.id_prefix):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from citerender.errors import CiterenderError
 from citerender.rendering.full_preset import has_cjk, is_cjk
 
 _PROBE = textwrap.dedent(
@@ -32,7 +33,7 @@ _LIBRARY = textwrap.dedent(
     import json, sys, citerender
     reg = citerender.load_sources(sys.argv[2])
     citerender.render(open(sys.argv[1], encoding="utf-8").read(), reg)
-    print(json.dumps(sorted(m for m in sys.modules if m.startswith("citerender"))))
+    print(json.dumps(sorted(sys.modules)))
     """
 )
 #: never loaded by these commands on a Markdown answer: adapters, site/host/conversation
@@ -49,7 +50,6 @@ _LIBRARY_PACKAGES = {
     "citerender.diagnostics",
     "citerender.errors",
     "citerender.evidence",  # the sentence boundaries claims are cut at (a constant)
-    "citerender.formats",  # the dialects' forms
     "citerender.lazy_re",  # patterns compiled on first use
     "citerender.options",
     "citerender.plugin",
@@ -79,7 +79,12 @@ def answer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                         "url": "https://example.org/w",
                         "lines": ["Water boils", "at 100 °C."],
                     },
-                    {"id": "doc2", "title": "Altitude", "text": "Lower pressure, lower boiling point."},
+                    {
+                        "id": "doc2",
+                        "title": "Altitude",
+                        "updated": "2024-02-29",
+                        "text": "Lower pressure, lower boiling point.",
+                    },
                 ]
             }
         ),
@@ -126,10 +131,16 @@ def test_importing_the_library_and_rendering_loads_the_core_only(answer: tuple[P
     a, s = answer
     done = subprocess.run([sys.executable, "-c", _LIBRARY, str(a), str(s)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    loaded = json.loads(done.stdout)
+    everything = json.loads(done.stdout)
+    loaded = [m for m in everything if m.startswith("citerender")]
     packages = {".".join(m.split(".")[:2]) for m in loaded}
     assert packages <= _LIBRARY_PACKAGES, sorted(packages - _LIBRARY_PACKAGES)
     assert not [m for m in loaded if m.startswith("citerender.rendering.exports.")]
+    # loaded when what they read is met: the formats' table (a dialect named), the source views (a
+    # page with one), datetime (a date not written 2024-02-29), task lists (a paragraph opening
+    # with "[": their module imports uuid and platform)
+    assert not {m for m in loaded if m.startswith(("citerender.formats", "citerender.rendering.source_view"))}
+    assert not {"datetime", "uuid", "platform", "mdit_py_plugins.tasklists"} & set(everything)
 
 
 def test_cjk_is_told_by_bisection_exactly_as_the_drafts_character_class() -> None:
@@ -143,3 +154,64 @@ def test_cjk_is_told_by_bisection_exactly_as_the_drafts_character_class() -> Non
     wrong = [c for c in range(0x110000) if (cls.match(chr(c)) is not None) != is_cjk(chr(c))]
     assert wrong == []
     assert has_cjk("ASCII – “quotes” 😀 and 한국어") and not has_cjk("ASCII – “quotes” 😀 Ελληνικά")
+
+
+def test_long_and_short_texts_are_told_cjk_alike() -> None:
+    """A paragraph is looked at in Python, a long text with a compiled class: the same answers."""
+    for tail in ("한", "中", "。", "\u3010", "\ue200", "😀", "–", "\u1100", "⺀", "\U00020000", ""):
+        for head in ("x" * 10, "x" * 5000, "é" * 3000):
+            short, long_ = head[:10] + tail, head + tail + head
+            assert has_cjk(short) == has_cjk(long_) == any(map(is_cjk, tail)), (tail, len(head))
+
+
+def test_a_calendar_day_is_checked_without_datetime_as_datetime_checks_it() -> None:
+    from datetime import date
+
+    from citerender.sources.fields import check_date
+
+    for y in (1, 1900, 2000, 2023, 2024, 9999):
+        for m in range(14):
+            for d in range(33):
+                text = f"{y:04d}-{m:02d}-{d:02d}"
+                try:
+                    date.fromisoformat(text)
+                    ok = True
+                except ValueError:
+                    ok = False
+                try:
+                    assert check_date(f" {text} ", "s", None, None) == text
+                    read = True
+                except CiterenderError:
+                    read = False
+                assert read == ok, text
+    assert check_date("2026-03-01T10:00:00+02:00", "s", None, None) == "2026-03-01T10:00:00+02:00"
+    assert check_date(date(2026, 3, 1), "s", None, None) == "2026-03-01"
+    for bad in ("0000-01-01", "2026-1-01", "２０２６-01-01", "yesterday"):
+        with pytest.raises(CiterenderError):
+            check_date(bad, "s", None, None)
+
+
+def test_a_task_list_renders_its_checkboxes(tmp_path: Path) -> None:
+    """Task lists' rule loads when a paragraph opens with "[": the list is GitHub's as before."""
+    from bs4 import BeautifulSoup
+
+    from citerender import render
+
+    page = BeautifulSoup(render("- [ ] todo\n- [x] done\n- [link](https://example.org)\n").body, "html.parser")
+    ul = page.select_one("ul")
+    assert ul is not None and ul["class"] == ["contains-task-list"]
+    items = ul.select("li")
+    assert [li.get("class") for li in items] == [["task-list-item"], ["task-list-item"], None]
+    boxes = [li.select_one("input[type=checkbox]") for li in items[:2]]
+    assert [b is not None and b.has_attr("disabled") for b in boxes] == [True, True]
+    assert [b.has_attr("checked") for b in boxes if b is not None] == [False, True]
+    assert [li.get_text(strip=True) for li in items] == ["todo", "done", "link"]
+
+
+def test_the_dialect_rules_openers_are_the_tables_first_characters() -> None:
+    """The rule tried at every stop of the text knows where a dialect's form may start without
+    loading the formats' table: its constant must be the table's ``first`` characters."""
+    from citerender.formats import FORMATS
+    from citerender.plugin.dialects import OPENERS
+
+    assert set(OPENERS) == {c for f in FORMATS if f.kind == "dialect" for c in f.first}

@@ -26,7 +26,7 @@ from .links import LinkPolicy
 from .listing import bibliography_rule
 from .options import BibliographyRenderer, PluginOptions
 from .placement import placement_rule
-from .rules import backslash_rule, citation_inline, escapes_rule, text_or_citation
+from .rules import add_terminators, backslash_rule, citation_inline, escapes_rule, text_or_citation
 from .scrub import scrub_rule
 from .state import document_rule
 from .styles import add_render_rules
@@ -61,8 +61,7 @@ def citation_plugin(
         html = md.render(answer)
     """
     opts = PluginOptions(RenderOptions.build(options, **kwargs), registry, bibliography_renderer)
-    for ch in sorted(set(opts.triggers)):
-        md.inline.add_terminator_char(ch)
+    add_terminators(md, opts.triggers)
     LinkPolicy(opts.fmt.marker_chars).install(md)
     md.core.ruler.after("normalize", "citerender_escapes", partial(escapes_rule, opts=opts))
     # the text rule, tried first at every position, reads the markers it stops at; the rule of

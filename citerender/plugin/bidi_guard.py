@@ -20,6 +20,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from ..codes import CODES
+from ..lazy_re import lazy_compile
 from .locate import where
 from .state import CitationState, citation_state
 
@@ -35,7 +36,7 @@ _PDF, _PDI = "\u202c", "\u2069"
 _CODE = "CR312"
 _LRM, _RLM = "\u200e", "\u200f"
 #: a strong character of each direction (the first one sets a ``dir="auto"`` block's direction)
-_STRONG_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u061c]")
+_STRONG_RTL = lazy_compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u061c]")
 #: the inline tokens whose text is part of the paragraph a browser orders
 _TEXTUAL = frozenset({"text", "code_inline", "math_inline", "math_inline_double"})
 

@@ -10,7 +10,6 @@ so markup stays balanced: bold text inside a claim is inside the span, never cut
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -18,13 +17,14 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..evidence.sentences import TERMINAL
+from ..lazy_re import lazy_compile
 
 __all__ = ["add_claim_spans", "claim_start"]
 
 # the end of a sentence and the white space after it (where the next claim starts)
-_SENTENCE_END = re.compile(TERMINAL + r"\s+")
+_SENTENCE_END = lazy_compile(TERMINAL + r"\s+")
 # a sentence that ends a piece of text
-_ENDS = re.compile(TERMINAL + r"\Z")
+_ENDS = lazy_compile(TERMINAL + r"\Z")
 _STOPS = frozenset({"citation", "hardbreak", "image"})
 
 

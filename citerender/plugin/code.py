@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
+from ..lazy_re import lazy_compile
 from ..syntax.escapes import normalize_escapes
 from ..syntax.format import CitationFormat
 from ..syntax.marks import joins_runs
@@ -26,7 +27,7 @@ from .state import CitationState
 
 __all__ = ["report_removed", "report_residue", "scrub_code", "scrub_code_span", "scrub_math"]
 
-_FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+_FENCE_LINE = lazy_compile(r" {0,3}(?:`{3,}|~{3,})")
 
 
 @lru_cache(maxsize=32)

@@ -17,20 +17,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
-from ..formats import FORMATS, Format, find
 from ..sources.model import Registry
 from ..syntax.types import Citation, Mark, MarkKind, parse_locator
 from .options import PluginOptions
 from .rules import MAX_MARKERS
 from .state import CitationState, citation_state
 
-__all__ = ["active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_hold"]
+if TYPE_CHECKING:
+    from ..formats import Format
 
-_OPENERS = "".join(sorted({c for f in FORMATS if f.kind == "dialect" for c in f.first}))  # where any form may start
+__all__ = ["OPENERS", "active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_hold"]
+
+#: where any dialect's form may start (the table's ``first`` characters; a test holds them equal):
+#: a constant, so that the rule tried at every stop of the text loads the table only for a
+#: document read in a dialect
+OPENERS = "#[\u3010"
 MAX_RANGE = 32  # ``[1-40]`` is no citation of forty sources
 
 
@@ -57,6 +63,8 @@ def dialect_hint(text: str) -> str | None:
     forms (it is not read as one unless asked: ``[1]`` is often just text)."""
     if "[" not in text and "$$" not in text and "\u3010" not in text:  # every form needs one of them
         return None
+    from ..formats import FORMATS
+
     for entry in FORMATS:
         dialect = entry.name
         m = _form(entry).search(text) if entry.kind == "dialect" and may_hold(dialect, text) else None
@@ -72,7 +80,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
         pos = state.pos
         # tried at every stop of the text: the cheap test first. Silent (markdown-it measuring a
         # link's text, ``[see [1]](url)``): not taken, or the bracket would end the link
-        if silent or state.src[pos] not in _OPENERS:
+        if silent or state.src[pos] not in OPENERS:
             return False
         st = citation_state(state.env, opts.registry)
         dialect = active_dialect(opts, st)
@@ -158,6 +166,8 @@ def _target(registry: Registry | None, entry: Format, n: int, url: str | None) -
 
 def _entry(dialect: str) -> Format:
     """The dialect's entry in the one table (its form, probes, label, first characters, base)."""
+    from ..formats import find
+
     entry = find(dialect)
     if entry is None or entry.form is None:
         raise ValueError(f"{dialect!r} is no dialect")

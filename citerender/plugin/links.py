@@ -25,16 +25,17 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from ..lazy_re import lazy_compile
 from ..sources.urls import allowed_link
 from ..syntax.residue import url_has_residue
 
 __all__ = ["LinkPolicy", "in_destination", "in_url"]
 
-_IN_DESTINATION = re.compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
+_IN_DESTINATION = lazy_compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
 #: a URL ending where a marker starts: a scheme's ``//`` (or ``mailto:``, ``www.``) and URL characters
 _URL_BEFORE = re.compile(r"(?<![A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{0,31}://|mailto:|www\.)[^\s<>]*\Z", re.I)
 #: a character that carries a URL on past a marker (a host's, a path's or a query's)
-_GOES_ON = re.compile(r"[A-Za-z0-9/_~%#=&+@-]")
+_GOES_ON = lazy_compile(r"[A-Za-z0-9/_~%#=&+@-]")
 _LOOKBACK = 400
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left
 
 from markdown_it.token import Token
 
+from ..lazy_re import lazy_compile
 from ..syntax.lines import line_starts
 from ..syntax.types import Mark
 from .state import CitationState
@@ -28,7 +28,7 @@ def locator(st: CitationState, src: str) -> Locator:
     return st.cache("locate", lambda: Locator(st, src), per_parse=True)
 
 
-_NEWLINE = re.compile("\n")
+_NEWLINE = lazy_compile("\n")
 
 
 class Locator:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from ..lazy_re import lazy_compile
 from ..sources.model import Registry
 from ..syntax.charset import CharSet
 from ..syntax.patterns import TURN_ID
@@ -30,10 +31,10 @@ __all__ = [
 ]
 
 # A word that could be a source id written verbatim: letters, then a digit somewhere.
-_ID_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*(?![\w-])")
-_TURN_ID = re.compile(TURN_ID + r"\Z")
+_ID_WORD = lazy_compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*(?![\w-])")
+_TURN_ID = lazy_compile(TURN_ID + r"\Z")
 _DIGITS = CharSet("0123456789")
-_LETTERS = re.compile("[A-Za-z]+")
+_LETTERS = lazy_compile("[A-Za-z]+")
 
 
 def verbatim_ids(text: str, registry: Registry | None) -> list[str]:

@@ -5,12 +5,12 @@ of the chain (see ``core``): what the citation rule reads after it is text."""
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from ..lazy_re import lazy_compile
 from ..syntax.escapes import printable
 from ..syntax.format import CitationFormat
 from ..syntax.marks import apply_marks
@@ -23,7 +23,7 @@ from .state import CitationState, citation_state
 
 __all__ = ["scrub_attr", "scrub_html_block", "scrub_html_inline", "scrub_rule"]
 
-_FENCE_LINE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+_FENCE_LINE = lazy_compile(r" {0,3}(?:`{3,}|~{3,})")
 _MATH_BLOCKS = ("math_block", "math_block_label")
 _MATH_INLINE = ("math_inline", "math_inline_double")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_re import lazy_compile
 from ..options import RenderOptions
 from ..syntax.types import LineRange, line_locator
 from .state import Reference, RefUse
@@ -31,7 +32,7 @@ VIEWS_OFF = "off"
 #: views on the same page, after the bibliography (``render --standalone``)
 VIEWS_PAGE = "page"
 
-_SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,79}")
+_SAFE_NAME = lazy_compile(r"[a-z0-9][a-z0-9_-]{0,79}")
 #: names Windows refuses for a file, whatever its extension
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
 

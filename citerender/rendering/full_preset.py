@@ -13,19 +13,21 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.state_inline import Scanned
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
-from mdit_py_plugins.tasklists import tasklists_plugin
 
+from ..lazy_re import lazy_compile
 from ..plugin.flanking import state_class
 from .mathml import math_html
 
@@ -49,7 +51,7 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     md.enable("linkify")
     _gfm_autolinks(md)
     md.options["highlight"] = highlight
-    md.use(tasklists_plugin, label=True)
+    md.core.ruler.after("inline", "github-tasklists", _tasklists)
     md.use(footnote_plugin, inline=False)
     _footnote_rules(md, id_prefix)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=math_html)
@@ -57,6 +59,25 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     rules.at("math_inline", _without_citations(math_inline_dollar(False, False, False)))
     rules.before("escape", "math_brackets", _without_citations(_math_brackets))
     md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
+
+
+def _tasklists(state: StateCore) -> None:
+    """mdit-py-plugins' task lists (``- [ ] todo``, ``- [x] done``), its rule loaded when a
+    paragraph starts with ``[``: its module imports ``uuid`` and ``platform``, a tenth of the
+    imports of a render that has no task list."""
+    if any(t.type == "inline" and t.content.startswith("[") for t in state.tokens):
+        _tasklists_rule()(state)
+
+
+@cache
+def _tasklists_rule() -> Callable[[StateCore], None]:
+    """The plugin's rule, as it registers it on a parser's core chain (a chain of its own here)."""
+    from markdown_it.parser_core import ParserCore
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    core = ParserCore()
+    tasklists_plugin(SimpleNamespace(core=core), label=True)  # type: ignore[arg-type]  # the plugin reads md.core only
+    return next(r.fn for r in core.ruler.__rules__ if r.name == "github-tasklists")
 
 
 def _gfm_autolinks(md: MarkdownIt) -> None:
@@ -93,9 +114,9 @@ _CJK_RANGES = (
 )  # fmt: skip
 _CJK_STARTS = tuple(a for a, _ in _CJK_RANGES)
 #: Hangul jamo, the only CJK block below U+2E80
-_JAMO = re.compile("[\u1100-\u11ff]")
+_JAMO = lazy_compile("[\u1100-\u11ff]")
 #: variation selectors: one after a Han character (an IVS) leaves that character what counts
-_VS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_VS = lazy_compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 
 def is_cjk(ch: str) -> bool:
@@ -114,14 +135,20 @@ def has_cjk(src: str) -> bool:
     top = max(src)
     if top < "\u1100":
         return False
+    if len(src) <= _SHORT:  # looked at in Python: a paragraph costs less than compiling a class
+        return any(is_cjk(ch) for ch in src if ch >= "\u1100")
     if _JAMO.search(src) is not None:
         return True
     return top >= "\u2e80" and any(is_cjk(m.group()) for m in _wide().finditer(src))
 
 
+#: up to this length a text's characters from U+1100 on are looked at without a pattern
+_SHORT = 2000
+
+
 @cache
 def _wide() -> re.Pattern[str]:
-    """Every character from U+2E80 on (compiled when first needed: a negated class is cheap)."""
+    """Every character from U+2E80 on (compiled when a long text first needs it: ~0.7 ms)."""
     return re.compile("[^\x00-\u2e7f]")
 
 
@@ -246,7 +273,7 @@ def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
 
 
 # what only a citation holds: a formula never spans one (``$5 … $10`` around a marker stays text)
-_CITATION_INSIDE = re.compile(r"[\ue200-\ue206\u3010]|turn\d+[a-z]+\d+|contentReference\[")
+_CITATION_INSIDE = lazy_compile(r"[\ue200-\ue206\u3010]|turn\d+[a-z]+\d+|contentReference\[")
 InlineRule = Callable[[StateInline, bool], bool]
 
 

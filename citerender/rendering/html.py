@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import field
 from typing import Any
@@ -11,16 +10,15 @@ from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
+from ..lazy_re import lazy_compile
 from ..options import RenderOptions
-from ..plugin.source_links import VIEWS_PAGE, views_mode
-from ..plugin.state import Reference
+from ..plugin.source_links import VIEWS_PAGE, has_view, views_mode
+from ..plugin.state import CitationState, Reference
 from ..records import record
 from ..sources.model import Registry
 from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .pipeline import pipeline
-from .source_view import source_views
-from .source_view_html import views_section
 from .themes import load_theme
 
 __all__ = ["Rendered", "UnknownSourceError", "answer_lang", "demote_headings", "prose_of", "render"]
@@ -52,6 +50,14 @@ class Rendered:
     lang: str = "en"
 
 
+def _views(st: CitationState) -> str:
+    """The page's source views (their modules load for a page that has one)."""
+    from .source_view import source_views
+    from .source_view_html import views_section
+
+    return views_section(source_views(st.references), st.id_prefix)
+
+
 def _title_of(text: str) -> str:
     return (first_heading(text) or "Answer")[:200]
 
@@ -71,10 +77,10 @@ def demote_headings(tokens: Sequence[Token], levels: int) -> None:
 
 
 #: letters of the Arabic script (Arabic, Persian, Urdu …) and of Hebrew, presentation forms included
-_ARABIC = re.compile(
+_ARABIC = lazy_compile(
     "[\u0620-\u064a\u066e-\u06d3\u06d5\u06ee-\u06ff\u0750-\u077f\u08a0-\u08c9\ufb50-\ufdfb\ufe70-\ufefc]"
 )
-_HEBREW = re.compile("[\u05d0-\u05ea\u05ef-\u05f2\ufb1d-\ufb4f]")
+_HEBREW = lazy_compile("[\u05d0-\u05ea\u05ef-\u05f2\ufb1d-\ufb4f]")
 #: letters that only Urdu writes among these three (ٹ ڈ ڑ ں ے), only Arabic (ة ى ي ك), only
 #: Persian and Urdu (پ چ ژ گ ی ک)
 _URDU_ONLY = frozenset("\u0679\u0688\u0691\u06ba\u06d2")
@@ -137,8 +143,8 @@ def render(
         demote_headings(parsed.tokens, demote)
     st = parsed.state
     body = p.html(parsed)
-    if views_mode(opts) == VIEWS_PAGE:  # the cited sources' texts, after the bibliography
-        body += views_section(source_views(st.references), st.id_prefix)
+    if views_mode(opts) == VIEWS_PAGE and any(map(has_view, st.references)):
+        body += _views(st)  # the cited sources' texts, after the bibliography
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:
         st.report("CR109", "marker residue removed from the output", None)

@@ -4,10 +4,11 @@ size through), so a formula can neither run anything nor take over the layout.""
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from html import escape
 from typing import Any
+
+from ..lazy_re import lazy_compile
 
 __all__ = ["MATHML_ELEMENTS", "MAX_MATH_CHARS", "allowed_value", "math_html"]
 
@@ -93,9 +94,9 @@ _MATH_ATTRS = frozenset(
         "encoding",
     ]
 )
-_SAFE_VALUE = re.compile(r"[\w\s.#%+\-,|()\[\]{}/:=]*")
+_SAFE_VALUE = lazy_compile(r"[\w\s.#%+\-,|()\[\]{}/:=]*")
 _COLOURS = frozenset({"mathcolor", "mathbackground"})
-_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|[A-Za-z]{1,20}")
+_COLOUR = lazy_compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|[A-Za-z]{1,20}")
 _LENGTHS = frozenset(
     {"width", "height", "depth", "lspace", "rspace", "mathsize", "minsize", "maxsize", "linethickness",
      "columnspacing", "rowspacing", "framespacing"}
@@ -103,7 +104,7 @@ _LENGTHS = frozenset(
 #: ems per unit, to bound a length: \rule{100000px}{100000px} drew a 100000 px black box
 _EM_PER = {"em": 1.0, "ex": 0.5, "px": 1 / 16, "pt": 1 / 12, "pc": 1.0, "in": 6.0, "cm": 6 / 2.54, "mm": 0.6 / 2.54,
            "mu": 1 / 18, "%": 0.01, "": 1.0}  # fmt: skip
-_LENGTH = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))(em|ex|px|pt|pc|in|cm|mm|mu|%)?|[a-z]+")
+_LENGTH = lazy_compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))(em|ex|px|pt|pc|in|cm|mm|mu|%)?|[a-z]+")
 #: the largest length a formula may ask for
 MAX_MATH_EMS = 50.0
 

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date, datetime
 from typing import Any
 
 from ..errors import CiterenderError
@@ -30,30 +29,56 @@ KNOWN_KEYS = {"id", "title", "url", "updated", "lines", "text", "meta"}
 def check_date(value: object, where: str, path: str | None, line: int | None) -> str | None:
     if value is None:
         return None
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if not isinstance(value, str):
+    if isinstance(value, str):
+        text = value.strip()
+        if _plain_date(text) or _iso(text):
+            return text
         raise CiterenderError(
-            f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
+            f"{where}: 'updated' is not an ISO date: '{value[:40]}'",
             path=path,
             line=line,
             hint="write it as 2026-03-01",
         )
-    try:
-        datetime.fromisoformat(value.strip())
-    except ValueError:
+    from datetime import date  # a YAML or TOML reader gave a date: datetime is loaded already
+
+    if isinstance(value, date):  # a datetime too
+        return value.isoformat()
+    raise CiterenderError(
+        f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
+        path=path,
+        line=line,
+        hint="write it as 2026-03-01",
+    )
+
+
+_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _plain_date(text: str) -> bool:
+    """Is ``text`` a calendar day written ``2026-03-01``? (What sources write; it needs no
+    ``datetime``, whose import is a tenth of reading a sources file.)"""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return False
+    digits = text[:4] + text[5:7] + text[8:]
+    if not (digits.isascii() and digits.isdigit()):
+        return False
+    year, month, day = int(text[:4]), int(text[5:7]), int(text[8:])
+    if year < 1 or not 1 <= month <= 12 or not 1 <= day <= _DAYS[month - 1]:
+        return False
+    return month != 2 or day < 29 or (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
+
+
+def _iso(text: str) -> bool:
+    """Does ``datetime`` read ``text`` as an ISO date or date and time?"""
+    from datetime import date, datetime
+
+    for read in (datetime.fromisoformat, date.fromisoformat):
         try:
-            date.fromisoformat(value.strip())
+            read(text)
         except ValueError:
-            raise CiterenderError(
-                f"{where}: 'updated' is not an ISO date: '{value[:40]}'",
-                path=path,
-                line=line,
-                hint="write it as 2026-03-01",
-            ) from None
-    return value.strip()
+            continue
+        return True
+    return False
 
 
 def source_id(item: Mapping[str, Any], where: str, path: str | None, line: int | None, fmt: CitationFormat) -> str:
