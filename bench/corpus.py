@@ -89,6 +89,7 @@ def run(path: Path, *extra: str, timeout: float = TIMEOUT) -> tuple[int, str, st
 def measure(name: str, h: Held, path: Path, *extra: str) -> Row:
     rc, out, err, secs = run(path, *extra)
     row = Row(name, h.shape, rc, round(secs, 2), places_held=h.places, unplaced=h.unplaced)
+    row.urls_given, row.files_given = len(h.urls), len(h.files)  # held, whatever the page turns out to be
     for code, _ in _CODE.findall(err):
         row.codes[code] = row.codes.get(code, 0) + 1
     if rc == -1:
@@ -108,20 +109,26 @@ def measure(name: str, h: Held, path: Path, *extra: str) -> Row:
             row.problems.append(f"text: {len(lost)} words not on the page ({' '.join(lost[:12])})")
     row.places_shown = page.cites
     urls, names = linked(h.urls, page), shown_names(h.files, page)
-    row.urls_given, row.urls_linked = len(h.urls), len(urls)
-    row.files_given, row.files_named = len(h.files), len(names)
+    row.urls_linked, row.files_named = len(urls), len(names)
+    _shortfalls(row, h, page.cites, h.urls - urls, h.files - names)
+    return row
+
+
+def _shortfalls(row: Row, h: Held, shown: int, unlinked: set[str], unnamed: set[str]) -> None:
+    """Each place, URL or file the page lacks must be answered by a warning on stderr: as many
+    of them as there are things missing."""
     said = sorted(c for c in row.codes if c in LOSS_CODES)
-    gaps = []
-    if page.cites < h.places:
-        gaps.append(f"places {page.cites}/{h.places}")
-    gaps += [f"URL not linked: {u}" for u in sorted(h.urls - urls)]
-    gaps += [f"file not named: {n}" for n in sorted(h.files - names)]
+    gaps = [f"places {shown}/{h.places}"] if shown < h.places else []
+    gaps += [f"URL not linked: {u}" for u in sorted(unlinked)] + [f"file not named: {n}" for n in sorted(unnamed)]
+    missing = max(0, h.places - shown) + len(unlinked) + len(unnamed)
+    warned = sum(row.codes[c] for c in said)
     for gap in gaps:
         if said:
             row.shortfalls.append(f"{gap} [{', '.join(said)}]")
         else:
             row.problems.append(f"{gap}, and stderr says nothing of it")
-    return row
+    if said and warned < missing:
+        row.problems.append(f"{missing} things not shown, {warned} warnings ({', '.join(said)}) saying so")
 
 
 def rows_for(f: CorpusFile) -> list[tuple[str, Held, Path, tuple[str, ...]]]:
@@ -146,6 +153,7 @@ def tally(files: list[CorpusFile], jobs: int = 2) -> list[Row]:
 def totals(rows: list[Row]) -> dict[str, int]:
     keys = ("places_shown", "places_held", "unplaced", "urls_linked", "urls_given", "files_named", "files_given")
     out = {k: sum(getattr(r, k) for r in rows) for k in keys}
+    out["places_shown"] = sum(min(r.places_shown, r.places_held) for r in rows)  # a surplus makes up no loss
     out["files"] = len(rows)
     out["problems"] = sum(len(r.problems) for r in rows)
     out["shortfalls"] = sum(len(r.shortfalls) for r in rows)
@@ -164,14 +172,22 @@ def table(rows: list[Row]) -> str:
         )
         lines += [f"    ! {p}" for p in r.problems]
         lines += [f"    - {s}" for s in r.shortfalls]
-    t = totals(rows)
     lines.append("-" * len(head))
-    lines.append(
+    groups: dict[str, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(r.name.split("/", 1)[0], []).append(r)
+    for group, members in sorted(groups.items()):
+        lines.append(f"{group + '/':<18} {_summary(totals(members))}")
+    lines.append(f"{'all':<18} {_summary(totals(rows))}")
+    return "\n".join(lines)
+
+
+def _summary(t: dict[str, int]) -> str:
+    return (
         f"{t['files']} renders: places {t['places_shown']}/{t['places_held']} (+{t['unplaced']} without a place), "
         f"URLs {t['urls_linked']}/{t['urls_given']}, files {t['files_named']}/{t['files_given']}; "
         f"{t['problems']} broken invariants, {t['shortfalls']} shortfalls reported on stderr"
     )
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

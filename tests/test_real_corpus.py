@@ -190,7 +190,7 @@ def test_the_tally_prints_a_row_per_file_and_the_totals(capsys: pytest.CaptureFi
     assert main(["--only", "providers/perplexity.json", "--only", "anthropic-web-fetch-pdf"]) == 0
     out = capsys.readouterr().out
     assert "providers/perplexity.json" in out and "anthropic-web-fetch-pdf.json" in out
-    assert re.search(r"2 renders: places \d+/\d+ .*URLs \d+/\d+, files \d+/\d+; 0 broken invariants", out)
+    assert re.search(r"all +2 renders: places \d+/\d+ .*URLs \d+/\d+, files \d+/\d+; 0 broken invariants", out)
 
 
 # --- a fix the corpus called for ------------------------------------------------------------
