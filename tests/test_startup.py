@@ -123,6 +123,9 @@ def test_a_command_on_a_markdown_answer_loads_only_what_it_needs(
     stray = [m for m in loaded if _NEVER.match(m) and m.rsplit(".", 1)[-1] not in needs]
     assert not stray, f"{command[0]} loaded {stray}"
     assert "citerender.cli" in loaded  # it did run through the console entry point
+    if command[0] in ("render", "check"):  # no --from, no title: neither the formats' table nor the site's pass
+        late = ("citerender.formats", "citerender.publish.shown", "citerender.cli.dataset")
+        assert not [m for m in loaded if m.startswith(late)]
     if command[0] == "render":
         assert "citerender.rendering.html" in loaded and (tmp_path / "page.html").stat().st_size > 0
 

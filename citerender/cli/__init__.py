@@ -19,15 +19,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words[0] if words else None)  # the named subcommand's parser alone
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
-    from ..options import DIALECTS
+    if getattr(args, "from_", None) is not None:
+        from ..options import DIALECTS
 
-    if getattr(args, "from_", None) in DIALECTS:  # a text dialect: the input is still told from its name
-        args.dialect, args.from_ = args.from_, None
+        if args.from_ in DIALECTS:  # a text dialect: the input is still told from its name
+            args.dialect, args.from_ = args.from_, None
     try:
         return int(args.func(args))
     except CiterenderError as e:

@@ -81,10 +81,13 @@ def load_registry(path: str | None, dialect: str | None = None) -> Registry | No
     get the ids its numbers spell (``doc1``, ``doc2`` … in order), as the framework lists them."""
     if path is None:
         return None
-    from ..formats import find
     from ..sources.files import load_sources
 
-    form = find(dialect) if dialect else None
+    if not dialect:
+        return load_sources(path)
+    from ..formats import find
+
+    form = find(dialect)
     if form is None or form.kind != "dialect":
         return load_sources(path)
     return load_sources(path, numbered=form.label, first=form.base)

@@ -4,41 +4,104 @@ of :class:`citerender.RenderOptions`, as at every other entry point."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..rendering.exports import FORMAT_ALIASES, FORMATS
 from .commands import cmd_build, cmd_check, cmd_codes, cmd_context, cmd_prompt, cmd_render, cmd_strip, cmd_units
-from .dataset import add_check_dataset
+
+if TYPE_CHECKING:
+    from ..formats import Kind
 
 __all__ = ["build_parser"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``citerender`` parser. Given the subcommand a call names, only that subcommand's parser
+    is built: each costs argparse a search for its translations, and building all of them was a
+    tenth of a ``render`` call's start-up. Without one, or for a name no subcommand has, all."""
     p = argparse.ArgumentParser(prog="citerender", description="Turn LLM citation markers into real citations.")
     p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
-    for add in (_add_check, _add_context, _add_units, _add_prompt, _add_strip, _add_render, _add_build):
-        add(sub)
-    add_check_dataset(sub, _add_scorer)
-    sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)").set_defaults(func=cmd_codes)
+    for name, add in _SUBCOMMANDS.items():
+        if command not in _SUBCOMMANDS or name == command:
+            add(sub)
     return p
 
 
-def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
-    from ..formats import FORMATS, names
+def _add_check_dataset(sub: Any) -> None:
+    from .dataset import add_check_dataset
 
-    exports = names("export")
-    responses = "" if export_only else f"a saved response ({', '.join(names('response'))}); "
-    dialects = ", ".join(f"{f.name} {f.summary}" for f in FORMATS if f.kind == "dialect")
+    add_check_dataset(sub, _add_scorer)
+
+
+def _add_codes(sub: Any) -> None:
+    sub.add_parser("codes", help="print the table of diagnostic codes (Markdown)").set_defaults(func=cmd_codes)
+
+
+def _add_from(q: argparse.ArgumentParser, *, export_only: bool = False) -> None:
     q.add_argument(
         "--from",
         dest="from_",
         metavar="FORMAT",
-        choices=names("export", "dialect") if export_only else names(),
-        help=f"what the input is, when its name and first bytes do not say: {responses}a chat export"
-        f" ({', '.join(exports)}); or the answer's citations are a RAG framework's numbers, never inferred:"
-        f" {dialects} (each names a source in the sources' order)",
+        action=_FromAction,
+        choices=_FormatNames("export", "dialect") if export_only else _FormatNames(),
+        export_only=export_only,
     )
+
+
+class _FormatNames:
+    """``--from``'s choices: the formats' table, read when argparse first looks at them (a value to
+    check, an error to word, ``--help``), so that a call without ``--from`` never loads it."""
+
+    def __init__(self, *kinds: Kind) -> None:
+        self.kinds = kinds
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def _names(self) -> tuple[str, ...]:
+        from ..formats import names
+
+        return names(*self.kinds)
+
+
+class _FromAction(argparse.Action):
+    """``--from FORMAT`` (stored as given); its help names the formats' table's entries, read
+    when the help is shown."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, export_only: bool = False, **kwargs: Any) -> None:
+        self.export_only = export_only
+        super().__init__(option_strings, dest, **kwargs)
+
+    @property
+    def help(self) -> str:
+        from ..formats import FORMATS, names
+
+        exports = names("export")
+        responses = "" if self.export_only else f"a saved response ({', '.join(names('response'))}); "
+        dialects = ", ".join(f"{f.name} {f.summary}" for f in FORMATS if f.kind == "dialect")
+        return (
+            f"what the input is, when its name and first bytes do not say: {responses}a chat export"
+            f" ({', '.join(exports)}); or the answer's citations are a RAG framework's numbers, never inferred:"
+            f" {dialects} (each names a source in the sources' order)"
+        )
+
+    @help.setter
+    def help(self, _given: str | None) -> None:  # argparse sets it: the property writes it
+        pass
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
 
 
 def _add_render_options(q: argparse.ArgumentParser) -> None:
@@ -152,7 +215,6 @@ def _add_prompt(sub: Any) -> None:
 
 
 def _add_strip(sub: Any) -> None:
-    from ..formats import names
 
     s = sub.add_parser("strip", help="print the answer without any marker")
     s.add_argument("answer")
@@ -160,7 +222,7 @@ def _add_strip(sub: Any) -> None:
     s.add_argument(
         "--from",
         dest="from_",
-        choices=names("dialect"),
+        choices=_FormatNames("dialect"),
         help="also remove a RAG framework's numbers ([doc1], [ID:0], …)",
     )
     s.set_defaults(func=cmd_strip)
@@ -226,6 +288,20 @@ def _add_build(sub: Any) -> None:
     )
     _add_from(b, export_only=True)
     b.set_defaults(func=cmd_build)
+
+
+#: each subcommand's parser, by the name a call gives (in the order ``--help`` lists them)
+_SUBCOMMANDS: dict[str | None, Callable[[Any], None]] = {
+    "check": _add_check,
+    "context": _add_context,
+    "units": _add_units,
+    "prompt": _add_prompt,
+    "strip": _add_strip,
+    "render": _add_render,
+    "build": _add_build,
+    "check-dataset": _add_check_dataset,
+    "codes": _add_codes,
+}
 
 
 class _VersionAction(argparse.Action):

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import CiterenderError
-from ..formats import FORMATS, names
 from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
 
 __all__ = ["Input", "InputKind", "is_export", "read_input"]
@@ -118,7 +117,11 @@ def _stdin(what: str) -> bytes:
 
 def is_export(path: str, provider: str | None = None) -> bool:
     """Does ``path`` hold a chat export (or does ``provider`` say so)?"""
-    return provider in names("export") or (provider is None and path != "-" and _is_export(path))
+    if provider is not None:
+        from ..formats import names
+
+        return provider in names("export")
+    return path != "-" and _is_export(path)
 
 
 def _is_export(path: str) -> bool:
@@ -138,4 +141,8 @@ def _is_export(path: str) -> bool:
 
         return export_file(Path(path))
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
-    return text.startswith("[") and any(p in text for f in FORMATS if f.kind == "export" for p in f.probes)
+    if not text.startswith("["):  # (the formats' table loads for a JSON list only)
+        return False
+    from ..formats import FORMATS
+
+    return any(p in text for f in FORMATS if f.kind == "export" for p in f.probes)

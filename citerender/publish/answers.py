@@ -14,7 +14,6 @@ from ..errors import CiterenderError
 from ..jobs.files import settled
 from ..sources.files import load_sources, load_yaml, read_text_file
 from ..sources.model import Registry, registry_from_data
-from .shown import holds_marker, shown_text
 
 __all__ = [
     "SIDE_SUFFIXES",
@@ -55,6 +54,8 @@ def front_matter_title(meta: Mapping[str, Any]) -> str | None:
     t = meta.get("title")
     if not isinstance(t, str | int | float) or isinstance(t, bool) or not str(t).strip():
         return None
+    from .shown import shown_text  # (a render of an answer without a title never loads the site's pass)
+
     return shown_text(t) or None
 
 
@@ -208,6 +209,8 @@ def page_name_problem(out_rel: str) -> str | None:
         out_rel.encode("utf-8")
     except UnicodeEncodeError:
         return "the file name is not UTF-8: rename it (the site's index, links and manifest are UTF-8)"
+    from .shown import holds_marker
+
     if holds_marker(out_rel):
         return "the file name holds a citation marker or its residue: rename it (a page's name is shown in its address)"
     *folders, name = (len(part.encode("utf-8")) for part in out_rel.split("/"))
