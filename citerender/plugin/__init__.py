@@ -16,7 +16,6 @@ from markdown_it import MarkdownIt
 from ..options import RenderOptions
 from ..sources.model import Registry
 from .bibliography import NOTE_STYLES
-from .claim_spans import add_claim_spans
 from .copied import copied_rule, residue_block
 from .core import citation_core
 from .dialects import dialect_rule
@@ -86,6 +85,8 @@ def citation_plugin(
         md.core.ruler.push("citerender_claims", partial(claims_rule, opts=opts))
         md.core.ruler.push("citerender_support", partial(support_rule, opts=opts))
     if opts.style in NOTE_STYLES:  # after the checks: the claim each card or note supports, for highlighting
+        from .claim_spans import add_claim_spans
+
         add_claim_spans(md)
     add_render_rules(md, opts)
     add_table_rules(md)

@@ -29,7 +29,6 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from ..lazy_re import lazy_compile
 from ..plugin.flanking import state_class
-from .mathml import math_html
 
 __all__ = [
     "add_cjk_emphasis",
@@ -54,11 +53,18 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     md.core.ruler.after("inline", "github-tasklists", _tasklists)
     md.use(footnote_plugin, inline=False)
     _footnote_rules(md, id_prefix)
-    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=math_html)
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=_math_html)
     rules = md.inline.ruler  # dollarmath's own inline rule, wrapped: a formula never spans a citation
     rules.at("math_inline", _without_citations(math_inline_dollar(False, False, False)))
     rules.before("escape", "math_brackets", _without_citations(_math_brackets))
     md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
+
+
+def _math_html(tex: str, options: dict[str, Any] | None = None) -> str:
+    """A formula as MathML (:mod:`.mathml`, loaded with the first formula)."""
+    from .mathml import math_html
+
+    return math_html(tex, options)
 
 
 def _tasklists(state: StateCore) -> None:
