@@ -22,6 +22,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
+from ..lazy_re import lazy_compile
 from ..sources.model import Registry, Source
 from ..syntax.copied import Copied, Page, clean_url, copied_at
 from ..syntax.copy_residue import pill_spans
@@ -36,8 +37,8 @@ __all__ = ["CARRIED", "carried_source", "copied_rule", "residue_block"]
 CARRIED = "copied.sources"  # the document's carried sources, by id
 _KEYS = "copied.keys"  # a page's key (its URL or file) -> the id it is cited by
 _FIRST = frozenset("[<{:")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
-_URL_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
+_MD_SPECIAL = lazy_compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
+_URL_UNSAFE = lazy_compile(r"[\x00-\x20<>\\\x7f]")
 
 
 def residue_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:

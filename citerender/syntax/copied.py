@@ -17,28 +17,31 @@ link, text) is the plugin's business (``citerender.plugin.copied``). ``utm_sourc
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..lazy_re import lazy_compile
+from ..records import record
 from .copy_residue import RESIDUE_START, Pill, pill_at
 from .marks import edit_text
 from .patterns import TURN_ID
 
 __all__ = ["Copied", "Page", "as_links", "clean_url", "copied_at", "find_copied", "may_hold_copied", "page_of"]
 
-_OAI = re.compile(r"\[oai_citation:(\d{1,9})(?:\u2021|,)")
-_TITLE_END = re.compile(r"\]\(")
-_TAG = re.compile(r"<(Cite|Link)\b((?:[^<>\"'{}]|\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'|\{[^{}\n]{0,2000}\}){0,600}?)/?>")
-_ATTR = re.compile(r"""([A-Za-z]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{([^{}]*)\})""")
-_ID_SPLIT = re.compile(r"""[\s,"'\[\]]+""")
-_TURN_ID = re.compile(TURN_ID)
+_OAI = lazy_compile(r"\[oai_citation:(\d{1,9})(?:\u2021|,)")
+_TITLE_END = lazy_compile(r"\]\(")
+_TAG = lazy_compile(
+    r"<(Cite|Link)\b((?:[^<>\"'{}]|\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'|\{[^{}\n]{0,2000}\}){0,600}?)/?>"
+)
+_ATTR = lazy_compile(r"""([A-Za-z]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{([^{}]*)\})""")
+_ID_SPLIT = lazy_compile(r"""[\s,"'\[\]]+""")
+_TURN_ID = lazy_compile(TURN_ID)
 _FILE_SCHEMES = ("file-service", "sediment", "file")
 _TRACKING = frozenset({"chatgpt.com", "openai", "chatgpt"})
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
-_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
+_MD_SPECIAL = lazy_compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
+_UNSAFE = lazy_compile(r"[\x00-\x20<>\\\x7f]")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Page:
     """A page or an uploaded file a copied form names: ``url`` is a web address (``http``,
     ``https``) with ChatGPT's tracking taken off, ``file`` an uploaded file's address (no reader
@@ -55,7 +58,7 @@ class Page:
         return self.url or self.file or f"title:{self.title}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Copied:
     """One copied form at ``[start, end)``: ``kind`` is ``oai`` (``pages`` cited), ``tag``
     (``ids`` cited), ``link`` (``pages[0]`` shown as a link) or a residue object (``pill``)."""
@@ -74,7 +77,7 @@ def may_hold_copied(text: str) -> bool:
 
 
 #: where a copied form may start (each reader then takes it only in its real shape)
-_START = re.compile(rf"{_OAI.pattern}|<(?:Cite|Link)\b|{RESIDUE_START.pattern}")
+_START = lazy_compile(rf"{_OAI.pattern}|<(?:Cite|Link)\b|{RESIDUE_START.pattern}")
 
 
 def find_copied(text: str) -> list[Copied]:

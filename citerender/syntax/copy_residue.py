@@ -15,24 +15,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ..lazy_re import lazy_compile
+from ..records import record
 
 __all__ = ["RESIDUE_START", "Pill", "PillPage", "find_pills", "pill_at", "pill_spans", "read_pill"]
 
 #: where an object starts (``:::`` before it belongs to it)
-RESIDUE_START = re.compile(r'(?::{3})?\{\s*"fallbackMarkdown"\s*:')
+RESIDUE_START = lazy_compile(r'(?::{3})?\{\s*"fallbackMarkdown"\s*:')
 #: where it ends: its last key (the keys hold no ``_``, so an escaped copy writes them the same)
-_END = re.compile(r'"showLoginRequiredCard"\s*:\s*(?:true|false|null)\s*\}')
+_END = lazy_compile(r'"showLoginRequiredCard"\s*:\s*(?:true|false|null)\s*\}')
 #: the longest object read (real ones are under 3 KB; a grouped pill with many items under 20 KB)
 MAX_PILL = 65536
-_MD_ESCAPE = re.compile(r"\\(.)", re.S)
+_MD_ESCAPE = lazy_compile(r"\\(.)", re.S)
 _CITING = frozenset(
     {"grouped_webpages", "grouped_webpages_model_predicted_fallback", "webpage", "webpage_extended", "video", "news"}
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PillPage:
     """A page a pill names, as written (the URL is judged by the reader of :class:`Pill`)."""
 
@@ -41,7 +43,7 @@ class PillPage:
     site: str  # the pill's ``attribution`` (the site's name), or ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pill:
     """One residue object: ``kind`` is ``cite`` (``pages`` cited there), ``link`` (one page shown
     as a link) or ``text`` (nothing to cite: ``fallback`` stands there); ``type`` is the pill's."""
@@ -157,8 +159,8 @@ def _unescape(m: re.Match[str]) -> str:
     return m.group(1) if m.group(1) in "_[]*" else m.group(0)
 
 
-_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.){1,4000})"')
-_FALLBACK = re.compile(r'"fallbackMarkdown"\s*:\s*"((?:[^"\\]|\\.){0,4000})"', re.S)
+_URL = lazy_compile(r'"url"\s*:\s*"((?:[^"\\]|\\.){1,4000})"')
+_FALLBACK = lazy_compile(r'"fallbackMarkdown"\s*:\s*"((?:[^"\\]|\\.){0,4000})"', re.S)
 
 
 def _salvaged(body: str, start: int, end: int) -> Pill:
