@@ -13,15 +13,16 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from ..errors import CiterenderError
+from ..lazy_re import lazy_compile
 from ..plugin.bibliography import NOTE_STYLES, bibliography_entries, mark_after_long, render_bibliography
 from ..plugin.state import Reference
+from ..records import record
 from ..sources.files import decode_text, read_bytes
 from .page_markup import page_markup, read_card_script, script_hash
 
@@ -66,9 +67,9 @@ class IndexEntry(NamedTuple):
     warnings: int
 
 
-_H1 = re.compile(r"<h1[\s>]", re.I)
-_FIRST_HEADING = re.compile(r"^\s*<h[2-6][^>]*>(.*?)</h[2-6]>", re.S | re.I)
-_TAG = re.compile(r"<[^>]*>")
+_H1 = lazy_compile(r"<h1[\s>]", re.I)
+_FIRST_HEADING = lazy_compile(r"^\s*<h[2-6][^>]*>(.*?)</h[2-6]>", re.S | re.I)
+_TAG = lazy_compile(r"<[^>]*>")
 
 
 def _first_heading_is(body: str, title: str) -> bool:
@@ -76,7 +77,7 @@ def _first_heading_is(body: str, title: str) -> bool:
     return m is not None and html.unescape(_TAG.sub("", m.group(1))).strip() == title.strip()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Theme:
     """A resolved theme: its folders, most specific first."""
 
