@@ -218,3 +218,48 @@ def test_the_dialect_rules_openers_are_the_tables_first_characters() -> None:
     from citerender.plugin.dialects import OPENERS
 
     assert set(OPENERS) == {c for f in FORMATS if f.kind == "dialect" for c in f.first}
+
+
+@pytest.mark.parametrize("columns", ["60", "100", ""])
+def test_the_cli_help_is_argparses_own_at_every_width(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each subcommand's parser alone, the terminal's width asked without shutil: the help is
+    word for word what argparse's own formatter writes."""
+    import argparse
+
+    import citerender.cli.parser as cli_parser
+
+    if columns:
+        monkeypatch.setenv("COLUMNS", columns)
+    else:
+        monkeypatch.delenv("COLUMNS", raising=False)
+
+    def helps() -> list[str]:
+        out = []
+        for command in ("render", "check", "build", "strip", None):
+            top = cli_parser.build_parser(command)
+            [sub] = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+            out += [top.format_help(), *(p.format_help() for p in sub.choices.values())]
+        return out
+
+    ours = helps()
+    monkeypatch.setattr(cli_parser, "_Parser", argparse.ArgumentParser)
+    assert ours == helps()
+    assert "--from FORMAT" in ours[1] and "chatgpt-export" in ours[1]  # render's --from, from the table
+
+
+def test_a_cli_render_imports_no_shutil_nor_the_formats_table(tmp_path: Path, answer: tuple[Path, Path]) -> None:
+    a, s = answer
+    probe = textwrap.dedent(
+        """
+        import json, sys
+        from citerender.cli import main
+        main(sys.argv[1:])
+        print(json.dumps(sorted(sys.modules)))
+        """
+    )
+    args = ["render", str(a), "--sources", str(s), "-o", str(tmp_path / "page.html")]
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert not {"shutil", "bz2", "lzma", "citerender.formats", "citerender.cli.dataset"} & loaded
+    assert (tmp_path / "page.html").stat().st_size > 0

@@ -4,6 +4,8 @@ of :class:`citerender.RenderOptions`, as at every other entry point."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -20,13 +22,48 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``citerender`` parser. Given the subcommand a call names, only that subcommand's parser
     is built: each costs argparse a search for its translations, and building all of them was a
     tenth of a ``render`` call's start-up. Without one, or for a name no subcommand has, all."""
-    p = argparse.ArgumentParser(prog="citerender", description="Turn LLM citation markers into real citations.")
+    p = _Parser(prog="citerender", description="Turn LLM citation markers into real citations.")
     p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     for name, add in _SUBCOMMANDS.items():
         if command not in _SUBCOMMANDS or name == command:
             add(sub)
     return p
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, told the terminal's width by ``os``: argparse makes one for each
+    argument added and asks ``shutil`` each time, whose import (bz2, lzma) was a sixth of the
+    parser's start-up. The width is ``shutil.get_terminal_size``'s: ``$COLUMNS``, else the
+    terminal's, else 80."""
+
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        if not args and kwargs.get("width") is None:
+            kwargs["width"] = _columns() - 2  # as argparse leaves a margin of 2
+        super().__init__(prog, *args, **kwargs)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of ``citerender`` and of each subcommand (argparse makes a subcommand's parser of
+    its parent's class), with :class:`_HelpFormatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
 
 def _add_check_dataset(sub: Any) -> None:
