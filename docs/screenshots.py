@@ -19,6 +19,34 @@ EX = ROOT / "examples" / "service-agreement"
 OUT = ROOT / "docs" / "img"
 
 
+def _dataset_report(tmp: Path) -> Path:
+    """``check-dataset --report`` on 36 answers of three models, some claims contradicting their lines."""
+    import json
+
+    from citerender.cli import main as cli
+
+    s, d, e = "\ue200", "\ue202", "\ue201"
+    sources = [
+        {
+            "id": "pumps",
+            "title": "Pump test sheet",
+            "lines": [f"Pump {k} delivers {20 + k} l/min." for k in range(1, 9)],
+        }
+    ]
+    records = []
+    for n in range(36):
+        wrong = (n * 7) % 4
+        answer = " ".join(
+            f"Pump {k} delivers {20 + k + (k <= wrong)} l/min.{s}cite{d}pumps{d}L{k}{e}" for k in range(1, 6)
+        )
+        records.append({"id": f"q{n + 1}", "model": f"model-{'abc'[n % 3]}", "answer": answer, "sources": sources})
+    data = tmp / "answers.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    report = tmp / "dataset-report.html"
+    cli(["check-dataset", str(data), "-o", str(tmp / "results.jsonl"), "--group-by", "model", "--report", str(report)])
+    return report
+
+
 def main() -> None:
     reg = load_sources(EX / "answer.sources.yaml")
     text = (EX / "answer.md").read_text(encoding="utf-8")
@@ -99,6 +127,11 @@ def main() -> None:
         page.locator("main p").first.locator("button").hover()
         page.locator(".citerender-card:popover-open").wait_for(state="visible")
         page.screenshot(path=str(OUT / "rtl.png"))
+        # a dataset report (check-dataset --report), dark scheme
+        page = browser.new_page(viewport={"width": 1100, "height": 1250}, color_scheme="dark")
+        page.goto(_dataset_report(tmp).as_uri())
+        page.screenshot(path=str(OUT / "dataset-report.png"))
+        page.close()
         browser.close()
     print(f"wrote {', '.join(sorted(p.name for p in OUT.glob('*.png')))}")
 

@@ -69,7 +69,7 @@
     for (const o of near) {
       if (!meets(b, o.b)) continue;
       const onLink = size.links.some((l) => meets(box(b.x + l.x, b.y + l.y, l.w, l.h), o.b));
-      n += (o.after ? 1000 : 200) * (onLink ? 2 : 1);
+      n += (o.after ? 1000 : 60) * (onLink ? 2 : 1);
     }
     return n + (claim ? 300 : 0) + p.rank;
   }
@@ -80,8 +80,8 @@
     const t = at.trigger;
     const below = at.bottom + GAP, above = (phone ? at.claimTop : at.top) - GAP - size.h;
     if (phone) {
-      for (let y = below; y + size.h <= vh - EDGE; y += STEP) out.push({ x: EDGE, y, rank: (y - below) / 4 });
-      for (let y = above; y >= EDGE; y -= STEP) out.push({ x: EDGE, y, rank: 10 + (above - y) / 4 });
+      for (let y = below; y + size.h <= vh - EDGE; y += STEP) out.push({ x: EDGE, y, rank: (y - below) / 2 });
+      for (let y = above; y >= EDGE; y -= STEP) out.push({ x: EDGE, y, rank: 10 + (above - y) / 2 });
       return out;
     }
     const start = rtl ? t.x + t.w - size.w : t.x;
