@@ -263,3 +263,18 @@ def test_a_cli_render_imports_no_shutil_nor_the_formats_table(tmp_path: Path, an
     loaded = set(json.loads(done.stdout.splitlines()[-1]))
     assert not {"shutil", "bz2", "lzma", "citerender.formats", "citerender.cli.dataset"} & loaded
     assert (tmp_path / "page.html").stat().st_size > 0
+
+
+def test_the_command_leaves_its_objects_to_the_exit_and_a_caller_its_collector() -> None:
+    """Run as the program (no ``argv``), the command moves what is left out of the collector's
+    reach before the exit; called with ``argv`` (a test, a script), it leaves the collector as it was."""
+    probe = (
+        "import gc, sys\nfrom citerender.cli import main\n"
+        "sys.argv = ['citerender', 'prompt']\nmain()\nas_program = gc.get_freeze_count()\ngc.unfreeze()\n"
+        "main(['prompt'])\nprint(as_program, gc.get_freeze_count(), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    as_program, as_call = map(int, done.stderr.split())
+    assert as_program > 10_000 and as_call == 0
+    assert "citation" in done.stdout.lower()  # the prompt was written both times
