@@ -24,7 +24,8 @@ import re
 import stat
 import zipfile
 import zlib
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
@@ -98,7 +99,14 @@ def is_export_folder(path: str | Path) -> bool:
 
 
 def _folder_members(p: Path) -> list[Path]:
-    names = export_members([c.name for c in p.iterdir() if c.is_file() and not c.is_symlink()])
+    names = export_members([c.name for c in p.iterdir() if c.is_file()])
+    linked = next((n for n in names if (p / n).is_symlink()), None)
+    if linked is not None:  # read through, it could publish any file; skipped, its conversations would vanish
+        raise CiterenderError(
+            f"{linked} is a symbolic link: refused (an export is read only from its own files)",
+            path=str(p),
+            hint="copy the file into the folder in place of the link",
+        )
     if not names:
         raise CiterenderError(
             "the folder holds no conversations: no conversations.json and no conversations-NNN.json",
@@ -108,22 +116,22 @@ def _folder_members(p: Path) -> list[Path]:
     return [p / n for n in names]
 
 
-def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Generator[IO[bytes]]:
-    """Each file (or zip member) of the export that holds conversations, opened in turn; a zip's
-    members inflate to at most ``max_bytes`` together."""
+def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Generator[tuple[str, IO[bytes]]]:
+    """Each file (or zip member) of the export that holds conversations, by name, opened in turn;
+    a zip's members inflate to at most ``max_bytes`` together."""
     p = Path(path)
     if p.is_dir():
         for file in _folder_members(p):
             if not file.is_file():
                 raise CiterenderError("export not found (or not a regular file)", path=str(file))
             with file.open("rb") as f:
-                yield f
+                yield file.name, f
         return
     if not p.is_file():
         raise CiterenderError("export not found (or not a regular file)", path=str(path))
     if not is_zip(p):
         with p.open("rb") as f:
-            yield f
+            yield p.name, f
         return
     try:
         z = zipfile.ZipFile(p)
@@ -146,7 +154,7 @@ def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Generator[IO
             except ZIP_ERRORS as e:
                 raise _damaged(e, str(path)) from None
             with member:  # the header's sizes may lie: the stream itself is bounded
-                yield io.BufferedReader(_Bounded(member, budget, info.compress_size, str(path)))
+                yield name, io.BufferedReader(_Bounded(member, budget, info.compress_size, str(path)))
 
 
 def _check_inflation(size: int, compressed: int, max_bytes: int, path: str) -> None:
@@ -226,8 +234,8 @@ def head(path: str | Path) -> str:
     or first shard), ``""`` when it cannot be read: enough to tell whose export it is."""
     files = _open(path)
     try:
-        f = next(files, None)
-        return "" if f is None else f.read(65536).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+        first = next(files, None)
+        return "" if first is None else first[1].read(65536).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     except CiterenderError:
         return ""
     except ZIP_ERRORS:
@@ -236,9 +244,11 @@ def head(path: str | Path) -> str:
         files.close()
 
 
-def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[tuple[int, Mapping[str, Any]]]:
+def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[tuple[int, Any]]:
     """Every conversation of the export as its JSON data, with its position, read as a stream
-    (a zipped export inflates to at most ``max_bytes``); strings as ``json`` reads them."""
+    (a zipped export inflates to at most ``max_bytes``); strings as ``json`` reads them. An item
+    that is not an object is given as it is (:func:`~.exports.conversation` reports it), never
+    skipped unseen."""
     import ijson
 
     done = 0
@@ -255,24 +265,86 @@ def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[
             yield k, data
 
 
-def _items(path: str | Path, max_bytes: int, backend: Any, *, watch: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
+def _items(path: str | Path, max_bytes: int, backend: Any, *, watch: bool) -> Iterator[tuple[int, Any]]:
     """Every conversation of every file of the export, numbered on from file to file."""
     import ijson
 
     k = 0
-    for f in _open(path, max_bytes):
+    for name, f in _open(path, max_bytes):
+        where = f" ({name})" if name != Path(path).name else ""
+        _is_list(f, name, path)
         try:
-            for data in backend.items(_SurrogateWatch(f) if watch else f, "item", use_float=True):
-                if isinstance(data, Mapping):
-                    yield k, data
+            stream = _DepthGuard(_SurrogateWatch(f) if watch else f)
+            for data in backend.items(stream, "item", use_float=True):
+                yield k, data
                 k += 1
+        except _TooDeep:
+            raise CiterenderError(
+                f"the export{where} is nested more than {MAX_DEPTH:,} levels deep: not a chat export",
+                path=str(path),
+                hint="export the chats again",
+            ) from None
         except ijson.JSONError as e:
             what = " ".join(str(e).split())[:300]  # yajl's message draws an arrow over several lines
-            raise CiterenderError(f"invalid JSON in the export: {what}", path=str(path)) from None
+            raise CiterenderError(f"invalid JSON in the export{where}: {what}", path=str(path)) from None
         except UnicodeDecodeError as e:
             raise CiterenderError(
-                f"the export is not valid UTF-8 ({e.reason})", path=str(path), hint="export it again"
+                f"the export{where} is not valid UTF-8 ({e.reason})", path=str(path), hint="export it again"
             ) from None
+
+
+def _is_list(f: IO[bytes], name: str, path: str | Path) -> None:
+    """A file of conversations is a JSON list: one that is an object (a shard holding one
+    conversation, a wrapper) would give no item at all, its conversations gone unseen."""
+    peek = getattr(f, "peek", None)
+    start = peek(4096)[:4096].lstrip(b"\xef\xbb\xbf \t\r\n") if peek is not None else b"["
+    if start and not start.startswith(b"["):
+        what = "an object" if start.startswith(b"{") else "not a list"
+        raise CiterenderError(
+            f"{name} holds {what}: an export's conversations are a JSON list",
+            path=str(path),
+            hint="export the chats again; a shard (conversations-000.json) is a list of conversations",
+        )
+
+
+#: the deepest nesting read from an export (a conversation is about ten levels deep; past this,
+#: ijson builds a key path as long as the depth at every level, gigabytes for a 200 KB file)
+MAX_DEPTH = 1000
+_NOT_BRACKET = bytes(c for c in range(256) if c not in b"[]{}")
+_DEPTH = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+class _TooDeep(Exception):
+    """The JSON is nested deeper than :data:`MAX_DEPTH`."""
+
+
+class _DepthGuard:
+    """A JSON byte stream handed on as read, its nesting followed on the way: past
+    :data:`MAX_DEPTH` it stops (:class:`_TooDeep`) before the parser builds the levels. Escapes
+    are taken out (an escaped backslash, then an escaped quote), the rest is cut at its quotes and
+    the brackets between strings counted: linear, and in C but for the brackets."""
+
+    def __init__(self, f: Any) -> None:
+        self.f, self.depth, self.in_string, self.backslash = f, 0, False, b""
+
+    def read(self, n: int = -1) -> bytes:
+        data = bytes(self.f.read(n))
+        self._follow(data)
+        return data
+
+    def _follow(self, data: bytes) -> None:
+        data = self.backslash + data
+        bare = data.rstrip(b"\\")  # a backslash at the end escapes what the next chunk starts with
+        self.backslash = b"\\" if (len(data) - len(bare)) % 2 else b""
+        parts = bare.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')
+        outside = b"".join(parts[1 if self.in_string else 0 :: 2])
+        self.in_string ^= len(parts) % 2 == 0
+        brackets = outside.translate(None, _NOT_BRACKET)
+        if brackets:
+            depths = list(accumulate(map(_DEPTH.__getitem__, brackets), initial=self.depth))
+            if max(depths) > MAX_DEPTH:
+                raise _TooDeep
+            self.depth = depths[-1]
 
 
 class _LoneSurrogate(Exception):

@@ -12,7 +12,7 @@ from ..errors import CiterenderError
 from ..formats import FORMATS
 from . import chatgpt, claude
 from .archive import head, is_zipped_export, read_raw
-from .threads import Conversation, shown_title
+from .threads import BrokenGraph, Conversation, shown_title
 
 __all__ = ["conversation", "export_kind", "find_conversation", "is_export", "read_conversations"]
 
@@ -33,9 +33,11 @@ def is_export(path: str | Path) -> bool:
     return export_kind(path) is not None
 
 
-def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
+def conversation(data: Any, k: int = 0) -> Conversation:
     """One conversation of either export, by its shape (a :class:`~.threads.BrokenGraph` if its
-    messages cannot be walked)."""
+    messages cannot be walked, or the export's item is no object at all)."""
+    if not isinstance(data, Mapping):
+        raise BrokenGraph(f"CR506 item {k + 1} of the export was skipped: it is a {_kind(data)}, not a conversation")
     if "mapping" not in data and "chat_messages" in data:
         return claude.conversation(data, k)
     return chatgpt.conversation(data, k)
@@ -45,6 +47,10 @@ def read_conversations(path: str | Path) -> Iterator[Conversation]:
     """Every conversation of the export, in file order, read as a stream."""
     for k, data in read_raw(path):
         yield conversation(data, k)
+
+
+def _kind(data: Any) -> str:
+    return {list: "list", str: "string", type(None): "null", bool: "boolean"}.get(type(data), "number")
 
 
 def _id(data: Mapping[str, Any], k: int) -> str:
@@ -57,6 +63,8 @@ def find_conversation(path: str | Path, key: str) -> Conversation:
     Only the one found is built: a broken conversation elsewhere in the export does not stop it."""
     by_title: tuple[int, Mapping[str, Any]] | None = None
     for k, data in read_raw(path):
+        if not isinstance(data, Mapping):
+            continue
         if _id(data, k) == key:
             return conversation(data, k)
         title = shown_title(data.get("title") if "title" in data else data.get("name"))

@@ -1,0 +1,129 @@
+"""Round 4b hostile-input review of the session's new inputs: ChatGPT's copied forms, sharded
+exports (zip and folder), Gemini's Search Suggestions and image grounding, OpenAI Assistants
+streams, xAI links. Each test is a finding: the input that broke a promise of SECURITY.md (nothing
+dropped silently, no marker form shown, no hang, bounded memory), and what a user sees now. The
+reproducers are in ``tests/fixtures/hostile/round4b/`` (see its README)."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import chat_conversation, run_cli
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile" / "round4b"
+BESIDE = {"chat.html": "<html></html>", "export_manifest.json": "{}"}
+
+
+def _conv(k: int) -> dict:
+    return chat_conversation(f"Conversation {k}", [("user", f"Question {k}?"), ("assistant", f"Answer {k}.")], f"c{k}")
+
+
+def _folder(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir()
+    for name, text in files.items():
+        (path / name).write_text(text, encoding="utf-8")
+    return path
+
+
+def _zip(path: Path, files: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return path
+
+
+def _bounded_cli(*args: object, memory: int = 1536 * 1024**2, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``citerender ARGS`` in a process of its own whose address space is capped: an input that
+    blows the memory up fails that process (MemoryError), never the machine."""
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    cmd = [sys.executable, "-c", "import sys; from citerender.cli import main; sys.exit(main(sys.argv[1:]))"]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    return subprocess.run(
+        [*cmd, *map(str, args)], capture_output=True, text=True, timeout=timeout, preexec_fn=cap, env=env
+    )
+
+
+# --- sharded exports -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["zip", "folder"])
+def test_an_export_nested_thousands_deep_is_refused_in_bounded_memory(tmp_path: Path, where: str) -> None:
+    """200 KB of ``[[[…]]]`` in a shard: ijson built a key path as long as the depth at every level
+    (25 GB for 100,000 levels: the machine's memory, then the OOM killer). Now: exit 2 naming the
+    shard, in bounded memory and a moment."""
+    deep = (HOSTILE / "deep-shard.json").read_text(encoding="ascii")
+    assert deep.count("[") >= 100_000
+    files = {"conversations-000.json": json.dumps([_conv(0)]), "conversations-001.json": deep, **BESIDE}
+    src = _zip(tmp_path / "export.zip", files) if where == "zip" else _folder(tmp_path / "export", files)
+    r = _bounded_cli("build", src, tmp_path / "site")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and "MemoryError" not in r.stderr
+    assert "conversations-001.json" in r.stderr and "nested more than 1,000 levels" in r.stderr
+
+
+def test_a_conversation_nested_past_the_data_limit_is_still_skipped_alone(tmp_path: Path) -> None:
+    """Deeper than a conversation may be (100 levels) but within the stream's bound: that
+    conversation is reported (CR506) and skipped, the rest built, as before."""
+    deep = _conv(1)
+    node: dict = deep["mapping"]["a2"]["message"]["metadata"]
+    for _ in range(300):
+        node["x"] = {}
+        node = node["x"]
+    files = {"conversations-000.json": json.dumps([_conv(0), deep, _conv(2)]), **BESIDE}
+    r = run_cli("build", _folder(tmp_path / "export", files), tmp_path / "site")
+    assert r.returncode == 2
+    assert "CR506" in r.stderr and "nested too deeply" in r.stderr
+    assert len(list((tmp_path / "site" / "c").glob("*.html"))) == 2
+
+
+@pytest.mark.parametrize("where", ["zip", "folder"])
+def test_a_shard_that_is_an_object_is_an_error_not_zero_conversations(tmp_path: Path, where: str) -> None:
+    """``conversations-001.json`` holding one conversation as an object (not a list): its
+    conversations were dropped without a word (exit 0). Now: exit 2 naming the shard."""
+    files = {
+        "conversations-000.json": json.dumps([_conv(0), _conv(1)]),
+        "conversations-001.json": json.dumps(_conv(2)),
+        **BESIDE,
+    }
+    src = _zip(tmp_path / "export.zip", files) if where == "zip" else _folder(tmp_path / "export", files)
+    r = run_cli("build", src, tmp_path / "site")
+    assert r.returncode == 2, r.stderr
+    assert "conversations-001.json holds an object" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_items_that_are_not_conversations_are_reported_one_by_one(tmp_path: Path) -> None:
+    """``[conv, 5, "x", null, [conv], conv]``: the four non-objects vanished (exit 0, 2 pages).
+    Now each is reported as a skipped item (CR506, exit 2) and the conversations are built."""
+    items = [_conv(0), 5, "x", None, [_conv(9)], _conv(1)]
+    src = _folder(tmp_path / "export", {"conversations-000.json": json.dumps(items), **BESIDE})
+    r = run_cli("build", src, tmp_path / "site")
+    assert r.returncode == 2
+    for k, kind in ((2, "number"), (3, "string"), (4, "null"), (5, "list")):
+        assert f"CR506 item {k} of the export was skipped: it is a {kind}" in r.stderr
+    assert len(list((tmp_path / "site" / "c").glob("*.html"))) == 2
+    zipped = _zip(tmp_path / "export.zip", {"conversations-000.json": json.dumps(items), **BESIDE})
+    found = run_cli("render", zipped, "--conversation", "c1")  # finding one skips the non-objects
+    assert found.returncode in (0, 1) and "Answer 1." in found.stdout, found.stderr
+
+
+def test_a_symlinked_shard_is_refused_not_skipped(tmp_path: Path) -> None:
+    """A shard that is a symbolic link (here to a file outside the folder) was skipped without a
+    word, its conversations gone. Reading through it could publish any file: refused, exit 2."""
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(json.dumps([_conv(7)]), encoding="utf-8")
+    src = _folder(tmp_path / "export", {"conversations-000.json": json.dumps([_conv(0)]), **BESIDE})
+    (src / "conversations-001.json").symlink_to(outside)
+    r = run_cli("build", src, tmp_path / "site")
+    assert r.returncode == 2
+    assert "conversations-001.json is a symbolic link" in r.stderr
+    assert not (tmp_path / "site" / "index.html").exists()
