@@ -127,3 +127,130 @@ def test_a_symlinked_shard_is_refused_not_skipped(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "conversations-001.json is a symbolic link" in r.stderr
     assert not (tmp_path / "site" / "index.html").exists()
+
+
+# --- growth: input x4 -> time at most x6 --------------------------------------------------------
+
+
+def _assistants_stream(n: int) -> list[dict]:
+    """A run's stream of ``n`` deltas, each adding text and one numbered annotation."""
+    events: list[dict] = [
+        {"event": "thread.message.created", "data": {"id": "msg_1", "object": "thread.message", "role": "assistant",
+                                                     "status": "in_progress", "content": []}},
+    ]  # fmt: skip
+    at = 0
+    for i in range(n):
+        marker = f"\u30104:{i}\u2020f.pdf\u3011"
+        ann = {"index": i, "type": "file_citation", "text": marker, "start_index": at + 2,
+               "end_index": at + 2 + len(marker), "file_citation": {"file_id": "file-1"}}  # fmt: skip
+        text = {"value": "x " + marker, "annotations": [ann]}
+        delta = {"content": [{"index": 0, "type": "text", "text": text}]}
+        events.append({"event": "thread.message.delta",
+                       "data": {"id": "msg_1", "object": "thread.message.delta", "delta": delta}})  # fmt: skip
+        at += 2 + len(marker)
+    return events
+
+
+def _assistants_page(n: int) -> dict:
+    """A page with one message of ``n`` annotated file search markers."""
+    parts, anns, at = [], [], 0
+    for i in range(n):
+        claim, marker = f"Claim {i} ", f"\u30104:{i}\u2020f{i % 50}.pdf\u3011"
+        parts.append(claim + marker + ". ")
+        anns.append({"type": "file_citation", "text": marker, "start_index": at + len(claim),
+                     "end_index": at + len(claim) + len(marker), "file_citation": {"file_id": f"file-{i % 50}"}})  # fmt: skip
+        at += len(claim) + len(marker) + 2
+    text = {"value": "".join(parts), "annotations": anns}
+    msg = {"id": "msg_1", "object": "thread.message", "role": "assistant", "status": "completed",
+           "content": [{"type": "text", "text": text}]}  # fmt: skip
+    return {"object": "list", "data": [msg], "has_more": False}
+
+
+def _xai_links(n: int) -> dict:
+    """An xAI response of ``n`` ``[[k]](url)`` links, each with its url_citation annotation."""
+    parts, anns, at = [], [], 0
+    for i in range(n):
+        claim, link = f"Claim {i} ", f"[[{i + 1}]](https://e{i}.example/p)"
+        parts.append(claim + link + ". ")
+        anns.append({"type": "url_citation", "url": f"https://e{i}.example/p", "start_index": at + len(claim),
+                     "end_index": at + len(claim) + len(link), "title": str(i + 1)})  # fmt: skip
+        at += len(claim) + len(link) + 2
+    content = [{"type": "output_text", "text": "".join(parts), "annotations": anns}]
+    message = {"type": "message", "id": "m", "role": "assistant", "status": "completed", "content": content}
+    return {"id": "r", "object": "response", "model": "grok-4", "status": "completed", "output": [message]}
+
+
+def _adapted(data: object) -> object:
+    from citerender.providers import adapt
+
+    return lambda: adapt(data)
+
+
+GROWTH = {
+    # name: (n -> the work, n)
+    "an Assistants stream of annotation deltas": (lambda n: _adapted(_assistants_stream(n)), 1_000),
+    "an Assistants message of annotated markers": (lambda n: _adapted(_assistants_page(n)), 1_500),
+    "xAI links with their annotations": (lambda n: _adapted(_xai_links(n)), 1_500),
+}
+
+
+def _best(f: object, repeat: int = 3) -> float:
+    import gc
+    import time
+
+    best = float("inf")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            t = time.process_time()
+            f()  # type: ignore[operator]
+            best = min(best, time.process_time() - t)
+    finally:
+        gc.enable()
+    return best
+
+
+@pytest.mark.parametrize("name", list(GROWTH))
+def test_growth_is_linear(name: str) -> None:
+    """Input x4 -> time at most x6, in a fresh interpreter. Before: an Assistants stream of 20,000
+    annotation deltas ran more than ten minutes (each delta copied the message's text and every
+    annotation so far); 10,000 annotated markers x24 for x10; 5,000 xAI links x14 for x5 (each
+    marker or link compared with every annotation)."""
+    code = (
+        "import sys; sys.path.insert(0, 'tests'); import test_hardening_round4b as t\n"
+        f"make, n = t.GROWTH[{name!r}]\n"
+        "small, large = make(n), make(4 * n)\n"
+        "small()\n"
+        "print(t._best(large) / max(t._best(small), 1e-4))\n"
+    )
+    ratios = []
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent.parent, capture_output=True,
+                           text=True, timeout=300)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        ratios.append(float(r.stdout.strip().splitlines()[-1]))
+        if ratios[-1] <= 6.0:
+            break
+    assert min(ratios) <= 6.0, f"{name}: x4 input took x{min(ratios):.1f} time (best of {len(ratios)} runs)"
+
+
+def test_an_assistants_stream_folds_to_what_its_deltas_say() -> None:
+    """The fold keeps what the deltas build: text joined, annotations merged by index (a later
+    delta completing an earlier one), parts by index with a skipped one left out."""
+    from citerender.providers.assistants import collect_events
+
+    def delta(content: list[dict]) -> dict:
+        return {"id": "m", "object": "thread.message.delta", "delta": {"content": content}}
+
+    page = collect_events([
+        delta([{"index": 0, "type": "text", "text": {"value": "Hello ", "annotations": [{"index": 0, "type": "file_citation"}]}}]),
+        delta([{"index": 0, "type": "text", "text": {"value": "world", "annotations": [{"index": 0, "text": "x", "start_index": 1}]}}]),
+        delta([{"index": 2, "type": "image_file", "image_file": {"file_id": "file-9"}}]),
+        delta([{"index": 10_000_000, "type": "text", "text": {"value": "far"}}]),
+    ])  # fmt: skip
+    content = page["data"][0]["content"]
+    assert [p["type"] for p in content] == ["text", "image_file", "text"]
+    assert content[0]["text"]["value"] == "Hello world"
+    assert content[0]["text"]["annotations"] == [{"#": 0, "type": "file_citation", "text": "x", "start_index": 1}]
+    assert content[2]["text"]["value"] == "far"

@@ -22,7 +22,7 @@ from itertools import pairwise
 from typing import Any
 
 from .common import Builder, insert_edits, unknown_annotation, url_source, web_url
-from .offsets import SpanReader, after_last_word
+from .offsets import SpanReader, Spans, after_last_word
 from .openai_files import cited_name, loose_sandbox_links, named_file, output_file, unlinked
 
 __all__ = ["collect_events", "message"]
@@ -178,8 +178,9 @@ def _unannotated(text: str, cites: list[Edit], b: Builder) -> list[Edit]:
     """The file search markers no annotation names (the API leaves some out): one naming its file
     cites a file of that name; a ``source`` one names nothing and is removed; each reported."""
     out: list[Edit] = []
+    annotated = Spans([(s, e) for s, e, _ in cites])
     for m in _MARKER.finditer(text) if "\u3010" in text else ():
-        if any(s < m.end() and m.start() < e for s, e, _ in cites):
+        if annotated.overlaps(m.start(), m.end()):
             continue
         name = cited_name(m.group(0))
         marker = b.marker(named_file(b, None, name)) if name else ""
@@ -256,6 +257,7 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     page of the messages it made, newest first, with its runs and run steps: each message's last
     state, its ``thread.message.delta`` text and annotations joined when it never completed."""
     msgs: dict[str, dict[str, Any]] = {}
+    folds: dict[str, _Fold] = {}  # the messages deltas are building
     steps: dict[str, Any] = {}
     runs: dict[str, Any] = {}
     for n, item in enumerate(events):
@@ -265,51 +267,75 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             new = dict(e)
             if not new.get("content") and ident in msgs:  # created / in progress: keep the deltas so far
                 new["content"] = msgs[ident].get("content", [])
+            else:
+                folds.pop(ident, None)  # its content as this event gives it
             msgs[ident] = new
         elif obj == "thread.message.delta":
             msg = msgs.setdefault(ident, {"id": ident, "object": "thread.message", "role": "assistant",
                                           "status": "in_progress", "content": []})  # fmt: skip
-            msg["content"] = _add_delta(list(msg.get("content") or []), _map(e.get("delta")))
+            fold = folds.get(ident) or folds.setdefault(ident, _Fold(_list(msg.get("content"))))
+            fold.add(_map(e.get("delta")))
         elif obj == "thread.run.step":
             steps[ident] = e
         elif obj == "thread.run":
             runs[ident] = e
+    for ident, fold in folds.items():
+        msgs[ident]["content"] = fold.content()
     for msg in msgs.values():  # parts no delta filled (an index skipped) are left out
         msg["content"] = [p for p in _list(msg.get("content")) if p]
     return {"object": "list", "data": list(msgs.values())[::-1], "has_more": False,
             "run_steps": list(steps.values()), "runs": list(runs.values())}  # fmt: skip
 
 
-def _add_delta(content: list[Any], delta: Mapping[str, Any]) -> list[Any]:
-    """A message's content with one delta's parts added: text joined, annotations merged by their
-    ``index`` (an annotation's number, not a place in the text: dropped once merged)."""
-    for c in _list(delta.get("content")):
-        if not isinstance(c, Mapping):
-            continue
-        i = _int(c.get("index"))
-        i = len(content) if i is None or not 0 <= i <= len(content) + 1000 else i
-        content.extend({} for _ in range(i + 1 - len(content)))
-        part = dict(content[i]) if isinstance(content[i], Mapping) else {}
-        part["type"] = c.get("type") or part.get("type")
-        if part["type"] == "text":
-            old, new = _map(part.get("text")), _map(c.get("text"))
-            anns = [dict(x) for x in _list(old.get("annotations")) if isinstance(x, Mapping)]
+class _Fold:
+    """A message's content as its deltas build it: each part by its ``index``, a text part's
+    value in pieces and its annotations by their ``index`` (an annotation's number, not a place
+    in the text), joined once at the end — a stream of thousands of deltas is read in linear time."""
+
+    def __init__(self, content: list[Any]) -> None:
+        self.parts: dict[int, Any] = {}
+        self.pieces: dict[int, list[str]] = {}
+        self.anns: dict[int, dict[Any, dict[str, Any]]] = {}
+        for i, part in enumerate(content):
+            self.parts[i] = dict(part) if isinstance(part, Mapping) else part
+            text = _map(part.get("text")) if isinstance(part, Mapping) and part.get("type") == "text" else None
+            if text is not None:
+                self.pieces[i] = [str(text.get("value") or "")]
+                anns = [dict(x) for x in _list(text.get("annotations")) if isinstance(x, Mapping)]
+                self.anns[i] = {("given", j): x for j, x in enumerate(anns)}
+        self.next = len(content)
+
+    def add(self, delta: Mapping[str, Any]) -> None:
+        """One delta's parts: text added, annotations merged, other fields updated."""
+        for c in _list(delta.get("content")):
+            if not isinstance(c, Mapping):
+                continue
+            i = _int(c.get("index"))
+            i = self.next if i is None or not 0 <= i <= self.next + 1000 else i
+            self.next = max(self.next, i + 1)
+            part = self.parts.get(i)
+            part = self.parts[i] = part if isinstance(part, dict) else {}
+            part["type"] = c.get("type") or part.get("type")
+            if part["type"] != "text":
+                part.update({k: v for k, v in c.items() if k not in ("index", "type")})
+                continue
+            new = _map(c.get("text"))
+            self.pieces.setdefault(i, []).append(str(new.get("value") or ""))
+            anns = self.anns.setdefault(i, {})
             for ann in _list(new.get("annotations")):
                 if isinstance(ann, Mapping):
-                    _merge(anns, ann)
-            part["text"] = {"value": str(old.get("value") or "") + str(new.get("value") or ""), "annotations": anns}
-        else:
-            part.update({k: v for k, v in c.items() if k not in ("index", "type")})
-        content[i] = part
-    return content
+                    k = _int(ann.get("index"))
+                    fields = {key: v for key, v in ann.items() if key != "index" and v is not None}
+                    key = k if k is not None else ("unnumbered", len(anns))
+                    anns.setdefault(key, {"#": k} if k is not None else {}).update(fields)
 
-
-def _merge(anns: list[dict[str, Any]], ann: Mapping[str, Any]) -> None:
-    """Add a streamed annotation, or complete the one of the same ``index``."""
-    k = _int(ann.get("index"))
-    fields = {key: v for key, v in ann.items() if key != "index" and v is not None}
-    for have in anns:
-        if k is not None and have.get("#") == k:
-            have.update(fields)
-            return
-    anns.append({"#": k, **fields} if k is not None else fields)
+    def content(self) -> list[Any]:
+        """The parts in index order, each text part's value and annotations joined."""
+        out = []
+        for i in sorted(self.parts):
+            part = self.parts[i]
+            if isinstance(part, dict) and part.get("type") == "text":
+                value = "".join(self.pieces.get(i, []))
+                part["text"] = {"value": value, "annotations": list(self.anns.get(i, {}).values())}
+            out.append(part)
+        return out

@@ -21,6 +21,7 @@ __all__ = [
     "LooseText",
     "Placed",
     "SpanReader",
+    "Spans",
     "after_last_word",
     "from_codepoints",
     "loose_text",
@@ -238,3 +239,19 @@ class SpanReader:
             at = after_last_word(text, at)
             note = ("CR503", f"span {s0}–{e0} ends inside a word: placed after it")
         return Placed(s, e, at, note)
+
+
+class Spans:
+    """Spans of a text (``(start, end)``, an insertion ``(at, at)`` covering the character at
+    ``at``), asked whether any overlaps a range: sorted once, each question a bisection (an
+    answer with thousands of annotations asked once per link or marker stays linear)."""
+
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
+        ordered = sorted((s, max(e, s + 1)) for s, e in spans)
+        self.starts = [s for s, _ in ordered]
+        self.reach = list(accumulate((e for _, e in ordered), max))  # the furthest end of the first k
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Does a span start before ``end`` and end after ``start``?"""
+        k = bisect_right(self.starts, end - 1)
+        return k > 0 and self.reach[k - 1] > start

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .common import Builder
-from .offsets import SpanReader, after_last_word
+from .offsets import SpanReader, Spans, after_last_word
 
 __all__ = [
     "SANDBOX_LINK",
@@ -140,10 +140,10 @@ def loose_sandbox_links(text: str, edits: list[tuple[int, int, str]], b: Builder
     a citation of the file its path names (reported: it cannot be linked)."""
     if "sandbox:" not in text:
         return []
-    taken = [(s, e) for s, e, _ in edits if s < e]
+    taken = Spans([(s, e) for s, e, _ in edits if s < e])
     out: list[tuple[int, int, str]] = []
     for m in SANDBOX_LINK.finditer(text):
-        if any(s < m.end() and m.start() < e for s, e in taken):
+        if taken.overlaps(m.start(), m.end()):
             continue
         path = m.group(2)
         name = path.rsplit("/", 1)[-1] or path

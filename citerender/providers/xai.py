@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .offsets import Spans
 from .zones import Zones
 
 __all__ = ["XAI_LINK", "cite_in_place", "inline_links"]
@@ -40,9 +41,10 @@ def inline_links(
         return []
     zones: Zones | None = None
     out: list[tuple[int, int, str]] = []
+    placed = Spans([(s, e) for s, e, _ in edits])
     for m in XAI_LINK.finditer(text):
         start, end = m.span()
-        if any(s < end and start < max(e, s + 1) for s, e, _ in edits):
+        if placed.overlaps(start, end):
             continue  # an annotation placed this link's citation already
         zones = zones or Zones(text)
         first = start + len(m.group(0)) - len(m.group(0).lstrip(" \t"))
