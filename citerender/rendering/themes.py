@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from functools import cached_property, lru_cache, partial
+from functools import cache, cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
@@ -39,8 +39,10 @@ __all__ = [
 ]
 
 
+@cache
 def themes_root() -> Path:
-    """The built-in themes: inside the installed package, or the checkout's top-level folder."""
+    """The built-in themes: inside the installed package, or the checkout's top-level folder
+    (resolved once: a page asks for it five times)."""
     package = Path(__file__).resolve().parent.parent
     for cand in (package / "themes", package.parent / "themes"):
         if (cand / "default").is_dir():

@@ -39,9 +39,13 @@ _MARKER_WORDS = ("\u3010", "turn", "contentReference", "entity[", "navlist")
 
 def no_surrogates(value: str) -> tuple[str, bool]:
     """``value`` with each lone surrogate replaced by U+FFFD, and whether there was one."""
-    if LONE_SURROGATE.search(value) is None:
+    if value.isascii():
         return value, False
-    return LONE_SURROGATE.sub("\ufffd", value), True
+    try:  # UTF-8 has no surrogate: encoding fails on one, at C speed, with no pattern compiled
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return LONE_SURROGATE.sub("\ufffd", value), True
+    return value, False
 
 
 def display_text(value: str) -> tuple[str, bool]:

@@ -12,7 +12,6 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
-from .context import parse_blocks, parse_tool_output
 from .model import MAX_SOURCES_FILE_BYTES, Registry, registry_from_data
 
 __all__ = ["MAX_INPUT_BYTES", "decode_text", "load_sources", "load_yaml", "parse_data", "read_bytes", "read_text_file"]
@@ -64,10 +63,11 @@ def decode_text(data: bytes, name: str, what: str = "file") -> str:
     """Decode UTF-8 (a BOM is allowed), refusing binary data with a clear message."""
     if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise CiterenderError(f"{what} looks binary (it has NUL bytes)", path=name, hint="pass a UTF-8 text file")
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # as utf-8-sig (whose codec is a module to load)
     try:
-        return data.decode("utf-8-sig")
+        return body.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
+        line = body[: e.start].count(b"\n") + 1
         raise CiterenderError(
             f"{what} is not valid UTF-8 (byte {e.start})", path=name, line=line, hint="save it as UTF-8"
         ) from None
@@ -147,10 +147,12 @@ def load_sources(
             if e.path is None:
                 e.path = name
             raise
-    if stripped.startswith("Citation Marker:"):
+    if stripped.startswith(("Citation Marker:", "<BLOCK")):  # the context formats' reader loads for them
+        from .context import parse_blocks, parse_tool_output
+
+        if stripped.startswith("<BLOCK"):
+            return parse_blocks(raw, path=name, fmt=fmt)
         return parse_tool_output(raw, path=name, fmt=fmt)
-    if stripped.startswith("<BLOCK"):
-        return parse_blocks(raw, path=name, fmt=fmt)
     raise CiterenderError(
         "cannot tell the sources format",
         path=name,

@@ -77,7 +77,7 @@ def patterns(fmt: CitationFormat) -> Patterns:
 DAGGER_RE = lazy_compile(r"\u3010(\d+(?::\d+)?)\u2020([^\u3010\u3011\n\ue200\ue201]{1,300})\u3011")
 ECHO_RE = lazy_compile(rf"\u3010({TURN_ID})\u3011")
 ENTITY_OPEN = lazy_compile(r'\[\s*["\u201c\u201d]')
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = lazy_compile("[\ud800-\udfff]")
 # what copying a ChatGPT answer leaves where a citation was: one or more colons, then this
 COPY_RESIDUE_RE = lazy_compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d{1,9}\}")
 
