@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from conftest import chat_conversation, run_cli
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile" / "round4b"
@@ -254,3 +255,34 @@ def test_an_assistants_stream_folds_to_what_its_deltas_say() -> None:
     assert content[0]["text"]["value"] == "Hello world"
     assert content[0]["text"]["annotations"] == [{"#": 0, "type": "file_citation", "text": "x", "start_index": 1}]
     assert content[2]["text"]["value"] == "far"
+
+
+# --- ChatGPT's copied forms ------------------------------------------------------------------
+
+_VISIBLE_FORMS = ("citeturn", "contentReference", "oaicite", "\ue200", "\\ue200")
+
+
+@pytest.mark.parametrize("to", ["html", "markdown", "text", "json", "strip"])
+def test_a_copied_links_title_and_fallback_lose_their_marker_forms(to: str) -> None:
+    """A ``<Link>`` tag's title, a url pill's title and a pill's fallback text holding marker
+    forms: the Markdown, JSON and strip outputs wrote ``[Docs citeturn0search1](<…>)`` and
+    ``:contentReference[oaicite:3]…`` (a visible marker form), with footnotes ``[^1]``–``[^3]``
+    nothing pointed at; HTML made a citation inside the link text of a source the answer never
+    cites. Now the shown text is the title without them, the same everywhere, reported (CR114)."""
+    src = HOSTILE / "copied-titles.md"
+    r = run_cli("strip", src) if to == "strip" else run_cli("render", src, "--to", to)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)["text"] if to == "json" else r.stdout
+    for form in _VISIBLE_FORMS:
+        assert form not in out, (form, out)
+    assert "[^" not in out and "[1]" not in out  # nothing is cited: no note, no number
+    words = out if to != "html" else BeautifulSoup(out, "html.parser").get_text(" ")
+    for shown in ("Docs", "Pill", "fb", "Run"):
+        assert shown in words
+    if to == "html":
+        page = BeautifulSoup(out, "html.parser")
+        assert [(a.get_text(), a["href"]) for a in page.find_all("a")] == [
+            ("Docs", "https://ok.example/"),
+            ("Pill", "https://p.example/"),
+        ]
+        assert r.stderr.count("CR114") == 4, r.stderr

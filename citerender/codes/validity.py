@@ -93,7 +93,7 @@ ROWS = [
         "CR114",
         "input-text-cleaned",
         Severity.WARNING,
-        "text read from a sources file, a provider response or an export held marker forms where it is displayed (a source's title, lines or text: removed) or lone surrogates (replaced by U+FFFD)",
+        "text read from a sources file, a provider response or an export held marker forms where it is displayed (a source's title, lines or text, a Search Suggestions chip, the title or fallback text a copied ChatGPT link shows: removed) or lone surrogates (replaced by U+FFFD)",
         "clean the file, or the tool output it was made from",
     ),
 ]

@@ -23,6 +23,7 @@ from markdown_it.rules_inline import StateInline
 
 from ..errors import CiterenderError
 from ..lazy_re import lazy_compile
+from ..sources.clean import display_text
 from ..sources.model import Registry, Source
 from ..syntax.copied import Copied, Page, clean_url, copied_at
 from ..syntax.copy_residue import pill_spans
@@ -146,11 +147,11 @@ def _cite(state: StateInline, st: CitationState, form: Copied, raw: str, opts: P
 
 def _link(state: StateInline, st: CitationState, form: Copied, raw: str) -> None:
     """A page shown as a link (its title), when its address is one a reader may follow; the
-    exports write the same link in Markdown."""
+    exports write the same link in Markdown. The title is shown text: its marker forms go."""
     page = form.pages[0]
     href = state.md.normalizeLink(page.url) if page.url else ""
-    title = page.title or page.url or page.file or ""
     what = "<Link> tag" if form.kind == "link" else "copied url pill"
+    title, cleaned = _shown(page.title or page.url or page.file or "", f"the {what}'s title")
     if href and state.md.validateLink(href):
         tok = state.push("link_open", "a", 1)
         tok.attrs = {"href": href}
@@ -158,27 +159,36 @@ def _link(state: StateInline, st: CitationState, form: Copied, raw: str) -> None
         state.push("link_close", "a", -1)
         dest = _URL_UNSAFE.sub(_percent, page.url or "")
         shown = f"[{_md(title)}](<{dest}>)"
-        notes: tuple[tuple[str, str], ...] = (("CR221" if form.kind == "link" else "CR222", f"{what} shown as a link"),)
+        note = ("CR221" if form.kind == "link" else "CR222", f"{what} shown as a link")
     else:
         state.push("text", "", 0).content = title
         shown = _md(title)
-        notes = (("CR223", f"{what}: {printable(page.url or page.file or page.bad or '', 80)} is not linked"),)
-    _token(state, st, "citation_dropped", Mark(MarkKind.TEXT, form.start, form.end, raw, text=shown, notes=notes))
+        note = ("CR223", f"{what}: {printable(page.url or page.file or page.bad or '', 80)} is not linked")
+    mark = Mark(MarkKind.TEXT, form.start, form.end, raw, text=shown, notes=(note, *cleaned))
+    _token(state, st, "citation_dropped", mark)
 
 
 def _fallback(state: StateInline, st: CitationState, form: Copied, raw: str) -> None:
     """A residue object that names no page: its fallback text, or nothing (reported)."""
-    text = form.pill.fallback if form.pill is not None else ""
+    text, cleaned = _shown(form.pill.fallback if form.pill is not None else "", "the copy residue's fallback text")
     unlinked = form.pill.unlinked if form.pill is not None else 0
     what = f" ({unlinked} named without one)" if unlinked else ""
     if text:
         state.push("text", "", 0).content = text
         note = ("CR212", f"ChatGPT copy residue names no page with an address{what}: shown as {printable(text, 60)}")
-        mark = Mark(MarkKind.TEXT, form.start, form.end, raw, text=_md(text), notes=(note,))
+        mark = Mark(MarkKind.TEXT, form.start, form.end, raw, text=_md(text), notes=(note, *cleaned))
     else:
         note = ("CR212", f"ChatGPT copy residue that names no page with an address{what} removed")
         mark = Mark(MarkKind.DROPPED, form.start, form.end, raw, notes=(note,))
     _token(state, st, "citation_dropped", mark)
+
+
+def _shown(text: str, what: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``text`` a copied form shows (a title, a fallback), without the marker forms it holds (a
+    visible marker would reach every export, and a marker there would cite from inside a link),
+    and the note saying so (CR114)."""
+    shown, changed = display_text(text)
+    return shown, ((("CR114", f"{what} held marker forms: removed"),) if changed else ())
 
 
 def _token(state: StateInline, st: CitationState, kind: str, mark: Mark) -> None:
