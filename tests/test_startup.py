@@ -278,3 +278,18 @@ def test_the_command_leaves_its_objects_to_the_exit_and_a_caller_its_collector()
     as_program, as_call = map(int, done.stderr.split())
     assert as_program > 10_000 and as_call == 0
     assert "citation" in done.stdout.lower()  # the prompt was written both times
+
+
+def test_right_to_left_text_and_bidi_controls_are_found_as_their_classes_find_them() -> None:
+    """Told with str methods (a paragraph) or the class compiled on first need (a long text): the
+    classes, compiled here, are the reference for every code point."""
+    from citerender.plugin.bidi_guard import _holds_control
+    from citerender.plugin.direction import has_rtl
+
+    rtl = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+    controls = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    points = [chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF]
+    assert [c for c in points if (rtl.search(c) is not None) != has_rtl("é" + c)] == []
+    assert [c for c in points[::97] if (rtl.search(c) is not None) != has_rtl("é" * 2100 + c)] == []
+    assert [c for c in points if (controls.search(c) is not None) != _holds_control("x" + c)] == []
+    assert not has_rtl("plain ascii") and not _holds_control("plain ascii")

@@ -14,7 +14,6 @@ left as they are.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from markdown_it.token import Token
@@ -27,7 +26,15 @@ from .state import CitationState, citation_state
 __all__ = ["BIDI_CONTROLS", "guard_citations", "guarded", "open_controls"]
 
 #: every bidirectional formatting character and mark
-BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+BIDI_CONTROLS = lazy_compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def _holds_control(text: str) -> bool:
+    """Does ``text`` hold a bidirectional control? (C scans: the class is compiled for a text that does.)"""
+    return not text.isascii() and any(c in text for c in _CONTROLS)
+
+
 _EMBEDDINGS = "\u202a\u202b\u202d\u202e"  # LRE RLE LRO RLO, closed by PDF
 _ISOLATES = "\u2066\u2067\u2068"  # LRI RLI FSI, closed by PDI
 _PDF, _PDI = "\u202c", "\u2069"
@@ -97,13 +104,13 @@ def _text(content: str) -> Token:
 def guard_citations(state: Any) -> None:
     """Core rule step: in every block holding a bidirectional control, each citation is closed
     off from the model's text around it (see the module docstring)."""
-    if state.src.isascii() or BIDI_CONTROLS.search(state.src) is None:
+    if not _holds_control(state.src):
         return
     st = citation_state(state.env)
     between: dict[int, tuple[str, str]] = st.cache(_GUARDS, dict, per_parse=True)
     for block in state.tokens:
         children = block.children
-        if block.type != "inline" or not children or BIDI_CONTROLS.search(block.content) is None:
+        if block.type != "inline" or not children or not _holds_control(block.content):
             continue
         if not any(c.type == "citation" for c in children):
             continue

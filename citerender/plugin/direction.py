@@ -16,18 +16,31 @@ before each citation is closed off (:mod:`citerender.plugin.bidi_guard`)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ..lazy_re import lazy_compile
 from .bidi_guard import guard_citations
 
 __all__ = ["add_direction_rule"]
 
 #: strong right-to-left characters: Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic, and
 #: their presentation forms
-RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+RTL = lazy_compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+#: up to this length a text is looked at in Python (compiling the class costs ~0.4 ms)
+_SHORT = 2000
+
+
+def has_rtl(text: str) -> bool:
+    """Does ``text`` hold a strong right-to-left character (:data:`RTL`)?"""
+    if text.isascii() or max(text) < "\u0590":
+        return False
+    if len(text) > _SHORT:
+        return RTL.search(text) is not None
+    return any(c <= "\u08ff" or "\ufb1d" <= c <= "\ufdff" or "\ufe70" <= c <= "\ufefc" for c in text if c >= "\u0590")
+
+
 _BLOCKS = frozenset(
     {"paragraph_open", "heading_open", "list_item_open", "blockquote_open", "th_open", "td_open", "table_open"}
 )
@@ -48,7 +61,7 @@ def _direction(state: Any) -> None:
     for i, tok in enumerate(tokens):
         if depth == 0:
             start, rtl = i, False
-        if not rtl and tok.type == "inline" and not tok.content.isascii() and RTL.search(tok.content):
+        if not rtl and tok.type == "inline" and has_rtl(tok.content):
             rtl = True
         depth += tok.nesting
         if depth <= 0:

@@ -37,8 +37,10 @@ MAX_SOURCES_FILE_BYTES = 64 * 1024 * 1024
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
 _MISSING = object()
 T = TypeVar("T")
-_LINE_BREAK = re.compile("[\r\n\f\v\x85\u2028\u2029]")
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: what breaks a line (a title is one line) and the bidirectional controls a host name loses: found
+#: and removed with str methods (a character class beyond Latin-1 costs ``re`` ~0.3 ms to compile)
+_LINE_BREAKS = "\r\n\f\v\x85\u2028\u2029"
+_NO_BIDI = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
 
 
 @record(frozen=True)
@@ -66,7 +68,9 @@ class Source:
         title = display_text(self.title)[0] if self.title else None
         if title != self.title:
             cleaned.append("marker forms removed from its title")
-        if title and _LINE_BREAK.search(title):  # a title is one line (a raw CR in an attribute reads two ways)
+        if title and any(
+            c in title for c in _LINE_BREAKS
+        ):  # a title is one line (a raw CR in an attribute reads two ways)
             title = " ".join(title.split())
         lines = _displayed(self.lines, cleaned, "its lines") if self.lines is not None else None
         text = _displayed([self.text], cleaned, "its text")[0] if self.text is not None else None
@@ -108,14 +112,14 @@ class Source:
         once per source (every citation's card and entry shows it)."""
         shown = self.meta.get("domain")  # a provider's own name for a redirect link's site (Gemini)
         if isinstance(shown, str) and shown.strip():
-            return _BIDI.sub("", remove_residue(shown.strip().lower()))[:253] or None
+            return remove_residue(shown.strip().lower()).translate(_NO_BIDI)[:253] or None
         if not self.url:
             return None
         try:
             host = urlsplit(self.url).hostname
         except ValueError:
             return None
-        host = _BIDI.sub("", remove_residue(host)) if host else None
+        host = remove_residue(host).translate(_NO_BIDI) if host else None
         if not host:
             return None
         return host[4:] if host.startswith("www.") else host
