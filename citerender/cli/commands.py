@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -211,8 +212,10 @@ def _export(to: str, parsed: Parsed) -> str:
     from ..rendering.exports.markdown import to_markdown
     from ..rendering.exports.text import to_text
 
-    writers = {"markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json,
-               "bibtex": to_bibtex, "ris": to_ris, "annotations": to_annotations}  # fmt: skip
+    writers: dict[str, Callable[[Parsed], str]] = {
+        "markdown": to_markdown, "text": to_text, "json": to_json, "csl-json": to_csl_json,
+        "bibtex": to_bibtex, "ris": to_ris, "annotations": to_annotations,
+    }  # fmt: skip
     return writers[to](parsed)
 
 

@@ -200,7 +200,9 @@ def _stopped(cand: Mapping[str, Any], b: Builder) -> None:
     anything but STOP) is shown as far as it came, and said to be unfinished (CR514)."""
     reason = cand.get("finishReason")
     if isinstance(reason, str) and reason.upper() not in ("STOP", "FINISH_REASON_UNSPECIFIED", ""):
-        b.note(("CR514", f"Gemini stopped the answer before its end (finishReason {reason[:40]}): shown as far as it came"))
+        b.note(
+            ("CR514", f"Gemini stopped the answer before its end (finishReason {reason[:40]}): shown as far as it came")
+        )
 
 
 def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
