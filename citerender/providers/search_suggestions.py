@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from html.parser import HTMLParser
+from html import unescape
 from typing import Any
 
+from ..sources.clean import display_text
+from ..syntax.escapes import printable
+from ..syntax.residue import has_residue
 from .common import Builder
 from .content_refs import md_text
 
@@ -35,54 +38,73 @@ _URL_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
 _SKIPPED = frozenset({"style", "script", "svg", "template", "noscript", "title"})
 
 
-class _Chips(HTMLParser):
-    """Each ``<a>``'s text and ``href``, in order; text inside style, script or SVG is not text."""
+#: what a chip reader looks for: a skipped element's start (its text is not text), a comment, an
+#: ``<a>`` start tag (quoted values may hold ``<`` and ``>``), an end tag, any tag
+_SKIP_START = re.compile(r"<(style|script|svg|template|noscript|title)\b|<!--", re.I)
+_A_START = re.compile(r"""<a(?=[\s/>])((?:[^<>"']|"[^"]{0,8192}"|'[^']{0,8192}')*)>""", re.I)
+_A_END = re.compile(r"</a\s*>", re.I)
+_ANY_TAG = re.compile(r"""<[^<>"']*(?:(?:"[^"]{0,8192}"|'[^']{0,8192}')[^<>"']*)*>""")
+_ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[tuple[str, str | None]] = []
-        self._href: str | None = None
-        self._text: list[str] | None = None
-        self._skip = 0
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIPPED:
-            self._skip += 1
-        elif tag == "a" and self._text is None:
-            self._href = next((v for k, v in attrs if k == "href"), None)
-            self._text = []
+def _visible(html: str) -> str:
+    """``html`` without the elements whose text is not text (style, script, SVG…) and comments;
+    one left open runs to the end. One pass: each search starts where the last one stopped."""
+    out, pos = [], 0
+    while (m := _SKIP_START.search(html, pos)) is not None:
+        out.append(html[pos : m.start()])
+        end = re.compile("-->" if m.group(1) is None else rf"</{m.group(1)}\s*>", re.I).search(html, m.end())
+        if end is None:
+            return "".join(out)
+        pos = end.end()
+    out.append(html[pos:])
+    return "".join(out)
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIPPED:
-            self._skip = max(0, self._skip - 1)
-        elif tag == "a" and self._text is not None:
-            self.found.append((" ".join("".join(self._text).split())[:_MAX_TEXT], self._href))
-            self._text = self._href = None
 
-    def handle_data(self, data: str) -> None:
-        if self._text is not None and not self._skip:
-            self._text.append(data)
+def _href(attrs: str) -> str | None:
+    """The ``href`` of a start tag's attributes (the first, as a browser takes it), references read."""
+    for a in _ATTR.finditer(attrs):
+        if a.group(1).lower() == "href":
+            value = next((g for g in a.groups()[1:] if g is not None), "")
+            return unescape(value)
+    return None
 
-    def close(self) -> None:
-        super().close()
-        if self._text is not None:  # the snippet ended inside a chip
-            self.handle_endtag("a")
+
+def _chip_text(inner: str) -> str:
+    """A chip's words: its tags taken out, character references read, white space collapsed."""
+    return " ".join(unescape(_ANY_TAG.sub("", inner)).split())[:_MAX_TEXT]
+
+
+def _all_chips(html: str) -> list[tuple[str, str | None]]:
+    """Each ``<a>``'s text and ``href``, in order; an ``<a>`` inside a chip is part of its text,
+    a chip left open ends at the snippet's end. Linear: the next end tag is found once."""
+    html = _visible(html)
+    found: list[tuple[str, str | None]] = []
+    pos, close = 0, None
+    for m in _A_START.finditer(html):
+        if m.start() < pos:
+            continue  # inside the chip before it
+        if close is None or close.start() < m.end():
+            close = _A_END.search(html, m.end())
+        end = close.start() if close is not None else len(html)
+        found.append((_chip_text(html[m.end() : end]), _href(m.group(1))))
+        pos = close.end() if close is not None else len(html)
+    return found
 
 
 def chips(html: str) -> list[tuple[str, str | None]]:
-    """The widget's chips as ``(query text, href)``, in order (an unclosed last chip included)."""
-    parser = _Chips()
-    parser.feed(html[:_MAX_HTML])
-    parser.close()
-    return [(text, href) for text, href in parser.found if text][:_MAX_CHIPS]
+    """The widget's chips as ``(query text, href)``, in order (an unclosed last chip included),
+    read from its first MiB; the page shows at most 50 (:func:`paragraph` says what is left out)."""
+    return [(text, href) for text, href in _all_chips(html[:_MAX_HTML]) if text]
 
 
 def _https(href: str | None) -> str | None:
-    """``href`` when it is an https URL (what Google's chips link to), else None."""
+    """``href`` when it is an https URL (what Google's chips link to) holding no marker residue
+    (a link cut by a marker is never followed), else None."""
     if not isinstance(href, str):
         return None
     href = href.strip()
-    return href if href[:8].lower() == "https://" and len(href) > 8 else None
+    return href if href[:8].lower() == "https://" and len(href) > 8 and not has_residue(href) else None
 
 
 def _link(text: str, url: str) -> str:
@@ -118,20 +140,38 @@ def suggestions(meta: Any, b: Builder) -> str:
 def paragraph(snippets: Sequence[str], queries: Sequence[str], b: Builder) -> str:
     """One paragraph for the widgets ``snippets`` (the Interactions API sends one per search
     result, the same chips each time: each chip is shown once); ``queries``, the searches the
-    model made, are shown as text when no snippet holds a chip."""
-    found = list(dict.fromkeys(chip for html in snippets for chip in chips(html)))[:_MAX_CHIPS]
+    model made, are shown as text when no snippet holds a chip. A chip's words are shown text:
+    marker forms in them are taken out (CR114); what is not shown is said (CR515)."""
+    if any(len(html) > _MAX_HTML for html in snippets):
+        b.note(("CR515", f"the Search Suggestions widget is over {_MAX_HTML:,} characters: only its start is read"))
+    found = _shown(list(dict.fromkeys(chip for html in snippets for chip in chips(html))), b)
     shown = []
     for text, href in found:
         url = _https(href)
         if url is None:
-            b.note(("CR515", f"the Search Suggestions chip {text[:80]!r} has no https link: shown as text"))
+            b.note(("CR515", f"the Search Suggestions chip {printable(text)} has no https link: shown as text"))
         shown.append(_link(text, url) if url else md_text(text))
     if not found:
         named = [" ".join(q.split())[:_MAX_TEXT] for q in queries if isinstance(q, str) and q.strip()]
-        shown = [md_text(q) for q in list(dict.fromkeys(named))[:_MAX_CHIPS]]
+        shown = [md_text(q) for q, _ in _shown([(q, None) for q in dict.fromkeys(named)], b)]
         how = "the response's search queries shown as text" if shown else "nothing to show"
         b.note(("CR515", f"the Search Suggestions widget holds no link: {how}"))
     return f"{LABEL} " + " · ".join(shown) if shown else ""
+
+
+def _shown(found: list[tuple[str, str | None]], b: Builder) -> list[tuple[str, str | None]]:
+    """The chips as shown: their words without marker forms (a marker there cited a source from
+    the search box, a visible one reached every export), the first 50; the rest said."""
+    out: list[tuple[str, str | None]] = []
+    for text, href in found:
+        words, changed = display_text(text)
+        if changed:
+            b.note(("CR114", f"the Search Suggestions chip {printable(text)} held marker forms: removed"))
+        if words and (words, href) not in out:
+            out.append((words, href))
+    if len(out) > _MAX_CHIPS:
+        b.note(("CR515", f"the Search Suggestions widget holds {len(out)} chips: the first {_MAX_CHIPS} are shown"))
+    return out[:_MAX_CHIPS]
 
 
 def after_answer(answer: str, shown: str) -> str:
