@@ -11,7 +11,7 @@ from ..records import record
 
 __all__ = ["ESCAPE_RE", "OffsetMap", "has_escape", "normalize_escapes", "printable", "visible"]
 
-ESCAPE_RE = re.compile(
+ESCAPE_RE = lazy_compile(
     r"\\{1,2}(?:u([eE]20[0-6])|u\{([eE]20[0-6])\}|U0000([eE]20[0-6]))"
     # numeric references as browsers and pandoc read them: any case, zero padding, ``;`` optional
     r"|&#[xX]0*([eE]20[0-6])(?![0-9A-Fa-f]);?|&#0*(5785[6-9]|5786[0-2])(?!\d);?"
@@ -82,7 +82,7 @@ _SHOW = {"\ue200": "{START}", "\ue201": "{STOP}", "\ue202": "{DELIM}", "\ue203":
 def printable(text: str, limit: int = 80) -> str:
     """``text`` quoted for a message, marker characters named (never the characters or escapes)."""
     out = "".join(_SHOW.get(c, f"{{U+{ord(c):04X}}}") if "\ue200" <= c <= "\ue206" else c for c in text[:limit])
-    out = ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
+    out = _name_escapes(out)
     return "'" + out + ("…'" if len(text) > limit else "'")
 
 
@@ -93,8 +93,12 @@ def visible(text: str) -> str:
     """``text`` safe to print on a terminal or in a log: control characters (escape sequences),
     bidirectional controls and marker characters are named, never sent (``\\x1b``, ``<U+202E>``,
     ``{U+E200}``); literal escapes of marker characters are named like :func:`printable` does."""
-    out = _INVISIBLE.sub(_name, text)
-    return ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", out)
+    return _name_escapes(_INVISIBLE.sub(_name, text))
+
+
+def _name_escapes(text: str) -> str:
+    """Each literal escape of a marker character as its name in braces (``{ue200}``)."""
+    return ESCAPE_RE.sub(lambda m: "{" + m.group(0).lstrip("\\&#") + "}", text) if has_escape(text) else text
 
 
 def _name(m: re.Match[str]) -> str:

@@ -21,8 +21,8 @@ __all__ = ["PCT_RESIDUE", "RESIDUE", "clean_html", "has_residue", "remove_residu
 
 #: Raw reserved characters, their UTF-8 percent-encoding, and every literal escape of them.
 #: The UTF-8 percent-encoding of a reserved character (a marker character inside a URL).
-PCT_RESIDUE = re.compile(r"%EE%88%8[0-6]", re.I)
-RESIDUE = re.compile(f"[{RESERVED_CHARS}]|{PCT_RESIDUE.pattern}|" + ESCAPE_RE.pattern, re.I)
+PCT_RESIDUE = lazy_compile(r"%EE%88%8[0-6]", re.I)
+RESIDUE = lazy_compile(f"[{RESERVED_CHARS}]|{PCT_RESIDUE.pattern}|" + ESCAPE_RE.pattern, re.I)
 # Attributes whose value a browser treats as a URL (our templates emit href and src only).
 _URL_ATTR = lazy_compile(
     r"""\s(?:href|src|srcset|action|formaction|poster|cite|background|xlink:href|data)\s*=\s*("[^"]*"|'[^']*')""",
@@ -50,6 +50,8 @@ def url_has_residue(url: str) -> bool:
     """Does ``url`` hold a reserved character, also once percent- or entity-decoded?"""
     if has_residue(url):
         return True
+    if "%" not in url and "&" not in url and "\\" not in url:
+        return False  # nothing to decode, and every other form needs one of these three characters
     decoded = html.unescape(url)
     return RESIDUE.search(unquote(url)) is not None or RESIDUE.search(unquote(decoded)) is not None
 
