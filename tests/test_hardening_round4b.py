@@ -349,3 +349,24 @@ def test_growth_is_linear(name: str) -> None:
         if ratios[-1] <= 6.0:
             break
     assert min(ratios) <= 6.0, f"{name}: x4 input took x{min(ratios):.1f} time (best of {len(ratios)} runs)"
+
+
+# --- a provider's domain ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("to", ["html", "json", "csl-json", "markdown"])
+def test_an_image_chunks_domain_loses_its_marker_forms(to: str) -> None:
+    """Gemini's image chunk names its site (``domain``), shown beside the source: residue was taken
+    out after lowercasing (``:contentreference[oaicite:2]`` no longer looked like residue) and a
+    copy-paste id never, so the bibliography, the JSON and CSL-JSON showed them. Now the domain
+    is the site's name alone, the change reported (CR114)."""
+    r = run_cli("render", HOSTILE / "gemini-image-domain.json", "--to", to)
+    assert r.returncode == 0, r.stderr
+    for form in (*_VISIBLE_FORMS, "contentreference", "\u202e"):
+        assert form not in r.stdout, form
+    if to == "html":
+        domain = BeautifulSoup(r.stdout, "html.parser").select_one(".citerender-ref-domain")
+        assert domain is not None and domain.get_text() == "inaturalist.org"
+        assert "marker forms removed from its domain" in r.stderr
+    if to == "json":
+        assert [e["domain"] for e in json.loads(r.stdout)["bibliography"]] == ["inaturalist.org"]

@@ -74,6 +74,9 @@ class Source:
             title = " ".join(title.split())
         lines = _displayed(self.lines, cleaned, "its lines") if self.lines is not None else None
         text = _displayed([self.text], cleaned, "its text")[0] if self.text is not None else None
+        domain = self.meta.get("domain")
+        if isinstance(domain, str) and display_text(domain)[1]:  # :attr:`domain` shows it without them
+            cleaned.append("marker forms removed from its domain")
         if title == self.title and len(cleaned) == len(self.cleaned):
             return self
         return replace(self, title=title or None, lines=lines, text=text, cleaned=tuple(cleaned))
@@ -111,8 +114,8 @@ class Source:
         controls removed (a right-to-left override would show the host reversed). Worked out
         once per source (every citation's card and entry shows it)."""
         shown = self.meta.get("domain")  # a provider's own name for a redirect link's site (Gemini)
-        if isinstance(shown, str) and shown.strip():
-            return remove_residue(shown.strip().lower()).translate(_NO_BIDI)[:253] or None
+        if isinstance(shown, str) and shown.strip():  # marker forms out before lowercasing hides them
+            return display_text(shown.strip())[0].lower().translate(_NO_BIDI).strip()[:253] or None
         if not self.url:
             return None
         try:
