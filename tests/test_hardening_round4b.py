@@ -370,3 +370,18 @@ def test_an_image_chunks_domain_loses_its_marker_forms(to: str) -> None:
         assert "marker forms removed from its domain" in r.stderr
     if to == "json":
         assert [e["domain"] for e in json.loads(r.stdout)["bibliography"]] == ["inaturalist.org"]
+
+
+# --- messages ----------------------------------------------------------------------------------
+
+
+def test_the_json_exports_diagnostics_name_marker_characters() -> None:
+    """Messages quoting a provider's string with ``repr`` (a citation source's title, a chip, a
+    file name) wrote ``'Book \\ue200cite…'`` into ``--to json``'s diagnostics: a literal escape
+    of a marker, a visible marker form in an output. Now they name them, as stderr does."""
+    r = run_cli("render", HOSTILE / "vertex-citation-title-markers.json", "--to", "json")
+    assert r.returncode == 0, r.stderr
+    messages = [d["message"] for d in json.loads(r.stdout)["diagnostics"]]
+    assert any("{START}cite{DELIM}turn0search0{STOP}" in m for m in messages), messages
+    for m in messages:
+        assert "\\ue20" not in m and not any("\ue200" <= c <= "\ue206" for c in m)

@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..syntax.escapes import printable
 from .common import Builder, index_range, insert_edits, unknown_annotation, web_url
 from .offsets import after_last_word
 
@@ -171,7 +172,7 @@ def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str])
                 b.source(f"url:{r['url']}", "search", title=r.get("title"), url=r["url"])
     elif kind == "web_search_tool_result" and isinstance(content, Mapping) and "error" in str(content.get("type")):
         query = tool_urls.get(str(block.get("tool_use_id")))
-        what = f"for {query[:200]!r}" if query else "it ran"
+        what = f"for {printable(query, 200)}" if query else "it ran"
         b.note(
             (
                 "CR511",

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from ..syntax.escapes import printable
 from .common import Builder, insert_edits, unknown_annotation, url_source, web_url
 from .offsets import SpanReader, Spans, after_last_word
 from .openai_files import cited_name, loose_sandbox_links, named_file, output_file, unlinked
@@ -141,7 +142,7 @@ def _part(part: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
         return "[image]" + b.marker(sid)
     if kind == "image_url" and (url := web_url(_map(part.get("image_url")).get("url"))):
         return "[image]" + b.marker(url_source({"url": url}, b))
-    b.note(("CR507", f"a message part of type {str(kind)[:60]!r} is not read by citerender: not shown"))
+    b.note(("CR507", f"a message part of type {printable(str(kind), 60)} is not read by citerender: not shown"))
     return ""
 
 
@@ -184,8 +185,8 @@ def _unannotated(text: str, cites: list[Edit], b: Builder) -> list[Edit]:
             continue
         name = cited_name(m.group(0))
         marker = b.marker(named_file(b, None, name)) if name else ""
-        how = f"cited as the file {name[:80]!r}" if name else "removed: it names no file"
-        b.note(("CR505", f"the file search marker {m.group(0)[:60]!r} has no annotation: {how}"))
+        how = f"cited as the file {printable(name, 80)}" if name else "removed: it names no file"
+        b.note(("CR505", f"the file search marker {printable(m.group(0), 60)} has no annotation: {how}"))
         out.append((m.start(), m.end(), marker))
     return out
 
@@ -227,7 +228,7 @@ def _span(text: str, a: Mapping[str, Any], b: Builder) -> tuple[int, int] | None
     found = near if near != -1 else text.find(want)
     if found == -1:
         return None
-    b.note(("CR503", f"span {start}–{end} did not read as its text {want[:40]!r}: placed where that text is"))
+    b.note(("CR503", f"span {start}–{end} did not read as its text {printable(want, 40)}: placed where that text is"))
     return found, found + len(want)
 
 

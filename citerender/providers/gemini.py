@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
+from ..syntax.escapes import printable
 from .common import Builder, first_text, insert_edits, web_url
 from .gemini_citations import citation_sources, merge_citations, recitations
 from .offsets import SpanReader
@@ -57,12 +58,12 @@ def _source(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
         text = c.get("text")
         title, uri = _retrieved_names(c, title, uri)
     elif not web_url(uri):  # a web page or place with no link: named, and said
-        what = f"is listed as {title[:80]!r}" if isinstance(title, str) and title.strip() else "names nothing"
+        what = f"is listed as {printable(title, 80)}" if isinstance(title, str) and title.strip() else "names nothing"
         b.note(("CR505", f"grounding chunk {index + 1} ({kind}) has no URL: it {what}, not linked"))
     if not title and not uri:
         title = f"grounding chunk {index + 1}"
         if kind == "retrievedContext":
-            b.note(("CR505", f"grounding chunk {index + 1} (retrievedContext) has no URL, title or store: listed as {title!r}"))  # fmt: skip
+            b.note(("CR505", f"grounding chunk {index + 1} (retrievedContext) has no URL, title or store: listed as {printable(title)}"))  # fmt: skip
     return b.source(key, "search" if kind != "retrievedContext" else "file", title=title, url=uri, text=text, meta=meta)
 
 
@@ -77,7 +78,7 @@ def _image(c: Mapping[str, Any], index: int, b: Builder) -> str:
     name = title or domain or (None if url else f"image search result {index + 1}")
     if url is None and name is not None:
         what = f"grounding chunk {index + 1} (an image search result) has no page URL"
-        b.note(("CR505", f"{what}: it is listed as {name[:80]!r}, not linked"))
+        b.note(("CR505", f"{what}: it is listed as {printable(name, 80)}, not linked"))
     return b.source(f"gemini:{index}", "search", title=name, url=url, meta=meta)
 
 
@@ -87,10 +88,12 @@ def _unread(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
     title = f"grounding chunk {index + 1}"
     url = next((u for v in chunk.values() if isinstance(v, Mapping) for u in [web_url(v.get("uri"))] if u), None)
     if not chunk:
-        b.note(("CR505", f"{title} is empty (no web page, file, place or image): listed as {title!r}, not linked"))
+        b.note(
+            ("CR505", f"{title} is empty (no web page, file, place or image): listed as {printable(title)}, not linked")
+        )
     else:
         kinds = ", ".join(sorted(str(k) for k in chunk)[:5])[:80]
-        how = "its URL is kept" if url else f"listed as {title!r}, not linked"
+        how = "its URL is kept" if url else f"listed as {printable(title)}, not linked"
         b.note(("CR507", f"{title} ({kinds}) is of a kind citerender does not read: {how}"))
     return b.source(f"gemini:{index}", "search", title=None if url else title, url=url, meta={"chunk_index": index})
 

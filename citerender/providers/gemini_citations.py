@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
+from ..syntax.escapes import printable
 from .common import Builder, web_url
 from .offsets import after_last_word
 
@@ -87,7 +88,7 @@ def _source(c: Mapping[str, Any], b: Builder) -> str | None:
         meta["location"] = raw.strip()[:500]  # a URI that is no web page (gs://…): named, not linked
         title = title or raw.strip()[:500]
     if uri is None:
-        what = f"is listed as {title[:80]!r}, not linked" if title else "names nothing: left out"
+        what = f"is listed as {printable(title, 80)}, not linked" if title else "names nothing: left out"
         b.note(("CR505", f"a citation source (citationMetadata) has no URI: it {what}"))
         if title is None:
             return None

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..syntax.escapes import printable
 from .common import Builder
 from .offsets import SpanReader, Spans, after_last_word
 
@@ -74,7 +75,10 @@ def file_source(a: Mapping[str, Any], b: Builder) -> str:
 def unlinked(b: Builder, sid: str, what: str) -> None:
     """Say once that a file the answer names has no address a reader can open (CR513)."""
     title = str(b.sources[sid].get("title") or sid)
-    note = ("CR513", f"{title[:120]!r} ({what[:160]}) has no address a reader can open: named in Sources, not linked")
+    note = (
+        "CR513",
+        f"{printable(title, 120)} ({what[:160]}) has no address a reader can open: named in Sources, not linked",
+    )
     if note not in b.notes:
         b.note(note)
 
