@@ -10,7 +10,6 @@ the answer shown as text (a model cannot make readers' browsers fetch a URL).
 
 from __future__ import annotations
 
-import re
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
@@ -54,7 +53,7 @@ ENGINE_REMOVED = (
 )
 _ID_PREFIX = lazy_compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 #: ``auto``, ``page``, ``off``, or a relative folder URL (percent-encoded), no part starting with a dot
-_SOURCE_VIEWS = re.compile(r"auto|page|off|(?:(?!\.)[A-Za-z0-9_.~%-]+/)+")
+_SOURCE_VIEWS = lazy_compile(r"auto|page|off|(?:(?!\.)[A-Za-z0-9_.~%-]+/)+")
 STYLES: tuple[str, ...] = get_args(Style)
 UNKNOWN_POLICIES: tuple[str, ...] = get_args(UnknownPolicy)
 IMAGE_POLICIES: tuple[str, ...] = get_args(ImagePolicy)
@@ -171,7 +170,7 @@ class RenderOptions:
             raise ValueError(
                 f"id_prefix must be a letter then up to 63 letters, digits, '-' or '_', not {self.id_prefix[:80]!r}"
             )
-        if not _SOURCE_VIEWS.fullmatch(self.source_views):
+        if self.source_views not in ("auto", "page", "off") and not _SOURCE_VIEWS.fullmatch(self.source_views):
             raise ValueError(
                 f"source_views must be auto, page, off or a relative folder URL ending in '/', not {self.source_views[:80]!r}"
             )
