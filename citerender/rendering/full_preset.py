@@ -142,7 +142,7 @@ def has_cjk(src: str) -> bool:
     if top < "\u1100":
         return False
     if len(src) <= _SHORT:  # looked at in Python: a paragraph costs less than compiling a class
-        return any(is_cjk(ch) for ch in src if ch >= "\u1100")
+        return any(is_cjk(ch) for ch in src if "\u1100" <= ch <= "\u11ff" or ch >= "\u2e80")
     if _JAMO.search(src) is not None:
         return True
     return top >= "\u2e80" and any(is_cjk(m.group()) for m in _wide().finditer(src))
