@@ -385,3 +385,32 @@ def test_the_json_exports_diagnostics_name_marker_characters() -> None:
     assert any("{START}cite{DELIM}turn0search0{STOP}" in m for m in messages), messages
     for m in messages:
         assert "\\ue20" not in m and not any("\ue200" <= c <= "\ue206" for c in m)
+
+
+def _oai_text(n: int) -> tuple[str, str]:
+    """``[oai_citation:1‡t](xxxxxxxxxx`` n times (never closed), and real forms of the same length."""
+    hostile = ("[oai_citation:1\u2021t](" + "x" * 10) * n
+    real = "".join(f"[oai_citation:{i}\u2021T](https://e{i}.example/) " for i in range(n))
+    return hostile, real[: len(hostile)]
+
+
+def _pill_text(n: int) -> tuple[str, str]:
+    """``{"fallbackMarkdown":`` n times (never closed), and real residue objects of that length."""
+    hostile = '{"fallbackMarkdown":' * n
+    one = '{"fallbackMarkdown":"f","reference":{"type":"url"},"showLoginRequiredCard":false} '
+    return hostile, (one * (len(hostile) // len(one) + 1))[: len(hostile)]
+
+
+@pytest.mark.parametrize("kind", ["oai", "pill"])
+def test_copied_forms_that_never_close_cost_what_real_ones_do(kind: str) -> None:
+    """Each ``[oai_citation:`` that never closed scanned 4,096 characters after it in Python (88x
+    the cost of the same length of real forms: a 6 MB answer of them ran two minutes); each
+    ``{"fallbackMarkdown":`` never closed searched 64 KiB for its end (28x, growing with the
+    answer). A form now ends where the next begins: the same cost per character as real ones."""
+    from citerender.syntax.copied import find_copied
+    from citerender.syntax.copy_residue import pill_spans
+
+    hostile, real = _oai_text(20_000) if kind == "oai" else _pill_text(20_000)
+    work = find_copied if kind == "oai" else (lambda text: list(pill_spans(text)))
+    ratio = _best(lambda: work(hostile)) / max(_best(lambda: work(real)), 1e-4)
+    assert ratio <= 5, f"a never-closed form costs x{ratio:.1f} a real one"

@@ -39,6 +39,7 @@ _FILE_SCHEMES = ("file-service", "sediment", "file")
 _TRACKING = frozenset({"chatgpt.com", "openai", "chatgpt"})
 _MD_SPECIAL = lazy_compile(r"([\\`*_{}\[\]<>()#+\-!|~$&])")
 _UNSAFE = lazy_compile(r"[\x00-\x20<>\\\x7f]")
+_DEST_RUN = lazy_compile(r"[^ \t\n()]*")  # a destination's characters up to a parenthesis or a space
 
 
 @record(frozen=True, slots=True)
@@ -137,6 +138,8 @@ def _percent(m: re.Match[str]) -> str:
 
 
 def _oai(text: str, m: re.Match[str], limit: int) -> Copied | None:
+    nxt = text.find("[oai_citation:", m.end(), limit)
+    limit = nxt if nxt != -1 else limit  # a form ends before the next begins: each character read once
     close = _TITLE_END.search(text, m.end(), min(limit, m.end() + 1000))
     if close is None or "\n" in text[m.end() : close.start()]:
         return None
@@ -159,18 +162,24 @@ def _destination(text: str, at: int, limit: int) -> tuple[int | None, str]:
         if close != -1 and text.startswith(")", close + 1):
             return close + 2, text[i + 1 : close]
     start, depth = i, 0
-    while i < limit and text[i] not in " \t\n":
+    while (i := _run_end(text, i, limit)) < limit and text[i] in "()":
         if text[i] == "(":
             depth += 1
-        elif text[i] == ")":
-            if depth == 0:
-                return i + 1, text[start:i]
+        elif depth == 0:
+            return i + 1, text[start:i]
+        else:
             depth -= 1
         i += 1
     close = text.find(")", i, limit)
     if close == -1 or "\n" in text[i:close]:
         return None, ""
     return close + 1, text[start:close].strip()
+
+
+def _run_end(text: str, at: int, limit: int) -> int:
+    """Where the destination's characters from ``at`` stop: at a parenthesis, a space or ``limit``."""
+    m = _DEST_RUN.match(text, at, limit)
+    return m.end() if m is not None else at
 
 
 def _tag(m: re.Match[str]) -> Copied | None:

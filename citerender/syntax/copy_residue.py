@@ -64,7 +64,7 @@ def pill_spans(text: str, pos: int = 0, stop: int | None = None) -> Iterator[tup
         return
     stop = len(text) if stop is None else stop
     while (m := RESIDUE_START.search(text, pos, stop)) is not None:
-        end = _END.search(text, m.end(), min(len(text), m.start() + MAX_PILL))
+        end = _object_end(text, m, len(text))
         if end is None:
             pos = m.end()
             continue
@@ -77,11 +77,19 @@ def pill_at(text: str, pos: int, limit: int | None = None) -> Pill | None:
     m = RESIDUE_START.match(text, pos)
     if m is None:
         return None
-    limit = len(text) if limit is None else limit
-    end = _END.search(text, m.end(), min(limit, pos + MAX_PILL))
+    end = _object_end(text, m, len(text) if limit is None else limit)
     if end is None:
         return None
     return read_pill(text[pos + (3 if text.startswith(":::", pos) else 0) : end.end()], pos, end.end())
+
+
+def _object_end(text: str, start: re.Match[str], limit: int) -> re.Match[str] | None:
+    """The end of the object that ``start`` opens (its last key), before ``limit``, at most
+    :data:`MAX_PILL` on and before the next object's first key (an object holds no other): where
+    objects start one after another unclosed, each character is read once, not 64 KiB per object."""
+    window = min(limit, start.start() + MAX_PILL)
+    nxt = text.find('"fallbackMarkdown"', start.end(), window)
+    return _END.search(text, start.end(), nxt if nxt != -1 else window)
 
 
 def find_pills(text: str) -> Iterator[Pill]:
