@@ -33,7 +33,7 @@ __all__ = ["LinkPolicy", "in_destination", "in_url"]
 
 _IN_DESTINATION = lazy_compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
 #: a URL ending where a marker starts: a scheme's ``//`` (or ``mailto:``, ``www.``) and URL characters
-_URL_BEFORE = re.compile(r"(?<![A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{0,31}://|mailto:|www\.)[^\s<>]*\Z", re.I)
+_URL_BEFORE = lazy_compile(r"(?<![A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{0,31}://|mailto:|www\.)[^\s<>]*\Z", re.I)
 #: a character that carries a URL on past a marker (a host's, a path's or a query's)
 _GOES_ON = lazy_compile(r"[A-Za-z0-9/_~%#=&+@-]")
 _LOOKBACK = 400
@@ -53,7 +53,10 @@ def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -
     is not inside it."""
     start = max(0, pos - _LOOKBACK)
     run = max(src.rfind(" ", start, pos), src.rfind("\n", start, pos), src.rfind("\t", start, pos)) + 1
-    if _URL_BEFORE.search(src, max(run, start), pos) is None:
+    lo = max(run, start)
+    if src.find(":", lo, pos) == -1 and (src.find(".", lo, pos) == -1 or "www." not in src[lo:pos].lower()):
+        return False  # no "://", "mailto:" or "www." before it: the pattern (re.I, ~0.5 ms to compile) cannot match
+    if _URL_BEFORE.search(src, lo, pos) is None:
         return False  # first, as it looks back a bounded way: a run of markers is not walked per marker
     at = end
     while at < len(src) and (past := next_mark(src, at)) > at:
