@@ -141,8 +141,9 @@ def test_importing_the_library_and_rendering_loads_the_core_only(answer: tuple[P
     assert not [m for m in loaded if m.startswith("citerender.rendering.exports.")]
     # loaded when what they read is met: the formats' table (a dialect named), the source views (a
     # page with one), datetime (a date not written 2024-02-29), task lists (a paragraph opening
-    # with "[": their module imports uuid and platform)
+    # with "[": their module imports uuid and platform), ChatGPT's copied forms' readers
     assert not {m for m in loaded if m.startswith(("citerender.formats", "citerender.rendering.source_view"))}
+    assert not {"citerender.syntax.copied", "citerender.syntax.copy_residue"} & set(loaded)  # no copied form
     assert not {"datetime", "uuid", "platform", "mdit_py_plugins.tasklists"} & set(everything)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
@@ -25,13 +26,14 @@ from ..errors import CiterenderError
 from ..lazy_re import lazy_compile
 from ..sources.clean import display_text
 from ..sources.model import Registry, Source
-from ..syntax.copied import Copied, Page, clean_url, copied_at
-from ..syntax.copy_residue import pill_spans
 from ..syntax.escapes import printable
 from ..syntax.types import Citation, Mark, MarkKind
 from .options import PluginOptions
 from .rules import MAX_MARKERS
 from .state import CitationState, citation_state
+
+if TYPE_CHECKING:
+    from ..syntax.copied import Copied, Page
 
 __all__ = ["CARRIED", "carried_source", "copied_rule", "residue_block"]
 
@@ -78,6 +80,8 @@ def _ends(state: StateBlock, line: int) -> bool:
 
 def _reach(src: str, at: int, stop: int, reach: int) -> int:
     """Where the last residue object starting in ``src[at:stop]`` ends (``reach`` if none does)."""
+    from ..syntax.copy_residue import pill_spans
+
     return max([reach, *(end for _, end in pill_spans(src, at, stop))])
 
 
@@ -91,14 +95,30 @@ def carried_source(st: CitationState, sid: str) -> Source | None:
     return found
 
 
+def _may_start(src: str, pos: int) -> bool:
+    """Could a copied form start at ``pos``? Each form's fixed opening (``[oai_citation:``,
+    ``<Cite``/``<Link``, ``:::{``), so that a link's bracket or a tag loads no reader; a brace is
+    left to the residue reader (its opening allows any whitespace)."""
+    ch = src[pos]
+    if ch == "[":
+        return src.startswith("[oai_citation:", pos)
+    if ch == "<":
+        return src.startswith(("<Cite", "<Link"), pos)
+    if ch == ":":
+        return src.startswith(":::{", pos)
+    return True
+
+
 def copied_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
     """Inline rule (before ``link``): a copied form becomes what it means (see the module docstring)."""
 
     def rule(state: StateInline, silent: bool) -> bool:
         pos = state.pos
         # silent: markdown-it measuring a link's text; a form there is read when the text is parsed
-        if silent or state.src[pos] not in _FIRST:
+        if silent or state.src[pos] not in _FIRST or not _may_start(state.src, pos):
             return False
+        from ..syntax.copied import copied_at  # the readers load where a form may start
+
         form = copied_at(state.src, pos, state.posMax)
         if form is None:
             return False
@@ -256,6 +276,8 @@ def _cited_before(st: CitationState, page: Page) -> str | None:
 
 
 def _ids_by_url(registry: Registry) -> dict[str, str]:
+    from ..syntax.copied import clean_url
+
     out: dict[str, str] = {}
     for source in registry.values():
         if source.url:

@@ -13,9 +13,8 @@ from ..options import RenderOptions
 from ..records import record
 from ..sources.model import Registry, require_registry
 from ..syntax.charset import CharSet
-from ..syntax.copied import may_hold_copied
 from ..syntax.format import CitationFormat
-from ..syntax.patterns import patterns
+from ..syntax.patterns import may_hold_copied, patterns
 from ..syntax.types import Mark
 from .references import Reference
 

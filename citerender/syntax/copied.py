@@ -23,7 +23,7 @@ from ..lazy_re import lazy_compile
 from ..records import record
 from .copy_residue import RESIDUE_START, Pill, pill_at
 from .marks import edit_text
-from .patterns import TURN_ID
+from .patterns import TURN_ID, may_hold_copied
 
 __all__ = ["Copied", "Page", "as_links", "clean_url", "copied_at", "find_copied", "may_hold_copied", "page_of"]
 
@@ -70,11 +70,6 @@ class Copied:
     pages: tuple[Page, ...] = ()
     ids: tuple[str, ...] = ()
     pill: Pill | None = None
-
-
-def may_hold_copied(text: str) -> bool:
-    """Could ``text`` hold a copied form? (Plain substring tests.)"""
-    return "oai_citation" in text or "<Cite" in text or "<Link" in text or "fallbackMarkdown" in text
 
 
 #: where a copied form may start (each reader then takes it only in its real shape)

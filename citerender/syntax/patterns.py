@@ -21,6 +21,7 @@ __all__ = [
     "Patterns",
     "entity_name",
     "entity_name_from",
+    "may_hold_copied",
     "patterns",
 ]
 
@@ -83,6 +84,12 @@ COPY_RESIDUE_RE = lazy_compile(r":*contentReference\[oaicite:\d{1,9}\]\{index=\d
 
 
 QUOTED_RE = lazy_compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def may_hold_copied(text: str) -> bool:
+    """Could ``text`` hold one of ChatGPT's copied forms (:mod:`.copied`)? (Plain substring tests,
+    here so that every answer's precheck does not load the forms' readers.)"""
+    return "oai_citation" in text or "<Cite" in text or "<Link" in text or "fallbackMarkdown" in text
 
 
 def entity_name_from(value: object, *, strict: bool = False) -> str | None:
