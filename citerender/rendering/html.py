@@ -16,7 +16,6 @@ from ..plugin.source_links import VIEWS_PAGE, has_view, views_mode
 from ..plugin.state import CitationState, Reference
 from ..records import record
 from ..sources.model import Registry
-from ..syntax.headings import first_heading
 from ..syntax.residue import clean_html
 from .pipeline import pipeline
 from .themes import load_theme
@@ -59,6 +58,8 @@ def _views(st: CitationState) -> str:
 
 
 def _title_of(text: str) -> str:
+    from ..syntax.headings import first_heading  # (a standalone page's title only)
+
     return (first_heading(text) or "Answer")[:200]
 
 

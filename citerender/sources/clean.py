@@ -22,7 +22,6 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..lazy_re import lazy_compile
-from ..syntax.guide import strip_citations
 from ..syntax.patterns import LONE_SURROGATE
 from ..syntax.residue import has_residue, remove_residue
 
@@ -52,6 +51,8 @@ def display_text(value: str) -> tuple[str, bool]:
     """``value`` without marker forms (the space a removal leaves tidied), and whether any went."""
     if not _may_hold_marker(value):
         return value, False
+    from ..syntax.guide import strip_citations  # (a text that may hold a marker form only)
+
     stripped = remove_residue(strip_citations(value))
     if stripped == value:
         return value, False
