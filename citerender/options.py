@@ -84,7 +84,7 @@ class SupportScorer(Protocol):
     def score(self, claim: str, evidence: str) -> float: ...
 
 
-@record(frozen=True)
+@record(frozen=True, compile_init=False)  # built a few times a process: no __init__ compiled at import
 class RenderOptions:
     """How an answer is rendered.
 

@@ -68,13 +68,26 @@ _ARGS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
 }
 
 
-@pytest.mark.parametrize(
-    "kw",
-    [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}, {"eq": False}, {"repr": False}],
-    ids=["plain", "frozen", "slots", "frozen-slots", "no-eq", "no-repr"],
-)
+_KINDS = [
+    {},
+    {"frozen": True},
+    {"slots": True},
+    {"frozen": True, "slots": True},
+    {"eq": False},
+    {"repr": False},
+    {"compile_init": False},
+    {"frozen": True, "slots": True, "compile_init": False},
+]
+_IDS = ["plain", "frozen", "slots", "frozen-slots", "no-eq", "no-repr", "bound", "frozen-slots-bound"]
+
+
+def _dataclass_kw(kw: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in kw.items() if k != "compile_init"}
+
+
+@pytest.mark.parametrize("kw", _KINDS, ids=_IDS)
 def test_a_record_is_the_dataclass_it_stands_for(kw: dict[str, Any]) -> None:
-    for want, got in zip(_shapes(dataclass, **kw), _shapes(record, **kw), strict=True):
+    for want, got in zip(_shapes(dataclass, **_dataclass_kw(kw)), _shapes(record, **kw), strict=True):
         name = want.__name__
         assert str(inspect.signature(got)) == str(inspect.signature(want)), name
         assert got.__doc__ == want.__doc__
@@ -186,3 +199,34 @@ def test_what_record_does_not_cover_is_built_by_dataclass() -> None:
         b: int = 2
 
     assert Child(1) == Child(1, 2) and repr(Child(1)).endswith("Child(a=1, b=2)")
+
+
+_BAD_CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((), {}),
+    ((1, 2, 3, 4, 5, 6), {}),
+    ((1,), {"x": 2}),
+    ((), {"nope": 1}),
+    ((), {"self": 1}),
+    ((1,), {"b": "x", "zz": 0}),
+    ((), {"b": "x"}),
+    ((1, 2), {}),
+]
+
+
+@pytest.mark.parametrize("kw", [{}, {"compile_init": False}, {"frozen": True, "slots": True, "compile_init": False}])
+def test_a_wrong_call_fails_with_pythons_own_message(kw: dict[str, Any]) -> None:
+    """A record binding its arguments in Python hands a call it cannot bind to the compiled
+    ``__init__``: the error is the one the dataclass gives, word for word."""
+    for want, got in zip(_shapes(dataclass, **_dataclass_kw(kw)), _shapes(record, **kw), strict=True):
+        for args, kwargs in _BAD_CALLS:
+            expected = _error(want, args, kwargs)
+            found = _error(got, args, kwargs)
+            assert found == expected, (want.__name__, args, kwargs)
+
+
+def _error(cls: type[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    try:
+        obj = cls(*args, **kwargs)
+    except TypeError as e:
+        return str(e).replace(cls.__qualname__, "X")
+    return repr(dataclasses.asdict(obj))

@@ -27,7 +27,7 @@ __all__ = ["BibliographyRenderer", "PluginOptions"]
 BibliographyRenderer = Callable[[Sequence[Reference], str], str]
 
 
-@record(frozen=True)
+@record(frozen=True, compile_init=False)  # built a few times a process: no __init__ compiled at import
 class PluginOptions:
     """The plugin's settings, bound to its rules with ``functools.partial``."""
 

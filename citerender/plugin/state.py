@@ -56,7 +56,7 @@ ENV_KEY = "citerender"
 T = TypeVar("T")
 
 
-@record
+@record(compile_init=False)  # built a few times a process: no __init__ compiled at import
 class CitationState:
     """Everything the plugin learns about one document."""
 

@@ -36,7 +36,7 @@ class UnknownSourceError(CiterenderError):
         self.diagnostics = diagnostics
 
 
-@record
+@record(compile_init=False)  # built a few times a process: no __init__ compiled at import
 class Rendered:
     """The result of :func:`render`."""
 

@@ -47,7 +47,7 @@ MAX_ANSWER_CHARS = 20_000_000
 DEFAULT_OPTIONS = RenderOptions()
 
 
-@record
+@record(compile_init=False)  # built a few times a process: no __init__ compiled at import
 class Parsed:
     """An answer parsed once: its tokens and document state, for HTML, every export and the checks."""
 

@@ -46,7 +46,7 @@ WIDGET_FAMILIES = frozenset(
 _ID_PATTERN = r"[A-Za-z0-9_-]+"
 
 
-@record(frozen=True)
+@record(frozen=True, compile_init=False)  # built a few times a process: no __init__ compiled at import
 class CitationFormat:
     """How markers are written: characters, citation families and the source-id shape.
 

@@ -30,7 +30,7 @@ NAV_FAMILIES = frozenset({"navlist", "filenavlist"})
 CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u201e": '"'})
 
 
-@record(frozen=True)
+@record(frozen=True, compile_init=False)  # built a few times a process: no __init__ compiled at import
 class Patterns:
     trigger: re.Pattern[str]
     trigger_chars: re.Pattern[str]
