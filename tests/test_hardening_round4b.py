@@ -414,3 +414,20 @@ def test_copied_forms_that_never_close_cost_what_real_ones_do(kind: str) -> None
     work = find_copied if kind == "oai" else (lambda text: list(pill_spans(text)))
     ratio = _best(lambda: work(hostile)) / max(_best(lambda: work(real)), 1e-4)
     assert ratio <= 5, f"a never-closed form costs x{ratio:.1f} a real one"
+
+
+# --- the annotations export ----------------------------------------------------------------------
+
+
+def test_an_answer_the_annotations_export_cannot_mark_is_an_error_naming_its_file(tmp_path: Path) -> None:
+    """An answer holding every Unicode noncharacter leaves the annotations export no mark to place
+    its citations with: a clear error, but it named no file (every input error names its file)."""
+    nonchars = "".join(chr(c) for c in range(0xFDD1, 0xFDF0)) + "".join(
+        chr(p << 16 | e) for p in range(17) for e in (0xFFFE, 0xFFFF)
+    )
+    answer = tmp_path / "answer.md"
+    answer.write_text(f"Odd text {nonchars} and a claim \ue200cite\ue202turn0search0\ue201.\n", encoding="utf-8")
+    r = run_cli("render", answer, "--to", "annotations")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{answer}: the answer holds too many Unicode noncharacters" in r.stderr
+    assert r.stdout == ""

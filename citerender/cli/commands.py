@@ -9,7 +9,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -219,6 +220,18 @@ def _export(to: str, parsed: Parsed) -> str:
     return writers[to](parsed)
 
 
+@contextmanager
+def _about(name: str) -> Iterator[None]:
+    """An input error the answer caused (too many markers, noncharacters the annotations export
+    needs…) names the answer's file, as every other input error does."""
+    try:
+        yield
+    except CiterenderError as e:
+        if e.path is not None or type(e) is not CiterenderError:  # a subclass carries its own meaning
+            raise
+        raise CiterenderError(e.message, path=name, line=e.line, hint=e.hint) from None
+
+
 def cmd_render(a: argparse.Namespace) -> int:
     from ..diagnostics import has_errors
     from ..rendering.html import UnknownSourceError, render
@@ -247,7 +260,10 @@ def cmd_render(a: argparse.Namespace) -> int:
         raise CiterenderError(f"--to {a.to} needs an output file", hint=f"add -o answer.{a.to}")
     if a.to in ("html", "pdf"):
         try:
-            result = render(text, registry, cli_options(a, standalone=a.standalone or a.to == "pdf"), title=inp.title)
+            with _about(name):
+                result = render(
+                    text, registry, cli_options(a, standalone=a.standalone or a.to == "pdf"), title=inp.title
+                )
         except UnknownSourceError as e:
             _print_diagnostics(inp.in_file(e.diagnostics), name, "text", sys.stderr)
             print(f"{name}: {e}", file=sys.stderr)
@@ -257,12 +273,13 @@ def cmd_render(a: argparse.Namespace) -> int:
         from ..rendering.exports.parsed import parse_answer
 
         unknown = cli_options(a).unknown
-        parsed = parse_answer(
-            text,
-            registry,
-            cli_options(a),
-            evidence=a.to == "json",  # the JSON export carries every claim's verdict
-        )
+        with _about(name):
+            parsed = parse_answer(
+                text,
+                registry,
+                cli_options(a),
+                evidence=a.to == "json",  # the JSON export carries every claim's verdict
+            )
         diags = inp.notes + inp.in_file(parsed.diagnostics)
         parsed.state.diagnostics.extend(inp.notes)  # what the adapter reported is in the JSON export too
         if unknown == "error" and parsed.state.unknown_ids:
@@ -278,7 +295,8 @@ def cmd_render(a: argparse.Namespace) -> int:
             _print_diagnostics(diags, name, "text", sys.stderr)
             write_atomic(a.output, to_docx(parsed))
             return 1 if has_errors(diags) else 0
-        out = _export(a.to, parsed)
+        with _about(name):
+            out = _export(a.to, parsed)
         if a.to == "markdown":  # the page's metadata stays with it
             out = inp.cleaned_front_matter() + out
     _print_diagnostics(diags, name, "text", sys.stderr)
