@@ -431,3 +431,23 @@ def test_an_answer_the_annotations_export_cannot_mark_is_an_error_naming_its_fil
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert f"{answer}: the answer holds too many Unicode noncharacters" in r.stderr
     assert r.stdout == ""
+
+
+# --- ids of the source views --------------------------------------------------------------------
+
+
+def test_headings_named_like_the_source_views_get_ids_of_their_own() -> None:
+    """An answer's headings ``Source 1``, ``Source views`` and ``Source 1 title`` took the ids
+    ``source-1``, ``source-views`` and ``source-1-title`` that the page's source views use: three
+    ids twice on the page, the views' ``aria-labelledby`` and ``#source-1`` pointing at the answer's
+    heading. Headings never take the views' ids now (as they never took ``cite-1`` or ``ref-1``)."""
+    src = HOSTILE / "view-heading-ids.md"
+    r = run_cli("render", src, "-s", src.with_suffix(".sources.json"), "--standalone")
+    assert r.returncode == 0, r.stderr
+    page = BeautifulSoup(r.stdout, "html.parser")
+    ids = [e["id"] for e in page.find_all(id=True)]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    view = page.find(id="source-1")
+    assert view is not None and view.name == "section" and "citerender-view" in view["class"]
+    assert page.find("h1")["id"] == "section-source-1"
+    assert page.find(id="source-views").name == "h2"

@@ -44,8 +44,9 @@ def heading_ids(state: StateCore, *, prefix: str) -> None:
 
 
 #: the ids citerender gives its own elements (``cite-3``, ``cite-3-card``, ``ref-2``, ``note-1-ref``,
-#: ``consulted-1``, ``citerender-…``): a heading never takes one
-_OWN_IDS = re.compile(r"(?:cite|ref|note|consulted)-\d+(?:-|$)|citerender-")
+#: ``consulted-1``, the source views' ``source-views``, ``source-1``, ``source-1-title``,
+#: ``source-1-L8-L13``, ``citerender-…``): a heading never takes one
+_OWN_IDS = re.compile(r"(?:cite|ref|note|consulted|source)-\d+(?:-|$)|source-views$|citerender-")
 
 
 def _slug(title: str) -> str:
