@@ -133,23 +133,15 @@ def is_cjk(ch: str) -> bool:
 
 
 def has_cjk(src: str) -> bool:
-    """Does ``src`` hold a CJK character? Decided by its highest character where it can be (an
-    English answer's dashes and quotes sit below U+2E80), else by looking at each character from
-    U+2E80 on (emoji, the markers' private-use characters and CJK are the ones met)."""
+    """Does ``src`` hold a CJK character? Its Hangul jamo and its characters from U+2E80 on are
+    the only ones looked at, each found in C (an English answer's marker characters, emoji and
+    fullwidth forms are the few met); no pass over the text in Python, which costs a paragraph
+    more than compiling the two small classes once."""
     if src.isascii():
         return False
-    top = max(src)
-    if top < "\u1100":
-        return False
-    if len(src) <= _SHORT:  # looked at in Python: a paragraph costs less than compiling a class
-        return any(is_cjk(ch) for ch in src if "\u1100" <= ch <= "\u11ff" or ch >= "\u2e80")
     if _JAMO.search(src) is not None:
         return True
-    return top >= "\u2e80" and any(is_cjk(m.group()) for m in _wide().finditer(src))
-
-
-#: up to this length a text's characters from U+1100 on are looked at without a pattern
-_SHORT = 2000
+    return any(is_cjk(m.group()) for m in _wide().finditer(src))
 
 
 @cache
