@@ -119,3 +119,13 @@ def inside(box: dict[str, float], w: float, h: float) -> bool:
         and box["x"] + box["width"] <= w + 0.5
         and box["y"] + box["height"] <= h + 0.5
     )
+
+
+def painted_fonts(page: Any, selector: str) -> list[str]:
+    """The font families Chromium drew ``selector``'s text with (CDP), not what the CSS asked for."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    return [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import run_cli
+from reader_geometry import painted_fonts
 
 S, D, E = "\ue200", "\ue202", "\ue201"
 LINES = [f"Meter {k} reads {7 * k + 3} units at noon." for k in range(1, 11)]
@@ -178,16 +179,6 @@ LAYOUT = """() => ({
 })"""
 
 
-def _painted_fonts(page: Any, selector: str) -> list[str]:
-    """The font families Chromium actually drew ``selector``'s text with (not what the CSS asked for)."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-    return [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
-
-
 def white_panel(png: bytes, size: int = 32, lightness: float = 0.85) -> tuple[int, int] | None:
     """The top-left corner of a ``size`` × ``size`` square of near-white pixels in a screenshot, or None."""
     import io
@@ -215,7 +206,7 @@ def test_the_report_is_styled_its_tables_fit_and_nothing_scrolls_sideways(browse
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(ranked.as_uri())
-    fonts = _painted_fonts(page, "main > p")
+    fonts = painted_fonts(page, "main > p")
     got = page.evaluate(LAYOUT)
     context.close()
     serif = [f for f in fonts if ("serif" in f.lower() and "sans" not in f.lower()) or "times" in f.lower()]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES
-from reader_geometry import settled
+from reader_geometry import painted_fonts, settled
 
 from citerender import load_sources, render
 
@@ -83,7 +83,7 @@ def _cards_open_beside_their_citations(browser: Any, path: Path, width: int, fon
     context, page = _open(browser, path, width, instant=True)
     if font:
         page.add_style_tag(content=f"html, body, .citerender-page {{ font-family: {font} !important; }}")
-        used = _painted_fonts(page, "main p")
+        used = painted_fonts(page, "main p")
         assert any("CJK" in f for f in used), (
             f"{font} is not installed (make system-deps installs fonts-noto-cjk): {used}"
         )
@@ -112,16 +112,6 @@ def _cards_open_beside_their_citations(browser: Any, path: Path, width: int, fon
         page.mouse.move(0, 0)
         card.wait_for(state="hidden")
     context.close()
-
-
-def _painted_fonts(page: Any, selector: str) -> list[str]:
-    """The font families Chromium drew ``selector``'s text with (CDP), not what the CSS asked for."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-    return [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
 
 
 def test_the_pointer_can_travel_into_the_card_and_reach_its_link(browser: Any, page_path: Path) -> None:
