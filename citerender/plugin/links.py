@@ -29,7 +29,7 @@ from ..lazy_re import lazy_compile
 from ..sources.urls import allowed_link
 from ..syntax.residue import url_has_residue
 
-__all__ = ["LinkPolicy", "in_destination", "in_url"]
+__all__ = ["LinkPolicy", "in_destination", "in_url", "url_before"]
 
 _IN_DESTINATION = lazy_compile(r"[ \t]*<?[^\s()<>\]\[]*")  # after ``](``, up to the marker
 #: a URL ending where a marker starts: a scheme's ``//`` (or ``mailto:``, ``www.``) and URL characters
@@ -46,17 +46,23 @@ def in_destination(src: str, pos: int) -> bool:
     return opener != -1 and _IN_DESTINATION.fullmatch(src, opener + 2, pos) is not None
 
 
-def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -> bool:
-    """Does the marker at ``pos``–``end`` sit inside a bare URL or an autolink: a URL right before
-    it that goes on right after it (past any further markers: ``next_mark(src, at)`` is the end of
-    a marker starting at ``at``, or -1)? A citation right after a URL (``…/page`` + marker + ``.``)
-    is not inside it."""
+def url_before(src: str, pos: int) -> bool:
+    """Does a bare URL (``https://…``, ``mailto:…``, ``www.…``) end right at ``pos``? Only the run of
+    text back to the blank before it is read (at most :data:`_LOOKBACK` characters)."""
     start = max(0, pos - _LOOKBACK)
     run = max(src.rfind(" ", start, pos), src.rfind("\n", start, pos), src.rfind("\t", start, pos)) + 1
     lo = max(run, start)
     if src.find(":", lo, pos) == -1 and (src.find(".", lo, pos) == -1 or "www." not in src[lo:pos].lower()):
         return False  # no "://", "mailto:" or "www." before it: the pattern (re.I, ~0.5 ms to compile) cannot match
-    if _URL_BEFORE.search(src, lo, pos) is None:
+    return _URL_BEFORE.search(src, lo, pos) is not None
+
+
+def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -> bool:
+    """Does the marker at ``pos``–``end`` sit inside a bare URL or an autolink: a URL right before
+    it that goes on right after it (past any further markers: ``next_mark(src, at)`` is the end of
+    a marker starting at ``at``, or -1)? A citation right after a URL (``…/page`` + marker + ``.``)
+    is not inside it."""
+    if not url_before(src, pos):
         return False  # first, as it looks back a bounded way: a run of markers is not walked per marker
     at = end
     while at < len(src) and (past := next_mark(src, at)) > at:

@@ -12,6 +12,7 @@ from markdown_it.token import Token
 from ...errors import CiterenderError
 from ...plugin.bibliography import CONSULTED_HEADING
 from ...plugin.bidi_guard import guarded
+from ...plugin.links import url_before
 from ...plugin.state import RefUse
 from ...sources.pages import passage_pages, range_label
 from ...sources.urls import is_live_link, safe_url
@@ -200,15 +201,9 @@ def to_stripped(p: Parsed) -> str:
 
 
 def _after_bare_url(src: str, at: int) -> bool:
-    """Does the word right before ``at`` end in a bare URL (``https://…``, ``www.…``)? Only that
-    word is read, back to the blank before it (at most 2,048 characters)."""
-    i, stop = at, max(0, at - 2048)
-    while i > stop and not src[i - 1].isspace():
-        i -= 1
-    word = src[i:at]
-    if not word or word[-1] in ">)]" or "](" in word:  # an autolink's or a link's end closes it already
-        return False
-    return "://" in word or word[:4].lower() == "www."
+    """Does a bare URL end right before ``at`` (:func:`~citerender.plugin.links.url_before`)? A
+    link's or an autolink's end (``)``, ``>``, ``]``) closes it already."""
+    return at > 0 and src[at - 1] not in ">)]" and url_before(src, at)
 
 
 def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
