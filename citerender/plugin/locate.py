@@ -35,7 +35,7 @@ class Locator:
     """Finds where a mark sits in the source, for diagnostics."""
 
     def __init__(self, st: CitationState, src: str) -> None:
-        self.st = st
+        self.offsets = st.offsets  # the parse's (not the state: the state's cache holds this locator)
         self.src = src
         self._starts: array[int] | None = None  # built on the first report: most answers need none
         self._prefix: dict[tuple[str, int, int, bool], int] = {}
@@ -93,7 +93,7 @@ class Locator:
             idx = self._nth(raw, content.count(raw, line_start, pos), start, end) if raw else -1
         if idx == -1:
             idx = start + (len(self.src[start:end]) - len(self.src[start:end].lstrip()))
-        omap = self.st.offsets
+        omap = self.offsets
         return omap(idx), omap(idx + len(raw))
 
     def _nth(self, raw: str, n: int, start: int, end: int) -> int:

@@ -50,6 +50,7 @@ __all__ = [
     "document_rule",
     "keep",
     "new_state",
+    "release",
 ]
 
 ENV_KEY = "citerender"
@@ -204,6 +205,14 @@ def keep(st: CitationState) -> CitationState:
     while len(states) > KEEP:
         states.popitem(last=False)
     return st
+
+
+def release(st: CitationState) -> None:
+    """Take ``st`` off hand: its document is done (a one-shot render), so nothing it holds stays
+    alive past its caller (its table still rebuilds it, should anyone ask)."""
+    states = _RECENT.states
+    if states.get(id(st.table)) is st:
+        del states[id(st.table)]
 
 
 def new_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:

@@ -13,7 +13,7 @@ from ..errors import CiterenderError
 from ..lazy_re import lazy_compile
 from ..options import RenderOptions
 from ..plugin.source_links import VIEWS_PAGE, has_view, views_mode
-from ..plugin.state import CitationState, Reference
+from ..plugin.state import CitationState, Reference, release
 from ..records import record
 from ..sources.model import Registry
 from ..syntax.residue import clean_html
@@ -149,6 +149,7 @@ def render(
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:
         st.report("CR109", "marker residue removed from the output", None)
+    release(st)  # the document is done: its state need not outlive this call
     diagnostics = sorted(st.diagnostics, key=sort_key)
     if opts.unknown == "error" and st.unknown_ids:
         raise UnknownSourceError(st.unknown_ids, diagnostics)
