@@ -121,6 +121,8 @@ class LinkPolicy:
         reading = self._reading
 
         def rule(state: StateInline, silent: bool) -> bool:
+            if state.src[state.pos] != "!":  # what the image rule checks first: no thread-local write
+                return False
             reading.image = True
             try:
                 return image(state, silent)
@@ -135,7 +137,7 @@ class LinkPolicy:
 
         def rule(state: StateInline, silent: bool) -> bool:
             pos = state.pos
-            if not linkify(state, True):
+            if state.src[pos] != ":" or not linkify(state, True):  # a bare URL is found at its "://"
                 return False
             end, state.pos = state.pos, pos
             if end < state.posMax and state.src[end] in chars:

@@ -134,8 +134,8 @@ def is_cjk(ch: str) -> bool:
 
 def has_cjk(src: str) -> bool:
     """Does ``src`` hold a CJK character? Its Hangul jamo and its characters from U+2E80 on are
-    the only ones looked at, each found in C (an English answer's marker characters, emoji and
-    fullwidth forms are the few met); no pass over the text in Python, which costs a paragraph
+    the only ones looked at, each found in C (citation markers, private-use characters, are
+    skipped; emoji and fullwidth forms are the few met); no pass over the text in Python, which costs a paragraph
     more than compiling the two small classes once."""
     if src.isascii():
         return False
@@ -146,8 +146,9 @@ def has_cjk(src: str) -> bool:
 
 @cache
 def _wide() -> re.Pattern[str]:
-    """Every character from U+2E80 on (compiled when a long text first needs it: ~0.7 ms)."""
-    return re.compile("[^\x00-\u2e7f]")
+    """Every character from U+2E80 on but the private-use area (compiled when a long text first
+    needs it: ~0.7 ms): citation markers are private-use characters, three a marker, and none is CJK."""
+    return re.compile("[^\x00-\u2e7f\ue000-\uf8ff]")
 
 
 def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
