@@ -26,6 +26,9 @@ __all__ = ["scrub_attr", "scrub_html_block", "scrub_html_inline", "scrub_rule"]
 _FENCE_LINE = lazy_compile(r" {0,3}(?:`{3,}|~{3,})")
 _MATH_BLOCKS = ("math_block", "math_block_label")
 _MATH_INLINE = ("math_inline", "math_inline_double")
+#: the block and inline tokens this rule reads (any other is passed over at once)
+_READ = frozenset({"html_block", "fence", "code_block", "inline", *_MATH_BLOCKS})
+_READ_INLINE = frozenset({"code_inline", "html_inline", "link_open", "image", *_MATH_INLINE})
 
 
 def scrub_rule(state: StateCore, *, opts: PluginOptions) -> None:
@@ -47,6 +50,8 @@ def scrub_rule(state: StateCore, *, opts: PluginOptions) -> None:
     if linked:
         _scrub_definitions(state, st, loc, opts)
     for tok in state.tokens:
+        if tok.type not in _READ:
+            continue
         if tok.type == "html_block":
             tok.content = scrub_html_block(tok.content, st, loc, tok, opts)
         elif tok.type in ("fence", "code_block"):
@@ -74,6 +79,8 @@ def _scrub_inline(
     content, fmt = block.content, opts.fmt
     for tok in children:
         t = tok.type
+        if t not in _READ_INLINE:  # text, citations, emphasis …: most of a paragraph
+            continue
         if t == "code_inline":
             scrub_code_span(tok, st, loc, block, content, cursor, fmt, not opts.options.keep_code_residue)
         elif t in _MATH_INLINE:

@@ -16,6 +16,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, MutableMapping
 from dataclasses import field
+from threading import get_ident
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from ..diagnostics import Diagnostic
@@ -196,23 +197,34 @@ _RECENT = _Recent()
 KEEP = 8
 
 
+#: the last state put at hand, with its thread and table: the rules ask for the state of the
+#: document they are in some thirty times a render (each marker, each citation, each core rule),
+#: and a thread-local read costs three of these checks
+_LAST: tuple[int, Any, CitationState | None] = (0, None, None)
+
+
 def keep(st: CitationState) -> CitationState:
     """Put ``st`` at hand (whoever holds a state calls this before running rules on it)."""
+    global _LAST
     states = _RECENT.states
     key = id(st.table)
     states[key] = st
     states.move_to_end(key)
     while len(states) > KEEP:
         states.popitem(last=False)
+    _LAST = (get_ident(), st.table, st)
     return st
 
 
 def release(st: CitationState) -> None:
     """Take ``st`` off hand: its document is done (a one-shot render), so nothing it holds stays
     alive past its caller (its table still rebuilds it, should anyone ask)."""
+    global _LAST
     states = _RECENT.states
     if states.get(id(st.table)) is st:
         del states[id(st.table)]
+    if _LAST[2] is st:
+        _LAST = (0, None, None)
 
 
 def new_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
@@ -226,6 +238,9 @@ def citation_state(env: MutableMapping[str, Any], registry: Registry | None = No
     """The working state of the document in ``env``: the one at hand, or one built from its
     table (:func:`~.document.from_table`), or a new one (``registry`` seeds it)."""
     table = env.get(ENV_KEY)
+    last = _LAST
+    if last[1] is table and table is not None and last[0] == get_ident():
+        return last[2]  # type: ignore[return-value]
     if table is not None:
         st = _RECENT.states.get(id(table))
         if st is not None and st.table is table:
