@@ -11,6 +11,7 @@ the answer shown as text (a model cannot make readers' browsers fetch a URL).
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
@@ -198,8 +199,8 @@ class RenderOptions:
         format's own families, so ``fmt=CitationFormat(families=("source",))`` is honoured.
         Unknown keywords are an error naming the valid ones.
         """
-        if base is not None and not changes and families is None:
-            return base  # the common call: options given whole (once per rendered answer)
+        if not changes and families is None:  # the common calls: options given whole, or none
+            return base if base is not None else _defaults()
         names = {f.name for f in fields(cls)}
         if "engine" in changes:
             raise TypeError(ENGINE_REMOVED)
@@ -213,3 +214,9 @@ class RenderOptions:
         if families is not None and tuple(families) != opts.fmt.families:
             opts = replace(opts, fmt=replace(opts.fmt, families=tuple(families)))
         return opts
+
+
+@cache
+def _defaults() -> RenderOptions:
+    """The default options, made once (they are frozen): a render given none builds no new ones."""
+    return RenderOptions()

@@ -230,3 +230,29 @@ def _error(cls: type[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str
     except TypeError as e:
         return str(e).replace(cls.__qualname__, "X")
     return repr(dataclasses.asdict(obj))
+
+
+@pytest.mark.parametrize("kw", [{"compile_init": False}, {"frozen": True, "slots": True, "compile_init": False}])
+def test_a_bound_init_compiles_itself_once_the_class_is_built_again_and_again(kw: dict[str, Any]) -> None:
+    """A ``compile_init=False`` class binds its first instances' arguments in Python (nothing
+    compiled at import), then compiles its ``__init__`` (a render builds options, a state and a
+    result: 40 µs a render before): each instance the same either way, defaults, factories and
+    ``__post_init__`` included, and the signature unchanged."""
+    from citerender.records import BOUND_CALLS
+
+    for want, got in zip(_shapes(dataclass, **_dataclass_kw(kw)), _shapes(record, **kw), strict=True):
+        args, kwargs = _ARGS[want.__name__]
+        bound = got.__init__
+        signature = str(inspect.signature(got))
+        made = [got(*args, **kwargs) for _ in range(BOUND_CALLS + 2)]
+        assert got.__init__ is not bound and got.__init__.__qualname__ == f"{got.__qualname__}.__init__"
+        assert str(inspect.signature(got)) == signature == str(inspect.signature(want))
+        expected = dataclasses.asdict(want(*args, **kwargs))
+        assert all(dataclasses.asdict(m) == expected for m in made)
+        made_here = [
+            f.name
+            for f in dataclasses.fields(got)
+            if f.default_factory is not dataclasses.MISSING and f.name not in kwargs
+        ]
+        for name in made_here:  # a factory's value is each instance's own
+            assert len({id(getattr(m, name)) for m in made}) == len(made), name
