@@ -70,6 +70,15 @@ def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -
     return at < len(src) and _GOES_ON.match(src, at) is not None
 
 
+_WWW = lazy_compile(r"www\.", re.I)
+
+
+def _may_hold_url(text: str) -> bool:
+    """Could ``text`` hold a URL a marker sat in? Only one with a scheme, ``mailto:`` or ``www.``
+    (:func:`url_before`): a paragraph without any is not walked token by token."""
+    return ":" in text or _WWW.search(text) is not None
+
+
 def _in_url_mark(tok: Token | None) -> bool:
     return tok is not None and tok.type == "citation_dropped" and bool(tok.meta.get("in_url"))
 
@@ -155,7 +164,9 @@ class LinkPolicy:
             hidden: list[Token] = []
             for block in state.tokens:
                 kids = block.children
-                if block.type != "inline" or not kids or not any(_in_url_mark(t) for t in kids):
+                if block.type != "inline" or not kids or not _may_hold_url(block.content):
+                    continue
+                if not any(_in_url_mark(t) for t in kids):
                     continue
                 for i, tok in enumerate(kids):
                     if tok.type == "text" and (
