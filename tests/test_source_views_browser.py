@@ -258,3 +258,83 @@ def test_mkdocs_material_pages_link_both_ways_uncovered(browser: Any, tmp_path: 
     page.wait_for_url("**/guide/answer/index.html#guide-answer-cite-1")
     assert page.locator("#guide-answer-cite-1 > button").evaluate(UNCOVERED)  # below the sticky header
     context.close()
+
+
+# --------------------------------------------------------------------------- the footnotes style
+
+
+@pytest.fixture(scope="module")
+def footnotes_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The fixture answer as a footnotes page: no cards, the bibliography entries link the views."""
+    text = (HERE / "answer.md").read_text(encoding="utf-8")
+    path = tmp_path_factory.mktemp("footnotes") / "answer.html"
+    html = render(text, load_sources(HERE / "answer.sources.json"), style="footnotes", standalone=True).html
+    path.write_text(html, encoding="utf-8")
+    return path.as_uri()
+
+
+def _target_rows(page: Any, view: str) -> list[int]:
+    """The lines of ``view`` painted as the range pointed at (unlike a cited line's, a plain one's)."""
+    rows = page.evaluate(PAINTED, f"#{view} li.citerender-vl")
+    looks = {tuple(r["bg"]) for r in rows}
+    cited = {tuple(r["bg"]) for r in rows if r["n"] in (18, 20)}  # cited, never pointed at here
+    plain = {tuple(r["bg"]) for r in rows if r["n"] == 1}
+    (target,) = looks - cited - plain
+    return [r["n"] for r in rows if tuple(r["bg"]) == target]
+
+
+def test_a_footnotes_reader_goes_from_a_citation_to_its_lines_and_back(browser: Any, footnotes_url: str) -> None:
+    """Keyboard, JavaScript off: the citation's number leads to its entry, Tab reaches the entry's
+    link to the cited lines, Enter shows exactly that range uncovered, Tab reaches the range's
+    back-link, Enter returns to the citation."""
+    context, page = _open(browser, footnotes_url)
+    page.locator("#cite-3 a.citerender-num").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(200)
+    assert page.url.endswith("#ref-1")
+    for _ in range(20):  # on through the entry: its back-links, then its links into the view
+        page.keyboard.press("Tab")
+        if _focused(page)["href"] == "#source-1-L11-L14":
+            break
+    assert _focused(page)["cls"] == "citerender-ref-view"
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(200)
+    assert page.url.endswith("#source-1-L11-L14") and _focused(page)["id"] == "source-1-L11-L14"
+    for row in _range_rows(page, "source-1-L11-L14"):
+        assert row.evaluate(UNCOVERED)
+    assert _target_rows(page, "source-1") == [11, 12, 13, 14]  # exactly the range, not the overlapping 9–13
+    page.keyboard.press("Tab")
+    assert _focused(page)["href"] == "#cite-3"
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(200)
+    assert page.url.endswith("#cite-3") and page.locator("#cite-3").evaluate(UNCOVERED)
+    context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_a_tap_on_an_entry_link_shows_its_range(browser: Any, footnotes_url: str, width: int) -> None:
+    context, page = _open(browser, footnotes_url, width, has_touch=True, is_mobile=width < 600)
+    page.locator('#ref-2 a.citerender-ref-view[href="#source-2-L4"]').tap()
+    page.wait_for_timeout(200)
+    assert page.url.endswith("#source-2-L4")
+    for row in _range_rows(page, "source-2-L4"):
+        assert row.evaluate(UNCOVERED)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("[id='source-2-L4'] a.citerender-vback").tap()  # cited by the fifth claim
+    page.wait_for_timeout(200)
+    assert page.url.endswith("#cite-5") and page.locator("#cite-5").evaluate(UNCOVERED)
+    context.close()
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (1280, "dark"), (375, "light")])
+def test_axe_finds_nothing_on_a_footnotes_page_with_a_range_targeted(
+    browser: Any, axe_script: str, footnotes_url: str, width: int, scheme: str
+) -> None:
+    from test_accessibility import RUN_AXE
+
+    context = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(footnotes_url + "#source-1-L9-L13")
+    page.evaluate(axe_script)
+    assert page.evaluate(RUN_AXE) == []
+    context.close()

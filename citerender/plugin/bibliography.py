@@ -16,6 +16,8 @@ from markupsafe import Markup, escape
 
 from ..sources.pages import passage_pages, range_label
 from ..sources.urls import safe_url
+from ..syntax.types import LineRange
+from .source_links import VIEWS_OFF, has_view, place_source, range_href, view_href_of
 from .state import Reference
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ __all__ = [
     "mark_after_long",
     "render_bibliography",
     "render_consulted",
+    "views_html",
 ]
 
 
@@ -95,6 +98,7 @@ class Entry(NamedTuple):
     placeless: str = ""  # why a listed entry has no back-link: cited without a place, or not cited
     quotes_html: Any = ""  # Markup: the cited lines, shown in print for the card styles
     pages: str | None = None  # the pages the passages came from (``Source.pages``)
+    views_html: Any = ""  # Markup: a link to each cited range in its source's view, when there are views
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
@@ -130,6 +134,62 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     return Markup(f'<span class="citerender-backlinks">{arrow} ' + SEPARATOR.join(links) + "</span>")
 
 
+#: the most ranges of one source an entry links to its view; the rest are counted, and linked
+#: through the view itself (an answer citing one source forty thousand times has one entry)
+ENTRY_RANGES = 20
+
+
+def views_html(ref: Reference) -> Any:
+    """``in the source: lines 8–13 · line 20``: a link to each range cited from ``ref`` in the
+    view of the source it cites (:func:`citerender.plugin.source_links.range_href`, the cards'
+    links), named by what it opens; empty without views. Every style's reader gets from an entry
+    to the cited lines in context (the footnotes and superscript styles have no card). Sources
+    merged into the entry are each named before their links."""
+    if ref.views == VIEWS_OFF or not has_view(ref):
+        return Markup("")
+    sources = (ref.source, *ref.merged)
+    ranges: dict[tuple[int, int, int], None] = {}
+    for place in ref.places:
+        rng = place.lines
+        if rng is not None:
+            which = place_source(ref, place)
+            if sources[which].has_lines(rng):  # (an out-of-range locator has no place in a view)
+                ranges[which, rng.low, rng.high] = None
+    if not ranges:
+        return Markup("")
+    kept = sorted(ranges, key=lambda r: (r[0], r[1], -r[2]))
+    several = bool(ref.merged)  # an entry standing for several sources names each before its links
+    groups: dict[int, list[str]] = {}
+    for which, low, high in kept[:ENTRY_RANGES]:
+        groups.setdefault(which, []).append(_view_link(ref, which, LineRange(low, high), several))
+    more = len(kept) - ENTRY_RANGES
+    if more > 0:  # counted, and reached through the view that holds them all
+        which = kept[ENTRY_RANGES][0]
+        groups.setdefault(which, []).append(
+            f'<a class="citerender-ref-view" href="{_escape(view_href_of(ref, ref.views, which))}">'
+            f"and {more:,} more {'ranges' if more > 1 else 'range'}, in the text of source {ref.number}</a>"
+        )
+    if several:
+        shown = "; ".join(
+            f"<bdi>{_escape(sources[k].label)}</bdi>: {SEPARATOR.join(links)}" for k, links in groups.items()
+        )
+        return Markup(f'<span class="citerender-ref-views">in the sources: {shown}</span>')
+    return Markup(f'<span class="citerender-ref-views">in the source: {SEPARATOR.join(*groups.values())}</span>')
+
+
+def _view_link(ref: Reference, which: int, rng: LineRange, several: bool) -> str:
+    """One entry link to a cited range in its source's view, named by what it opens (its visible
+    words first: WCAG's label in name)."""
+    source = (ref.source, *ref.merged)[which]
+    shown = lines_html(rng.label(source.line_unit))
+    of = f" of {_escape(source.label)}" if several else ""
+    them = "it" if rng.low == rng.high else "them"
+    return (
+        f'<a class="citerender-ref-view" href="{_escape(range_href(ref, rng, ref.views, which))}" '
+        f'aria-label="{shown}{of}: show {them} in the text of source {ref.number}">{shown}</a>'
+    )
+
+
 #: styles whose citations open a card (a popover)
 CARD_STYLES = frozenset({"hovercard", "pills"})
 #: styles whose cards or notes quote the cited lines (in print the bibliography quotes them instead),
@@ -140,18 +200,23 @@ _QUOTED_LINES = 8
 
 def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, str]]:
     """``(locator, text)`` for each line range cited from ``ref``, once per range: the lines
-    joined, at most ``limit`` of them (``…`` when cut). Print notes and Word footnotes quote these."""
-    seen: set[tuple[int, int]] = set()
+    joined, at most ``limit`` of them (``…`` when cut). Print notes and Word footnotes quote these.
+    A range of a source merged into ``ref`` is quoted from that source, and its locator names it."""
+    sources = (ref.source, *ref.merged)
+    seen: set[tuple[int, int, int]] = set()
     out = []
     for place in ref.places:
         rng = place.lines
-        if rng is None or (rng.low, rng.high) in seen:
+        which = place_source(ref, place) if ref.merged else 0
+        if rng is None or (which, rng.low, rng.high) in seen:
             continue
-        seen.add((rng.low, rng.high))
-        cited = ref.source.cited_lines(rng)
+        seen.add((which, rng.low, rng.high))
+        source = sources[which]
+        cited = source.cited_lines(rng)
         if cited:
             text = " ".join(t.strip() for _, t in cited[:limit]) + (" …" if len(cited) > limit else "")
-            out.append((range_label(ref.source, rng), text))
+            label = range_label(source, rng)
+            out.append((f"{label} of {source.label}" if ref.merged else label, text))
     return out
 
 
@@ -213,6 +278,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
                 quotes_html=quotes_html(ref) if quotes else Markup(""),
                 placeless="" if backlinks else _placeless(ref),
                 pages=s.pages,
+                views_html=views_html(ref),
             )
         )
 
@@ -299,6 +365,8 @@ def render_bibliography(
             out.append(f" {e.backlinks_html}")
         elif e.placeless:
             out.append(f' <span class="citerender-ref-note">{e.placeless}</span>')
+        if e.views_html:
+            out.append(f" {e.views_html}")
         if e.quotes_html:
             out.append(f"{e.quotes_html}")
         out.append("</li>\n")

@@ -34,7 +34,7 @@ class Table(TypedDict, total=False):
     """``env["citerender"]`` after a parse (every value plain)."""
 
     version: int
-    references: list[dict[str, Any]]  # number, source (id), known, merged (ids), places, prefix, unverified
+    references: list[dict[str, Any]]  # number, source (id), known, merged (ids), places, prefix, unverified, views
     consulted: list[dict[str, Any]]
     sources: dict[str, dict[str, Any]]  # every source a reference stands for, by id
     diagnostics: list[dict[str, Any]]
@@ -130,27 +130,46 @@ def _refs(
             out.append({"number": ref.number, "places": []})
         row = out[i]
         places: list[Any] = row["places"]
-        places.extend([p.anchor, _lines(p.lines)] for p in ref.places[len(places) :])
+        own = ref.source.id
+        if ref.merged:  # a place citing a source merged into the reference says which
+            places.extend(_place_row(p, own) for p in ref.places[len(places) :])
+        else:
+            places.extend([p.anchor, _lines(p.lines)] for p in ref.places[len(places) :])
         row.update(
-            source=ref.source.id,
+            source=own,
             known=ref.known,
             merged=[s.id for s in ref.merged],
             prefix=ref.prefix,
             unverified=ref.unverified,
+            views=ref.views,
         )
     return out
 
 
+def _place_row(p: CitingPlace, own: str) -> list[Any]:
+    """A place's row: ``[anchor, lines]``, and the id of the source it cites when that is not
+    the reference's own (one merged into it)."""
+    row = [p.anchor, _lines(p.lines)]
+    if p.source and p.source != own:
+        row.append(p.source)
+    return row
+
+
 def _reference(row: Mapping[str, Any], source: Any) -> Reference:
-    places = [CitingPlace(a, LineRange(*lines) if lines else None) for a, lines in row.get("places") or ()]
+    own = row["source"]
+    places = [
+        CitingPlace(p[0], LineRange(*p[1]) if p[1] else None, p[2] if len(p) > 2 else own)
+        for p in row.get("places") or ()
+    ]
     return Reference(
         row["number"],
-        source(row["source"]),
+        source(own),
         row.get("known", True),
         [source(s) for s in row.get("merged") or ()],
         places,
         row.get("prefix", ""),
         row.get("unverified", "not in the sources"),
+        row.get("views", "off"),
     )
 
 

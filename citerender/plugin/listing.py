@@ -11,6 +11,7 @@ from markdown_it.token import Token
 
 from .numbering import forget_uses, report_uncited
 from .options import PluginOptions
+from .source_links import stamp_views
 from .state import BibliographyMeta, citation_state
 
 __all__ = ["LONG_ANSWER", "bibliography_rule"]
@@ -25,6 +26,7 @@ def bibliography_rule(state: StateCore, *, opts: PluginOptions) -> None:
     if not st.whole_document:
         return
     report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
+    stamp_views(st.references, opts.options)  # where the entries link their cited ranges
     forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
     if opts.bibliography and (st.references or st.consulted):
         tok = Token("citerender_bibliography", "", 0)

@@ -142,7 +142,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     for sid in cit.source_ids:
         use = _numbered_use(st, sid, cit.lines) if fast else None
         if use is not None:
-            st.references[use.ref - 1].places.append(CitingPlace(meta["anchor"], cit.lines))
+            st.references[use.ref - 1].places.append(CitingPlace(meta["anchor"], cit.lines, use.source))
             meta["uses"].append(use)
             continue
         source: Source | None
@@ -157,7 +157,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         ref = st.by_id.get(sid) or reference_for(st, source, known=known)
         if not known:
             ref.unverified = _why_unverified(st, cit.dialect, opts)
-        ref.places.append(CitingPlace(meta["anchor"], lines if valid else None))
+        ref.places.append(CitingPlace(meta["anchor"], lines if valid else None, source.id))
         meta["uses"].append(Use(ref.number, source.id, (lines.first, lines.last) if lines else None, valid))
 
 

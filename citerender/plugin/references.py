@@ -16,10 +16,12 @@ __all__ = ["CitingPlace", "RefUse", "Reference", "Use"]
 
 @record(slots=True)
 class CitingPlace:
-    """One place in the text that cites: its HTML anchor id and the locator used there."""
+    """One place in the text that cites: its HTML anchor id, the locator used there, and the id of
+    the source it cites (one of a merged reference's; empty: the reference's own)."""
 
     anchor: str
     lines: LineRange | None
+    source: str = ""
 
 
 @record(slots=True)
@@ -36,6 +38,9 @@ class Reference:
     places: list[CitingPlace] = field(default_factory=list)
     prefix: str = ""  # the page's id prefix, when several answers share it
     unverified: str = "not in the sources"  # why, when not ``known``
+    #: where this render's source views are (``off``, ``page`` or a folder URL: see
+    #: :func:`citerender.plugin.source_links.views_mode`): the entry links its cited ranges there
+    views: str = "off"
 
     @property
     def anchor(self) -> str:

@@ -2,28 +2,37 @@
 passage link (``#source-1-L8-L13``, ``sources/a/turn0file0.html#L8-L13``) and the source views
 (:mod:`citerender.rendering.source_view`) share, so that every link finds its range.
 
-A view shows a source's numbered lines: only a source the answer cites (a reference with a place
-in the text), known to the registry, with lines, and standing alone (sources merged into one
-reference by a shared URL have places that do not say which of them they cite: they get none).
+A view shows a source's numbered lines: only a source the answer cites (a place in the text
+names it), known to the registry, with lines. Sources merged into one reference by a shared URL
+each get a view of their own (``source-1``, ``source-1-2`` …), as each place says which it cites.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..lazy_re import lazy_compile
 from ..options import RenderOptions
 from ..syntax.types import LineRange, line_locator
-from .state import Reference, RefUse
+from .state import CitingPlace, Reference, RefUse
+
+if TYPE_CHECKING:
+    from ..sources.model import Source
 
 __all__ = [
     "VIEWS_OFF",
     "VIEWS_PAGE",
     "has_view",
+    "place_source",
+    "range_href",
     "range_id",
+    "stamp_views",
     "view_file",
     "view_href",
+    "view_href_of",
     "view_id",
+    "view_sources",
     "views_mode",
 ]
 
@@ -47,45 +56,97 @@ def views_mode(options: RenderOptions) -> str:
     return mode
 
 
+def stamp_views(references: list[Reference], options: RenderOptions) -> None:
+    """Say on each reference where the views are for this render (:func:`views_mode`): its
+    bibliography entry links its cited ranges there, whatever renders it (the plugin's rule, a
+    theme's template, a host's page)."""
+    mode = views_mode(options)
+    for ref in references:
+        ref.views = mode
+
+
+def place_source(ref: Reference, place: CitingPlace) -> int:
+    """Which of ``ref``'s sources ``place`` cites: 0 for its own, ``k`` for ``ref.merged[k - 1]``
+    (a place that names none, or one the reference lacks, cites its own)."""
+    if not ref.merged or not place.source or place.source == ref.source.id:
+        return 0
+    return next((k for k, s in enumerate(ref.merged, 1) if s.id == place.source), 0)
+
+
+def _source(ref: Reference, which: int) -> Source:
+    return ref.source if which == 0 else ref.merged[which - 1]
+
+
+def view_sources(ref: Reference) -> list[tuple[int, Source]]:
+    """``(which, source)`` for each of ``ref``'s sources that gets a view (:func:`has_view`): its
+    own first, then those merged into it, each cited by a place in the text and with lines."""
+    if not ref.places or not ref.known:
+        return []
+    if not ref.merged:
+        return [(0, ref.source)] if ref.source.lines is not None else []
+    cited = {place_source(ref, p) for p in ref.places}
+    return [(k, s) for k, s in enumerate((ref.source, *ref.merged)) if k in cited and s.lines is not None]
+
+
 def has_view(ref: Reference) -> bool:
-    """Does ``ref`` get a source view? Cited in the text, known, with numbered lines, alone."""
-    return bool(ref.places) and ref.known and not ref.merged and ref.source.lines is not None
+    """Does ``ref`` get a source view? Cited in the text, known, and one of its cited sources has
+    numbered lines."""
+    if not ref.merged:  # the common case, without a look at the places
+        return bool(ref.places) and ref.known and ref.source.lines is not None
+    return bool(view_sources(ref))
 
 
-def view_id(ref: Reference) -> str:
-    """The HTML id of ``ref``'s view on a page holding the views (``source-1``)."""
-    return f"{ref.prefix}source-{ref.number}"
+def view_id(ref: Reference, which: int = 0) -> str:
+    """The HTML id of the view of ``ref``'s source ``which`` on a page holding the views
+    (``source-1``; ``source-1-2`` for the first source merged into it)."""
+    return f"{ref.prefix}source-{ref.number}" + (f"-{which + 1}" if which else "")
 
 
-def range_id(ref: Reference, lines: LineRange, mode: str) -> str:
-    """The HTML id of a cited range in ``ref``'s view: ``source-1-L8-L13`` on the answer's page,
-    ``L8-L13`` on a page of its own (``mode``: a folder)."""
+def range_id(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str:
+    """The HTML id of a cited range in a view of ``ref``: ``source-1-L8-L13`` on the answer's
+    page, ``L8-L13`` on a page of its own (``mode``: a folder)."""
     loc = line_locator(lines.low, lines.high)
-    return f"{view_id(ref)}-{loc}" if mode == VIEWS_PAGE else loc
+    return f"{view_id(ref, which)}-{loc}" if mode == VIEWS_PAGE else loc
 
 
-def view_file(ref: Reference) -> str:
-    """The file name of ``ref``'s page in its answer's views folder: the source id when it is a
-    safe name (lower case letters, digits, ``-``, ``_``), else its number and what is safe of the
-    id (``3.doc-1.html``). Names never meet: a safe id holds no dot, and numbers are unique, so
-    neither case nor a file system that ignores it can make two sources one file."""
-    sid = ref.source.id
+def view_file(ref: Reference, which: int = 0) -> str:
+    """The file name of the page of ``ref``'s source ``which`` in its answer's views folder: the
+    source id when it is a safe name (lower case letters, digits, ``-``, ``_``), else its number
+    and what is safe of the id (``3.doc-1.html``; ``3-2.doc-2.html`` for a source merged into
+    reference 3). Names never meet: a safe id holds no dot, and numbers are unique, so neither
+    case nor a file system that ignores it can make two sources one file."""
+    sid = _source(ref, which).id
     if _SAFE_NAME.fullmatch(sid) and sid not in _RESERVED:
         return f"{sid}.html"
     slug = re.sub(r"[^a-z0-9]+", "-", sid.lower()).strip("-")[:40].rstrip("-")
-    return f"{ref.number}.{slug or 'source'}.html"
+    number = f"{ref.number}-{which + 1}" if which else str(ref.number)
+    return f"{number}.{slug or 'source'}.html"
+
+
+def view_href_of(ref: Reference, mode: str, which: int = 0) -> str:
+    """The link to the view of ``ref``'s source ``which`` (``mode``: not :data:`VIEWS_OFF`):
+    in-page (``#source-1``), or to its page in the views folder."""
+    return f"#{view_id(ref, which)}" if mode == VIEWS_PAGE else f"{mode}{view_file(ref, which)}"
+
+
+def range_href(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str:
+    """The link to a cited range in the view of ``ref``'s source ``which`` (``mode``: not
+    :data:`VIEWS_OFF`): in-page, or to the source's page in the views folder."""
+    if mode == VIEWS_PAGE:
+        return f"#{range_id(ref, lines, mode, which)}"
+    return f"{mode}{view_file(ref, which)}#{range_id(ref, lines, mode, which)}"
 
 
 def view_href(use: RefUse, mode: str) -> str | None:
-    """Where the card's passage link for ``use`` goes: its range in the source's view, or None
-    (no views, no valid locator, or a source without a view). An out-of-range locator is never
-    clamped: it has no range, so no link."""
+    """Where the card's passage link for ``use`` goes: its range in the view of the source it
+    cites, or None (no views, no valid locator, or a source without a view). An out-of-range
+    locator is never clamped: it has no range, so no link."""
     lines = use.lines
     ref = use.reference
-    if mode == VIEWS_OFF or lines is None or not use.lines_valid or not has_view(ref):
+    if mode == VIEWS_OFF or lines is None or not use.lines_valid or not ref.known or not ref.places:
         return None
-    if use.source.id != ref.source.id or not ref.source.has_lines(lines):
-        return None
-    if mode == VIEWS_PAGE:
-        return f"#{range_id(ref, lines, mode)}"
-    return f"{mode}{view_file(ref)}#{range_id(ref, lines, mode)}"
+    sid = use.source.id
+    which = 0 if sid == ref.source.id else next((k for k, s in enumerate(ref.merged, 1) if s.id == sid), -1)
+    if which < 0 or not _source(ref, which).has_lines(lines):
+        return None  # (has_lines: the source has lines, and every one of these)
+    return range_href(ref, lines, mode, which)

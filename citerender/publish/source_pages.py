@@ -77,9 +77,9 @@ def view_pages(
     back = "../../" + quote(page.rpartition("/")[2])
     out = {}
     for v in views:
-        rel = folder + view_file(v.reference)
+        rel = folder + view_file(v.reference, v.which)
         depth = rel.count("/")
-        label = v.reference.source.label
+        label = v.source.label
         sample = " ".join(v.lines[:200])
         html = theme.render_page(
             view_html(v, href, back, level=1),

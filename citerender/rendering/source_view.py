@@ -1,5 +1,6 @@
 """Source views, as data: for each cited source whose lines the registry holds, the ranges its
 citing places name (each with every place citing it) and the parts of its text a view shows.
+Sources merged into one reference (a shared URL) each have a view: a place says which it cites.
 
 One more renderer of the parse (the renderers issue): it reads the references, their places and
 locators as the plugin decided them (``Reference.places``), never the answer. A place whose
@@ -15,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..plugin.source_links import has_view
+from ..plugin.source_links import place_source, view_sources
 from ..plugin.state import Reference
+from ..sources.model import Source
 from ..syntax.types import LineRange
 
 __all__ = [
@@ -83,16 +85,19 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class SourceView:
-    """One cited source's view: its reference, the ranges cited, and the parts shown."""
+    """One cited source's view: its reference, the ranges cited, the parts shown, and which of
+    the reference's sources it shows (0: its own; ``k``: ``reference.merged[k - 1]``)."""
 
     reference: Reference
     ranges: tuple[CitedRange, ...]
     parts: tuple[Part, ...]
+    source: Source
+    which: int = 0
 
     @property
     def lines(self) -> tuple[str, ...]:
-        lines = self.reference.source.lines
-        assert lines is not None  # has_view
+        lines = self.source.lines
+        assert lines is not None  # view_sources
         return lines
 
     @property
@@ -106,37 +111,35 @@ class SourceView:
 
 
 def source_views(references: Iterable[Reference]) -> list[SourceView]:
-    """The view of every reference that has one (:func:`citerender.plugin.source_links.has_view`),
-    in the bibliography's order."""
+    """The view of every cited source that has one
+    (:func:`citerender.plugin.source_links.view_sources`), in the bibliography's order."""
     out = []
     whole = 0  # the lines shown whole so far
     for ref in references:
-        if not has_view(ref):
-            continue
-        ranges = cited_ranges(ref)
-        lines = ref.source.lines
-        assert lines is not None
-        chars = sum(map(len, lines)) if len(lines) <= WHOLE_LINES else WHOLE_CHARS + 1
-        if whole + len(lines) > PAGE_WHOLE_LINES:
-            chars = WHOLE_CHARS + 1  # the page's share is spent: bounded
-        view = SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, chars)))
-        whole += len(lines) if view.whole else 0
-        out.append(view)
+        for which, source in view_sources(ref):
+            ranges = cited_ranges(ref, which)
+            lines = source.lines
+            assert lines is not None
+            chars = sum(map(len, lines)) if len(lines) <= WHOLE_LINES else WHOLE_CHARS + 1
+            if whole + len(lines) > PAGE_WHOLE_LINES:
+                chars = WHOLE_CHARS + 1  # the page's share is spent: bounded
+            view = SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, chars)), source, which)
+            whole += len(lines) if view.whole else 0
+            out.append(view)
     return out
 
 
-def cited_ranges(ref: Reference) -> tuple[CitedRange, ...]:
-    """The distinct ranges ``ref``'s places cite that the source has, each with every place citing
-    it (once), sorted by first line (the longest first), each given a slot no range overlapping
-    it has."""
-    anchors: dict[tuple[int, int], list[str]] = {}
+def cited_ranges(ref: Reference, which: int = 0) -> tuple[CitedRange, ...]:
+    """The distinct ranges ``ref``'s places cite of its source ``which`` that the source has,
+    each with every place citing it (once), sorted by first line (the longest first), each given
+    a slot no range overlapping it has."""
+    source = ref.source if which == 0 else ref.merged[which - 1]
+    anchors: dict[tuple[int, int], dict[str, None]] = {}  # (a dict: ordered, one look-up a place)
     for place in ref.places:
         rng = place.lines
-        if rng is None or not ref.source.has_lines(rng):
+        if rng is None or not source.has_lines(rng) or (ref.merged and place_source(ref, place) != which):
             continue  # no locator, or one outside the source (CR102): nothing to point at, never clamped
-        found = anchors.setdefault((rng.low, rng.high), [])
-        if place.anchor not in found:
-            found.append(place.anchor)
+        anchors.setdefault((rng.low, rng.high), {})[place.anchor] = None
     ends: list[int] = []  # per slot, the last line of the range that holds it last
     out = []
     for low, high in sorted(anchors, key=lambda r: (r[0], -r[1])):

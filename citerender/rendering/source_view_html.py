@@ -8,10 +8,14 @@ at a range (``:target``) emphasises exactly its lines, with no script: each rang
 range overlapping it shares, its opening row carries ``citerender-sN-start``, its lines
 ``citerender-sN`` and its last line ``citerender-sN-end``; the stylesheet's rule for slot N
 emphasises the ``citerender-sN`` rows after the pointed-at opening row, up to its end.
+
+A view is written in one sweep over its lines and its ranges' bounds (:class:`_Sweep`): a
+source cited forty thousand times costs its lines and its ranges, never their product.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from html import escape
 
@@ -44,8 +48,8 @@ def view_html(view: SourceView, mode: str, back: str = "", *, level: int = 3) ->
     folder (a page of its own, ids ``L8-L13``); ``back``: the answer page's URL before a ``#``
     (empty on the answer's page); ``level``: the heading's level."""
     ref = view.reference
-    s = ref.source
-    vid = view_id(ref) if mode == VIEWS_PAGE else "source"
+    s = view.source
+    vid = view_id(ref, view.which) if mode == VIEWS_PAGE else "source"
     title = f'<span class="citerender-view-num">Source {ref.number}:</span> <bdi>{escape(s.label)}</bdi>'
     facts = [f"<code>{escape(s.id)}</code>", f"{len(view.lines):,} {s.line_unit}{'s' if len(view.lines) != 1 else ''}"]
     url = safe_url(s.url)
@@ -67,35 +71,64 @@ def view_html(view: SourceView, mode: str, back: str = "", *, level: int = 3) ->
 def _rows(view: SourceView, mode: str, back: str) -> list[str]:
     """Every row of a view: its lines, the opening row of each range before its first line, a
     gap note for each part left out."""
-    s = view.reference.source
-    unit = s.line_unit
+    unit = view.source.line_unit
     starts: dict[int, list[CitedRange]] = {}
     for r in view.ranges:
         starts.setdefault(r.low, []).append(r)
     cap = line_cap(view)
+    sweep = _Sweep(view.ranges)
+    lines = view.lines
     rows: list[str] = []
     for part in view.parts:
         if not part.shown:
-            rows.append(_gap(part, unit, _inside(view.ranges, part)))
+            inside = sweep.at(part.first)
+            rows.append(_gap(part, unit, [r for r in inside if r.high > part.last], sweep.cited))
             continue
         for n in range(part.first, part.last + 1):
             rows.extend(_opening(view, r, mode, back) for r in starts.get(n, ()))
-            rows.append(_line(n, view.lines[n - 1], view.ranges, cap))
+            rows.append(_line(n, lines[n - 1], sweep.at(n), sweep.cited, cap))
     return rows
 
 
-def _inside(ranges: tuple[CitedRange, ...], part: Part) -> list[CitedRange]:
-    """The ranges a gap lies inside (a long range shown by its ends)."""
-    return [r for r in ranges if r.low < part.first and part.last < r.high]
+class _Sweep:
+    """The ranges covering each line, asked for in increasing order of lines: those holding a
+    slot (at most one a slot, as no two ranges of a slot overlap), in the ranges' order, and
+    whether any range covers it (slotted or not). Each range is passed once, as is each last
+    line: a view costs its lines plus its ranges."""
+
+    def __init__(self, ranges: tuple[CitedRange, ...]) -> None:
+        self.ranges = ranges  # sorted by first line (the longest first)
+        self.highs = sorted(r.high for r in ranges)
+        self.started = 0  # ranges whose first line is at or before the line asked for
+        self.ended = 0  # last lines before it
+        self.slots: dict[int, int] = {}  # slot -> index in ``ranges`` of the range holding it last
+        self.cited = False
+
+    def at(self, n: int) -> list[CitedRange]:
+        """The slotted ranges covering line ``n`` (``cited``: whether any range does)."""
+        ranges = self.ranges
+        while self.started < len(ranges) and ranges[self.started].low <= n:
+            r = ranges[self.started]
+            if r.slot >= 0:
+                self.slots[r.slot] = self.started
+            self.started += 1
+        self.ended = bisect_left(self.highs, n, self.ended)
+        self.cited = self.started > self.ended
+        if not self.cited:
+            return []
+        held = sorted(i for i in self.slots.values() if ranges[i].high >= n)
+        return [ranges[i] for i in held]
 
 
-def _gap(part: Part, unit: str, inside: list[CitedRange]) -> str:
-    """A note saying how many lines a gap leaves out, and which: ``7 lines omitted (lines 1–7)``."""
+def _gap(part: Part, unit: str, inside: list[CitedRange], cited: bool) -> str:
+    """A note saying how many lines a gap leaves out, and which: ``7 lines omitted (lines 1–7)``;
+    ``inside``: the slotted ranges it lies inside (a long range shown by its ends), ``cited``:
+    whether any range does."""
     n = part.count
     which = f"{unit} {part.first:,}" if n == 1 else f"{unit}s {part.first:,}{EN_DASH}{part.last:,}"
-    cls = "citerender-vgap" + "".join(f" citerender-s{r.slot}" for r in inside if r.slot >= 0)
-    cited = " citerender-vl-cited" if inside else ""
-    return f'<li class="{cls}{cited}">{n:,} {unit}{"" if n == 1 else "s"} omitted ({which})</li>\n'
+    cls = "citerender-vgap" + "".join(f" citerender-s{r.slot}" for r in inside)
+    mark = " citerender-vl-cited" if cited else ""
+    return f'<li class="{cls}{mark}">{n:,} {unit}{"" if n == 1 else "s"} omitted ({which})</li>\n'
 
 
 @lru_cache(maxsize=1024)
@@ -105,17 +138,13 @@ def _member(slot: int, end: bool) -> str:
     return f" citerender-s{slot}" + (f" citerender-s{slot}-end" if end else "")
 
 
-def _line(n: int, text: str, ranges: tuple[CitedRange, ...], cap: int | None) -> str:
+def _line(n: int, text: str, covering: list[CitedRange], cited: bool, cap: int | None) -> str:
     """One line: its number (a gutter the list's own numbering stands for: hidden from screen
-    readers, left out of a copy) and its text, read in its own direction (``dir="auto"``)."""
+    readers, left out of a copy) and its text, read in its own direction (``dir="auto"``);
+    ``covering``: the slotted ranges it is in, ``cited``: whether any range covers it."""
     cls = "citerender-vl"
-    cited = False
-    for r in ranges:
-        if r.low > n:
-            break
-        if n <= r.high:
-            cited = True
-            cls += _member(r.slot, n == r.high)
+    for r in covering:
+        cls += _member(r.slot, n == r.high)
     if cited:
         cls += " citerender-vl-cited"
     shown = text
@@ -135,9 +164,9 @@ def _opening(view: SourceView, r: CitedRange, mode: str, back: str) -> str:
     """The row opening a cited range: the link target (focusable, so that following a link moves
     the keyboard there), the range's lines in words, and a back-link to each claim citing it."""
     ref = view.reference
-    unit = ref.source.line_unit
+    unit = view.source.line_unit
     label = lines_html(r.lines.label(unit))
-    rid = range_id(ref, r.lines, mode)
+    rid = range_id(ref, r.lines, mode, view.which)
     arrow = '<span aria-hidden="true">&#8617;</span>'
     if len(r.anchors) == 1:
         links = (
