@@ -57,7 +57,7 @@ def test_diagnostic_fixture(line: int, title: str, text: str, expected: str) -> 
 
 #: codes of importing a chat export or a provider's response, not of checking an answer:
 #: test_conversations.py (CR501, CR502) and test_providers.py (CR503–CR505), test_hostile_inputs.py (CR506), test_providers.py (CR507), test_conversations.py (CR508, CR509), test_provider_recordings.py (CR510, CR511), test_agents_perplexity_xai.py (CR512), test_gemini_anthropic_round4.py (CR515) have their cases
-IMPORT_CODES = {f"CR5{n:02d}" for n in range(1, 16)}  # CR501–CR515
+IMPORT_CODES = {f"CR5{n:02d}" for n in range(1, 17)}  # CR501–CR516
 
 
 def test_every_code_has_a_failing_and_a_passing_fixture() -> None:

@@ -93,8 +93,8 @@ ROWS = [
         "CR514",
         "unfinished-answer",
         Severity.WARNING,
-        "an answer the provider did not finish: an Assistants message or run that is incomplete, failed, cancelled or expired, a Gemini answer stopped before its end (finishReason RECITATION, SAFETY, MAX_TOKENS…), or a saved stream that ends before the message completed; shown as far as it came",
-        "run it again, or save the stream to its end",
+        "an answer the provider did not finish, shown as far as it came: the response says it was cut off (OpenAI's finish_reason length or content_filter, a Responses or Gemini Interactions status incomplete, Anthropic's stop_reason max_tokens, refusal or pause_turn, Gemini's finishReason MAX_TOKENS, SAFETY, RECITATION…, Cohere's finish_reason MAX_TOKENS, Bedrock's stopReason max_tokens, a ChatGPT or Claude export's max_tokens or interrupted answer: the message names the field and its value), an Assistants message or run is incomplete, failed, cancelled or expired, or a saved stream ends before the message completed",
+        "raise the output token limit and run it again, or save the stream to its end; a citation the cut left open is reported on its own (CR107)",
     ),
     Code(
         "CR515",
@@ -102,6 +102,13 @@ ROWS = [
         Severity.WARNING,
         "Gemini's Search Suggestions (searchEntryPoint) hold a chip without an https link, or no chip at all: its query text (or the response's webSearchQueries) is shown after the answer without a link",
         "check the saved response: Google's widget links each chip to its search",
+    ),
+    Code(
+        "CR516",
+        "incomplete-export",
+        Severity.WARNING,
+        "a sharded ChatGPT export (conversations-000.json, conversations-001.json …) lacks a shard numbered between those it holds, or its zip holds two members of one name, or two files hold one shard number: what is there is read (of two members of one name, the last, as unzip keeps it); a missing shard's conversations are not shown",
+        "download the export again, or put the missing shard beside the others; the note is on the export's first conversation",
     ),
     Code(
         "CR506",

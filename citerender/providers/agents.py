@@ -10,6 +10,7 @@ API's own; JS: under the part's ``providerData.annotations``, Chat Completions' 
 ``url_citation`` too) are read as a Responses output by :func:`.openai.responses`. Python's
 ``web_search_call`` items and JS's ``hosted_tool_call`` ones (the call under ``providerData``) are
 the pages searched: consulted. Only the last answer is rendered; earlier turns are counted (CR512).
+A message item the API left ``incomplete`` (the token limit cut it) is reported (CR514).
 Tool calls and their results, reasoning and handoffs are the agent's steps, not the answer."""
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def _output_item(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """An item of the answer's turn as a Responses output item (None for an agent's step)."""
     if _answers(item):
         parts = [p for p in map(_part, item.get("content") or []) if p is not None]
-        return {"type": "message", "role": "assistant", "content": parts}
+        return {"type": "message", "role": "assistant", "content": parts, "status": item.get("status")}
     if item.get("type") == "web_search_call":
         return item
     call = item.get("providerData")

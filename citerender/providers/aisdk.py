@@ -6,7 +6,9 @@ In: ``parts`` of type ``text``, ``source-url`` (``sourceId``, ``url``, ``title``
 as the LangChain adapter does) is placed after the words it names in the text part it follows;
 any other source has no position — the SDK shows them after the text — so a text part is cited
 by the spanless source parts that follow it (one group at its end). A UI message stream
-(``text-delta``, ``source-url`` … chunks) folds into a message.
+(``text-delta``, ``source-url`` … chunks) folds into a message; its ``finish`` chunk's
+``finishReason`` (``length``, ``content-filter``, ``error``) or an ``abort`` chunk says the answer
+was cut off (CR514).
 
 ``generateText``'s ``content`` (or ``steps[i].content``, and ``streamText``'s full stream) is read
 too: ``text`` parts and ``source`` parts (``sourceType`` ``url`` or ``document``); a tool's result
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from .common import Builder, consult, insert_edits, searched, url_citations, url_source
 from .offsets import SpanReader
+from .stops import cut_off
 
 if TYPE_CHECKING:
     from ..rendering.exports.parsed import Parsed
@@ -51,6 +54,8 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
             reader.text(part)
         elif kind in ("source-url", "source-document"):
             reader.source(part)
+    cut_off(b, "finishReason", msg.get("finishReason"), {"length", "content-filter", "error"})
+    cut_off(b, "type", "abort" if "aborted" in msg else None, {"abort"}, detail=msg.get("aborted"))
     return reader.close()
 
 
@@ -150,9 +155,12 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     texts: dict[str, dict[str, Any]] = {}
     deltas: dict[str, list[str]] = {}  # joined once at the end: a long stream stays linear
+    ended: dict[str, Any] = {}  # how the stream says the answer ended: ``finish``'s reason, an ``abort``
     for c in chunks:
         kind = c.get("type")
-        if kind == "text-start":
+        if kind in ("finish", "abort"):
+            ended.update(_ended(c))
+        elif kind == "text-start":
             texts[str(c.get("id"))] = part = {"type": "text", "text": ""}
             deltas.pop(str(c.get("id")), None)
             parts.append(part)
@@ -168,7 +176,16 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             parts.append(dict(c))  # a tool's result (``tool-result``, ``tool-output-available``): pages it read
     for key, pieces in deltas.items():
         texts[key]["text"] += "".join(pieces)
-    return {"role": "assistant", "parts": parts}
+    return {"role": "assistant", "parts": parts, **ended}
+
+
+def _ended(chunk: Mapping[str, Any]) -> dict[str, Any]:
+    """What a ``finish`` chunk (its ``finishReason``: ``length``, ``content-filter``…) or an
+    ``abort`` chunk (its ``reason``, else that it was aborted) says of how the answer ended."""
+    if chunk.get("type") == "abort":
+        return {"aborted": str(chunk.get("reason") or "")}
+    reason = chunk.get("finishReason")
+    return {"finishReason": reason} if isinstance(reason, str) else {}
 
 
 def to_ui_message(p: Parsed, message_id: str = "citerender") -> dict[str, Any]:

@@ -8,7 +8,9 @@ A document location (``char_location`` …) names the request's documents, then 
 web fetch documentation of 2026-05): a citation of a fetched page is that page, linked, one
 source with the fetch (so it is listed once, cited, never again as consulted). A
 ``search_result_location``'s ``source`` (a URL, or an id such as ``file_001``) is linked when it
-is a web URL, else shown beside its ``title`` (search results documentation of 2026-05)."""
+is a web URL, else shown beside its ``title`` (search results documentation of 2026-05). An answer
+whose ``stop_reason`` says it was not finished (``max_tokens``, ``model_context_window_exceeded``,
+``refusal``, ``pause_turn``; a stream's ``message_delta`` carries it) is reported (CR514)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Any
 from ..syntax.escapes import printable
 from .common import Builder, index_range, insert_edits, unknown_annotation, web_url
 from .offsets import after_last_word
+from .stops import cut_off
 
 __all__ = ["CITATION_KINDS", "citation_marker", "citation_source", "collect_events", "fetched_document", "messages"]
 
@@ -146,7 +149,21 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
         markers = [m for c in block.get("citations") or [] if (m := citation_marker(c, b, documents)) is not None]
         edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
     placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
+    _ended(resp, b)
     return [insert_edits(text, placed)]
+
+
+def _ended(resp: Mapping[str, Any], b: Builder) -> None:
+    """An answer Claude did not finish (CR514), with a refusal's explanation where the API gives
+    one (``stop_details.explanation``)."""
+    details = resp.get("stop_details")
+    why = details.get("explanation") if isinstance(details, Mapping) else None
+    cut_off(b, "stop_reason", resp.get("stop_reason"), STOPS, detail=why)
+
+
+#: the ``stop_reason`` values that leave an answer unfinished (Messages API documentation, "Handling
+#: stop reasons", 2026): the token limit, the context window, a refusal, a paused server-tool turn
+STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "refusal", "pause_turn"})
 
 
 def citation_marker(c: Any, b: Builder, documents: Sequence[Mapping[str, Any]]) -> str | None:
@@ -196,24 +213,12 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         t = e.get("type")
         if t == "message_start":
             message.update({k: v for k, v in (e.get("message") or {}).items() if k != "content"})
+        elif t == "message_delta" and isinstance(e.get("delta"), Mapping):  # how the message ended
+            message.update({k: v for k, v in e["delta"].items() if k in ("stop_reason", "stop_details") and v})
         elif t == "content_block_start":
-            block = dict(e.get("content_block") or {})
-            if block.get("type") == "text":
-                block.setdefault("text", "")
-                block["citations"] = list(block.get("citations") or [])
-            blocks[int(e.get("index", 0))] = block
-            deltas.pop((int(e.get("index", 0)), "text"), None)
-            deltas.pop((int(e.get("index", 0)), "partial_json"), None)
+            _block_start(e, blocks, deltas)
         elif t == "content_block_delta":
-            index = int(e.get("index", 0))
-            block = blocks.setdefault(index, {"type": "text", "text": "", "citations": []})
-            d = e.get("delta") or {}
-            if d.get("type") == "text_delta":
-                deltas.setdefault((index, "text"), []).append(str(d.get("text", "")))
-            elif d.get("type") == "citations_delta":
-                block.setdefault("citations", []).append(d.get("citation"))
-            elif d.get("type") == "input_json_delta":  # a server tool's input (web fetch's URL)
-                deltas.setdefault((index, "partial_json"), []).append(str(d.get("partial_json", "")))
+            _block_delta(e, blocks, deltas)
     for (index, name), pieces in deltas.items():
         blocks[index][name] = str(blocks[index].get(name, "")) + "".join(pieces)
     for block in blocks.values():
@@ -222,3 +227,32 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 block["input"] = json.loads(block.pop("partial_json") or "{}")
     message["content"] = [blocks[k] for k in sorted(blocks)]
     return message
+
+
+def _block_start(
+    e: Mapping[str, Any], blocks: dict[int, dict[str, Any]], deltas: dict[tuple[int, str], list[str]]
+) -> None:
+    """One ``content_block_start``: the block, begun again (what an earlier block at its index gathered goes)."""
+    block = dict(e.get("content_block") or {})
+    if block.get("type") == "text":
+        block.setdefault("text", "")
+        block["citations"] = list(block.get("citations") or [])
+    blocks[int(e.get("index", 0))] = block
+    deltas.pop((int(e.get("index", 0)), "text"), None)
+    deltas.pop((int(e.get("index", 0)), "partial_json"), None)
+
+
+def _block_delta(
+    e: Mapping[str, Any], blocks: dict[int, dict[str, Any]], deltas: dict[tuple[int, str], list[str]]
+) -> None:
+    """One ``content_block_delta``: text and a server tool's input (web fetch's URL) gathered as
+    pieces, a citation added to its block."""
+    index = int(e.get("index", 0))
+    block = blocks.setdefault(index, {"type": "text", "text": "", "citations": []})
+    d = e.get("delta") or {}
+    if d.get("type") == "text_delta":
+        deltas.setdefault((index, "text"), []).append(str(d.get("text", "")))
+    elif d.get("type") == "citations_delta":
+        block.setdefault("citations", []).append(d.get("citation"))
+    elif d.get("type") == "input_json_delta":
+        deltas.setdefault((index, "partial_json"), []).append(str(d.get("partial_json", "")))

@@ -12,6 +12,7 @@ from typing import Any
 
 from .common import Builder, index_range, insert_edits, web_url
 from .offsets import SpanReader
+from .stops import cut_off
 
 __all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
 
@@ -71,7 +72,13 @@ def converse(resp: Mapping[str, Any], b: Builder) -> list[str]:
             continue
         out.append(text)
         size += len(text)
+    cut_off(b, "stopReason", resp.get("stopReason"), _STOPS)
     return [insert_edits("".join(out), edits)]
+
+
+#: the Converse ``stopReason`` values that leave an answer unfinished (end_turn, tool_use and
+#: stop_sequence finish it; malformed_model_output and malformed_tool_use are about tool calls)
+_STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "guardrail_intervened", "content_filtered"})
 
 
 def knowledge_base(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -115,9 +122,13 @@ def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tupl
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold ConverseStream events (``contentBlockDelta`` with ``text`` or ``citation``)."""
+    """Fold ConverseStream events (``contentBlockDelta`` with ``text`` or ``citation``; the
+    ``messageStop`` event's ``stopReason``)."""
     blocks: dict[int, dict[str, Any]] = {}
+    stop: Any = None
     for e in events:
+        if isinstance(e.get("messageStop"), Mapping):
+            stop = e["messageStop"].get("stopReason")
         d = e.get("contentBlockDelta")
         if not isinstance(d, Mapping):
             continue
@@ -136,7 +147,7 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             content.append({"citationsContent": {"content": [{"text": blk["text"]}], "citations": blk["citations"]}})
         else:
             content.append({"text": blk["text"]})
-    return {"output": {"message": {"role": "assistant", "content": content}}}
+    return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop}
 
 
 def collect_kb_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -6,7 +6,9 @@ The file is read as a stream by :mod:`.archive`, the message forest walked by :m
 (the current branch to ``current_node``, every other version, the parts whose parent is lost).
 What a reader sees follows the export's own rules: no system and tool messages, tool calls
 (``recipient`` other than ``all``), hidden messages (``is_visually_hidden_from_conversation``) or
-thinking (``thoughts``, ``reasoning_recap``, ``user_editable_context``)."""
+thinking (``thoughts``, ``reasoning_recap``, ``user_editable_context``). An answer whose
+``metadata.finish_details.type`` is ``max_tokens`` (the model's limit) or ``interrupted`` (stopped
+before its end) is reported as cut off (CR514)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 from ..sources.model import registry_from_data
 from .archive import head, is_zipped_export
 from .content_refs import SearchSources, edits_for, md_text, unknown_ids, unresolved_tether
+from .stops import stopped
 from .threads import Conversation, Turn, assembled, entered, shown_title, timestamp
 
 __all__ = ["conversation", "is_chatgpt_export"]
@@ -114,5 +117,7 @@ def _turn(message: Mapping[str, Any]) -> Turn | None:
     answer, unresolved = unresolved_tether("".join(out).replace(_GROUP_END, ""), sources)
     answer, lost = unknown_ids(answer, sources)
     notes += unresolved + lost
+    finish = _map(meta.get("finish_details")).get("type")  # the export's record of how the answer ended
+    notes += [n for n in [stopped("metadata.finish_details.type", finish, {"max_tokens", "interrupted"})] if n]
     registry = registry_from_data(list(sources.sources.values()))
     return Turn("assistant", answer, created, registry, notes, model)

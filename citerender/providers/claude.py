@@ -12,7 +12,9 @@ end outside the block's text is reported and its page listed without a place); t
 (``tool_result`` blocks of ``knowledge`` items) give the sources their titles and snippets, and are
 the sources consulted. Thinking, tool calls and their results are not shown, as in the chat; a block
 of a type citerender does not know is reported (CR501), never dropped silently. A user's
-attachments and files are named (the export holds an attachment's text, never a file's bytes)."""
+attachments and files are named (the export holds an attachment's text, never a file's bytes). An
+answer whose ``stop_reason`` is ``max_tokens`` (or a refusal, or a full context window) is reported
+as cut off (CR514)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from ..sources.model import registry_from_data
 from ..syntax.format import DEFAULT_FORMAT
 from .common import insert_edits
 from .content_refs import md_text
+from .stops import stopped
 from .threads import BrokenGraph, Conversation, Turn, assembled, entered, shown_title, timestamp
 
 __all__ = ["ROOT_PARENT", "conversation"]
@@ -96,7 +99,8 @@ def _turn(message: Mapping[str, Any]) -> Turn | None:
     if not text:
         return None
     registry = registry_from_data(answer.sources())
-    return Turn("assistant", text, created, registry, answer.notes)
+    cut = stopped("stop_reason", message.get("stop_reason"), {"max_tokens", "refusal", "model_context_window_exceeded"})
+    return Turn("assistant", text, created, registry, answer.notes + ([cut] if cut else []))
 
 
 def _human_text(message: Mapping[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """Cohere v2 chat (documentation of 2025-09): ``message.content[]`` text blocks and
 ``message.citations[{start, end, text, sources[{type: document|tool, id, document|tool_output}]}]``;
 offsets are characters of the joined text, checked against ``text``. Streaming sends
-``content-delta`` and ``citation-start`` events (``delta.message.citations``)."""
+``content-delta`` and ``citation-start`` events (``delta.message.citations``), then ``message-end``
+with the ``finish_reason``: an answer cut at ``MAX_TOKENS`` (or by an ``ERROR``) is reported (CR514)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from .common import Builder, insert_edits
 from .offsets import SpanReader
+from .stops import cut_off
 
 __all__ = ["chat", "citation_marker", "collect_events"]
 
@@ -47,7 +49,13 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
         if marker is not None:
             at = b.place(reader, cit.get("start"), cit.get("end"), cit.get("text"))
             edits.append((at, at, marker))
+    cut_off(b, "finish_reason", resp.get("finish_reason"), _STOPS)
     return [insert_edits(text, edits)]
+
+
+#: the v2 ``finish_reason`` values that leave an answer unfinished (COMPLETE, STOP_SEQUENCE and
+#: TOOL_CALL finish it)
+_STOPS = frozenset({"max_tokens", "error", "timeout"})
 
 
 def citation_marker(cit: Mapping[str, Any], b: Builder) -> str | None:
@@ -60,13 +68,15 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold a v2 chat stream into the final response."""
     text: list[str] = []
     citations: list[Any] = []
+    out: dict[str, Any] = {}
     for e in events:
         delta = (e.get("delta") or {}).get("message") or {}
-        if e.get("type") == "content-delta":
+        if e.get("type") == "message-end" and isinstance(e.get("delta"), Mapping):  # how the message ended
+            out["finish_reason"] = e["delta"].get("finish_reason")
+        elif e.get("type") == "content-delta":
             text.append(str((delta.get("content") or {}).get("text", "")))
         elif e.get("type") == "citation-start":
             cits = delta.get("citations")
             citations.extend(cits if isinstance(cits, list) else [cits])
-    return {
-        "message": {"role": "assistant", "content": [{"type": "text", "text": "".join(text)}], "citations": citations}
-    }
+    content = [{"type": "text", "text": "".join(text)}]
+    return {**out, "message": {"role": "assistant", "content": content, "citations": citations}}

@@ -30,6 +30,7 @@ from .common import Builder, first_text, insert_edits, web_url
 from .gemini_citations import citation_sources, merge_citations, recitations
 from .offsets import SpanReader
 from .search_suggestions import after_answer, suggestions
+from .stops import cut_off
 
 __all__ = ["camel_keys", "collect_chunks", "generate_content", "supports"]
 
@@ -199,13 +200,14 @@ def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 def _stopped(cand: Mapping[str, Any], b: Builder) -> None:
-    """An answer Gemini stopped before its end (``finishReason`` RECITATION, SAFETY, MAX_TOKENS…,
-    anything but STOP) is shown as far as it came, and said to be unfinished (CR514)."""
-    reason = cand.get("finishReason")
-    if isinstance(reason, str) and reason.upper() not in ("STOP", "FINISH_REASON_UNSPECIFIED", ""):
-        b.note(
-            ("CR514", f"Gemini stopped the answer before its end (finishReason {reason[:40]}): shown as far as it came")
-        )
+    """An answer Gemini stopped before its end (``finishReason`` MAX_TOKENS, SAFETY, RECITATION…,
+    anything but STOP) is shown as far as it came, and said to be cut off (CR514)."""
+    why = cand.get("finishMessage")  # what Gemini says of it, where it says something
+    cut_off(b, "candidates[0].finishReason", cand.get("finishReason"), None, finished=_FINISHED, detail=why)
+
+
+#: the ``finishReason`` values of an answer Gemini finished (every other one stopped it early)
+_FINISHED = frozenset({"stop", "finish_reason_unspecified"})
 
 
 def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
@@ -240,9 +242,11 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     url_meta: Any = None
     cited: list[Mapping[str, Any]] = []  # each chunk's citation sources (offsets from the answer's start)
     reason: Any = None
+    said: Any = None
     for chunk in map(camel_keys, chunks):
         for cand in (chunk.get("candidates") or [])[:1]:
             reason = cand.get("finishReason") or reason  # the stream's last word on how it ended
+            said = cand.get("finishMessage") or said
             for k, text in enumerate(_answer_texts(cand)):
                 while len(texts) <= k:
                     texts.append([])
@@ -260,5 +264,5 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if (merged := merge_citations(cited)) is not None:
         cand_out["citationMetadata"] = merged
     if reason is not None:
-        cand_out["finishReason"] = reason
+        cand_out.update({"finishReason": reason, **({"finishMessage": said} if said else {})})
     return {"candidates": [cand_out]}

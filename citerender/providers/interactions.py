@@ -15,8 +15,10 @@ retrieved pages are sources the answer consulted (listed with the consulted opti
 cites them); a page URL context could not retrieve is reported (CR511). The results' Search
 Suggestions widget (``search_suggestions``) is shown after the answer, each chip a link
 (:mod:`.search_suggestions`). Any other annotation type is reported (CR507), its text kept. A stream (``event_type`` ``step.start``,
-``step.delta`` with ``text`` and ``text_annotation_delta``, ``interaction.completed``) folds into
-the interaction first."""
+``step.delta`` with ``text`` and ``text_annotation_delta``, ``interaction.status_update``,
+``interaction.completed``) folds into the interaction first. An interaction whose ``status`` says it
+did not finish (``incomplete``: the token limit; ``budget_exceeded``, ``failed``, ``cancelled``)
+is reported (CR514), its text shown as far as it came."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from typing import Any
 from .common import Builder, insert_edits, no_span, unknown_annotation
 from .offsets import SpanReader
 from .search_suggestions import after_answer, paragraph
+from .stops import cut_off
 
 __all__ = ["collect_events", "interaction"]
 
@@ -112,7 +115,13 @@ def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
         _consulted(step, b)
     answer = "".join(parts)
     shown = _suggestions(data, b)
+    cut_off(b, "status", data.get("status"), _UNFINISHED)
     return [answer + after_answer(answer, shown)] if parts or shown else []
+
+
+#: an interaction's ``status`` that leaves its answer unfinished (API reference: ``incomplete`` is
+#: "completed, but contains incomplete results (e.g. hitting maxTokens)")
+_UNFINISHED = frozenset({"incomplete", "budget_exceeded", "failed", "cancelled", "in_progress"})
 
 
 def _suggestions(data: Mapping[str, Any], b: Builder) -> str:
@@ -159,6 +168,8 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         index = raw if isinstance(raw, int) else -1
         if kind in ("interaction.created", "interaction.completed") and isinstance(e.get("interaction"), Mapping):
             out.update({k: v for k, v in e["interaction"].items() if k != "steps"})
+        elif kind == "interaction.status_update" and isinstance(e.get("status"), str):
+            out["status"] = e["status"]  # how it stands (``incomplete`` when the token limit cut it)
         elif kind == "step.start" and isinstance(e.get("step"), Mapping):
             steps[index] = dict(e["step"])
         elif kind == "step.delta" and isinstance(e.get("delta"), Mapping):

@@ -9,7 +9,10 @@ A message whose ``content`` is still the provider's own blocks is read by that p
 so its citations are placed, never dropped: ``ChatAnthropic``'s default output (text blocks carrying
 Anthropic ``citations``), and ``ChatOpenAI`` on the Responses API (text blocks carrying OpenAI's
 ``url_citation``/``file_citation`` annotations, beside its ``web_search_call`` blocks: the message
-``content`` LangChain serialises, ``content_blocks`` being computed from it on access)."""
+``content`` LangChain serialises, ``content_blocks`` being computed from it on access).
+
+An answer its model did not finish, as ``response_metadata`` keeps the provider's own field
+(``finish_reason: "length"``, ``stop_reason: "max_tokens"`` …), is reported (CR514)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from typing import Any
 from . import anthropic, openai
 from .common import Builder, insert_edits, unknown_annotation
 from .offsets import SpanReader
+from .stops import TOKEN_LIMIT, cut_off
 
 __all__ = ["collect_chunks", "message", "unwrap"]
 
@@ -36,6 +40,7 @@ def _blocks(msg: Mapping[str, Any]) -> list[Any]:
 
 def message(data: Mapping[str, Any], b: Builder) -> list[str]:
     msg = unwrap(data)
+    _ended(msg, b)
     native = _native(msg)
     if native == "anthropic":
         return anthropic.messages({"content": msg["content"]}, b)
@@ -69,6 +74,29 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
             edits.append((at, at, b.marker(sid, loc)))
         out.append(insert_edits(text, edits))
     return ["".join(out)]
+
+
+#: the ``finish_reason`` values the chat models' metadata carries for an unfinished answer (OpenAI's
+#: and Mistral's chat shape, Google's ``finishReason`` as LangChain copies it)
+_FINISH_STOPS = TOKEN_LIMIT | openai.CHAT_STOPS | {"safety", "recitation", "prohibited_content", "blocklist", "spii"}
+
+
+def _ended(msg: Mapping[str, Any], b: Builder) -> None:
+    """An answer its model did not finish, as the message's ``response_metadata`` copies the
+    provider's field (CR514): ``finish_reason`` (ChatOpenAI, ChatMistralAI, ChatGoogleGenerativeAI),
+    ``stop_reason`` (ChatAnthropic), ``stopReason`` (ChatBedrockConverse), or a Responses
+    ``status`` with its ``incomplete_details``."""
+    meta = msg.get("response_metadata")
+    if not isinstance(meta, Mapping):
+        return
+    for field, stops in (
+        ("finish_reason", _FINISH_STOPS),
+        ("stop_reason", anthropic.STOPS),
+        ("stopReason", TOKEN_LIMIT | {"model_context_window_exceeded", "guardrail_intervened", "content_filtered"}),
+    ):
+        if cut_off(b, f"response_metadata.{field}", meta.get(field), stops):
+            return
+    openai.unfinished(openai.ending(meta), b)
 
 
 #: OpenAI's Responses annotation types (LangChain's own is ``citation``)
@@ -116,7 +144,10 @@ def _span(ann: Mapping[str, Any]) -> tuple[Any, Any, Any, str]:
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Merge streamed message chunks: text blocks with the same ``index`` joined, annotations kept."""
     merged: dict[Any, dict[str, Any]] = {}
+    meta: dict[str, Any] = {}  # the chunks' response metadata (the last says how the answer ended)
     for chunk in chunks:
+        found = unwrap(chunk).get("response_metadata")
+        meta.update({k: v for k, v in found.items() if v is not None} if isinstance(found, Mapping) else {})
         for k, block in enumerate(_blocks(unwrap(chunk))):
             if not isinstance(block, Mapping) or block.get("type") != "text":
                 continue
@@ -126,4 +157,4 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             m["annotations"].extend(block.get("annotations") or [])
     for m in merged.values():
         m["text"] = "".join(m["text"])
-    return {"type": "ai", "content_blocks": [merged[k] for k in merged]}
+    return {"type": "ai", "content_blocks": [merged[k] for k in merged], "response_metadata": meta}

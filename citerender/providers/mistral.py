@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .common import Builder, insert_edits
+from .stops import cut_off
 
 __all__ = ["chat", "collect_chunks"]
 
@@ -68,6 +69,9 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
             )
             edits.append((size, size, b.fmt.marker(sid)))
     text = "".join(out)
+    choice = (resp.get("choices") or [{}])[0]
+    if isinstance(choice, Mapping):  # chat completions: the token limit, the context window, an error
+        cut_off(b, "choices[0].finish_reason", choice.get("finish_reason"), {"length", "model_length", "error"})
     return [insert_edits(text, [(_before_spaces(text, at), _before_spaces(text, at), m) for at, _, m in edits])]
 
 
@@ -82,8 +86,10 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     pieces joined, reference chunks kept where they came."""
     content: list[dict[str, Any]] = []
     runs: dict[int, list[str]] = {}  # a text item's later pieces, joined once: linear in the stream
+    reason: Any = None
     for c in chunks:
         for choice in (c.get("choices") or [])[:1]:
+            reason = choice.get("finish_reason") or reason  # the stream's last word on how it ended
             delta = (choice.get("delta") or {}).get("content")
             pieces = delta if isinstance(delta, list) else [{"type": "text", "text": delta}] if delta else []
             for piece in pieces:
@@ -95,4 +101,5 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     content.append(dict(piece))
     for k, more in runs.items():
         content[k] = {**content[k], "type": "text", "text": str(content[k].get("text", "")) + "".join(more)}
-    return {"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": content}}]}
+    message = {"role": "assistant", "content": content}
+    return {"object": "chat.completion", "choices": [{"message": message, "finish_reason": reason}]}

@@ -13,14 +13,19 @@ from .common import Builder, consult, insert_edits, searched, unknown_annotation
 from .litellm import provider_fields
 from .offsets import SpanReader
 from .openai_files import file_source, loose_sandbox_links, output_file, output_file_marker
+from .stops import cut_off
 
 __all__ = [
+    "CHAT_STOPS",
+    "STREAM_ENDS",
     "chat",
     "collect_chat_chunks",
     "collect_events",
+    "ending",
     "file_source",
     "output_file_marker",
     "responses",
+    "unfinished",
 ]
 
 
@@ -41,7 +46,38 @@ def responses(resp: Mapping[str, Any], b: Builder) -> list[str]:
                     edits.append((at, at, b.marker(file_source(a, b))))
             parts.append(insert_edits(text, edits + loose_sandbox_links(text, edits, b)))
     _consulted(resp, b)
+    unfinished(resp, b)
     return parts
+
+
+#: a Responses ``status`` that leaves the answer unfinished (``incomplete`` names its reason apart)
+_UNFINISHED = frozenset({"incomplete", "failed", "cancelled", "in_progress", "queued"})
+
+
+def ending(resp: Mapping[str, Any]) -> dict[str, Any]:
+    """How a response says it ended (its ``status``, ``incomplete_details`` and ``error``), to keep
+    beside its output where an adapter reads a part of it."""
+    return {k: resp[k] for k in ("status", "incomplete_details", "error") if k in resp}
+
+
+def unfinished(resp: Mapping[str, Any], b: Builder) -> None:
+    """A response the API did not finish (CR514): ``status: "incomplete"`` with its
+    ``incomplete_details.reason`` (``max_output_tokens``, ``content_filter``), ``failed`` with its
+    error, ``cancelled``, or saved while ``in_progress``; else a message item left ``incomplete``
+    (an Agents SDK history keeps its items, not the response)."""
+    status = resp.get("status")
+    details = resp.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, Mapping) else None
+    if status == "incomplete" and cut_off(b, "incomplete_details.reason", reason, None):
+        return
+    error = resp.get("error")
+    message = error.get("message") if isinstance(error, Mapping) else None
+    if cut_off(b, "status", status, _UNFINISHED, detail=message):
+        return
+    items = [(k, i) for k, i in enumerate(resp.get("output") or []) if isinstance(i, Mapping)]
+    for k, item in items:
+        if item.get("type") == "message" and cut_off(b, f"output[{k}].status", item.get("status"), {"incomplete"}):
+            return
 
 
 def _consulted(resp: Mapping[str, Any], b: Builder) -> None:
@@ -92,13 +128,25 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
         parts.append(
             insert_edits(text, url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",)) + through)
         )
+        cut_off(b, "choices[0].finish_reason", choice.get("finish_reason"), CHAT_STOPS)
     return parts
 
 
+#: the ``finish_reason`` values of the chat shape that leave the answer unfinished: OpenAI's
+#: ``length`` and ``content_filter``, and those of the services that answer in its shape
+#: (DeepSeek's ``insufficient_system_resource``, Mistral's ``model_length``, OpenRouter's ``error``)
+CHAT_STOPS = frozenset({"length", "content_filter", "insufficient_system_resource", "model_length", "error"})
+
+
+#: the events that end a Responses stream, each with the response as it ended
+STREAM_ENDS = ("response.completed", "response.incomplete", "response.failed", "response.cancelled")
+
+
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold a streaming event sequence into the final response object."""
+    """Fold a streaming event sequence into the final response object: the response its last
+    event gives (``response.completed``, or ``response.incomplete`` / ``.failed`` with how it ended)."""
     for e in reversed(events):
-        if e.get("type") == "response.completed" and isinstance(e.get("response"), Mapping):
+        if e.get("type") in STREAM_ENDS and isinstance(e.get("response"), Mapping):
             return dict(e["response"])
     text: dict[tuple[int, int], list[str]] = {}
     anns: dict[tuple[int, int], list[Any]] = {}
@@ -120,8 +168,10 @@ def collect_chat_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     text: list[str] = []
     annotations: list[Any] = []
     context: dict[str, Any] = {}
+    reason: Any = None
     for c in chunks:
         for choice in (c.get("choices") or [])[:1]:
+            reason = choice.get("finish_reason") or reason  # the stream's last word on how it ended
             delta = choice.get("delta") or {}
             text.append(str(delta.get("content") or ""))
             annotations.extend(delta.get("annotations") or [])
@@ -130,4 +180,4 @@ def collect_chat_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text), "annotations": annotations}
     if context:
         message["context"] = context
-    return {"object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+    return {"object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": reason}]}

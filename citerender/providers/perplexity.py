@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .common import Builder, consult, insert_edits, url_source
-from .openai import collect_events, responses
+from .openai import CHAT_STOPS, STREAM_ENDS, collect_events, ending, responses
+from .stops import cut_off
 from .xai import inline_links
 
 __all__ = ["agent", "chat", "collect_agent_events", "collect_chunks"]
@@ -53,6 +54,7 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     for n, sid in enumerate(_sources(resp, b), start=1):
         b.number(n, sid)
     text = str((choice.get("message") or {}).get("content") or "")
+    cut_off(b, "choices[0].finish_reason", choice.get("finish_reason"), CHAT_STOPS)
     return [insert_edits(text, inline_links(text, [], lambda url: b.marker(url_source({"url": url}, b))))]
 
 
@@ -72,16 +74,17 @@ def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
             b.number(_result_number(r, place), _result_source(r, r.get("url"), b))
     fetched = [c for i in output if i.get("type") == "fetch_url_results" for c in i.get("contents") or []]
     consult([c for c in fetched if isinstance(c, Mapping)], b)
-    return responses({"output": [i for i in output if i.get("type") == "message"]}, b)
+    return responses({**ending(resp), "output": [i for i in output if i.get("type") == "message"]}, b)
 
 
 def collect_agent_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold an Agent API stream: the completed response when it came, else the items done and
-    the text deltas, with the search results the reasoning events carried."""
-    for e in reversed(events):
-        final = e.get("response") if e.get("type") == "response.completed" else None
-        if isinstance(final, Mapping) and final.get("output"):
-            return dict(final)
+    """Fold an Agent API stream: the response its last event gives (completed, or incomplete or
+    failed) when it holds the output, else the items done and the text deltas, with the search
+    results the reasoning events carried (and how the last event says it ended)."""
+    last = next((e.get("response") for e in reversed(events) if e.get("type") in STREAM_ENDS), None)
+    if isinstance(last, Mapping) and last.get("output"):
+        return dict(last)
+    ended = ending(last) if isinstance(last, Mapping) else {}
     done = [
         e["item"] for e in events if e.get("type") == "response.output_item.done" and isinstance(e.get("item"), Mapping)
     ]
@@ -90,18 +93,21 @@ def collect_agent_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         r for e in events if e.get("type") == "response.reasoning.search_results" for r in e.get("results") or []
     ]
     output = [{"type": "search_results", "results": results}, *[i for i in done if i.get("type") != "message"]]
-    return {"object": "response", "output": output + (messages or collect_events(events)["output"])}
+    return {"object": "response", **ended, "output": output + (messages or collect_events(events)["output"])}
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold streamed chunks: the content deltas joined, the last lists kept."""
     text: list[str] = []
     out: dict[str, Any] = {}
+    reason: Any = None
     for c in chunks:
-        text.extend(str((choice.get("delta") or {}).get("content") or "") for choice in (c.get("choices") or [])[:1])
+        for choice in (c.get("choices") or [])[:1]:
+            text.append(str((choice.get("delta") or {}).get("content") or ""))
+            reason = choice.get("finish_reason") or reason  # the stream's last word on how it ended
         for key in ("citations", "search_results", "model"):
             if c.get(key):
                 out[key] = c[key]
-    out["choices"] = [{"message": {"role": "assistant", "content": "".join(text)}}]
+    out["choices"] = [{"message": {"role": "assistant", "content": "".join(text)}, "finish_reason": reason}]
     out["object"] = "chat.completion"
     return out

@@ -4,7 +4,9 @@ with ``part_kind``). Its ``text`` parts are the answer (separate paragraphs, as 
 them); the results of the provider's own tools (``builtin-tool-return``: web search and fetch, as
 OpenAI, Anthropic or Google sent them) are sources consulted — Pydantic AI keeps no citation
 positions, so none is invented. A whole history is a transcript (:mod:`.transcripts`): its
-requests' ``user-prompt`` parts are the user's turns."""
+requests' ``user-prompt`` parts are the user's turns. A response whose ``finish_reason`` (Pydantic
+AI's own, whichever provider answered) is ``length``, ``content_filter`` or ``error`` was cut off
+(CR514)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .common import Builder, web_url
+from .stops import cut_off
 
 __all__ = ["is_message", "response", "user_prompt"]
 
@@ -39,6 +42,7 @@ def response(message: Mapping[str, Any], b: Builder) -> list[str]:
         if part.get("part_kind") == "builtin-tool-return":
             for url, title in _pages(part.get("content")):
                 b.source(f"url:{url}", "search", title=title, url=url)
+    cut_off(b, "finish_reason", message.get("finish_reason"), {"length", "content_filter", "error"})
     return [str(p.get("content") or "") for p in parts if p.get("part_kind") == "text"]
 
 

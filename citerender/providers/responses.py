@@ -20,6 +20,7 @@ from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from .common import Adapted, Builder
 from .eventstream import looks_like_eventstream, parse_eventstream
 from .sse import looks_like_sse, parse_sse
+from .stops import why_empty
 
 __all__ = [
     "PROVIDERS",
@@ -145,7 +146,9 @@ def adapt(
         ) from None
     text = "\n\n".join(p for p in parts if p)
     if not text.strip():
-        raise CiterenderError(f"the {provider} response holds no text", hint=_looks_like(given, provider))
+        cut = why_empty(b.notes)  # a refusal, a limit spent before the first word: said with the error
+        what = f"the {provider} response holds no text" + (f": {cut}" if cut else "")
+        raise CiterenderError(what, hint=None if cut else _looks_like(given, provider))
     return Adapted(text, registry, b.notes)
 
 
