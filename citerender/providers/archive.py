@@ -24,18 +24,21 @@ import re
 import stat
 import zipfile
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
 from ..errors import CiterenderError
+from .common import Note
+from .shards import Noted, export_members, shard_notes
 
 __all__ = [
     "MAX_INFLATED_BYTES",
     "MAX_INFLATE_RATIO",
     "ZIP_ERRORS",
     "export_members",
+    "export_notes",
     "head",
     "is_export_folder",
     "is_zip",
@@ -67,21 +70,8 @@ MAX_INFLATED_BYTES = 4 * 1024**3
 MAX_INFLATE_RATIO = 200
 
 
-#: a shard of the 2026 export's conversations (``conversations-000.json``)
-_SHARD = re.compile(r"conversations-(\d{1,9})\.json")
 #: what the folder of an unzipped ChatGPT export holds beside its conversations
 _EXPORT_SIGNS = ("chat.html", "export_manifest.json", "user.json", "user_settings.json")
-
-
-def export_members(names: list[str]) -> list[str]:
-    """The names (of a zip's members or a folder's files) that hold the conversations, in reading
-    order: ``conversations.json``, else every ``conversations-NNN.json`` by its number."""
-    base = {n: n.rsplit("/", 1)[-1] for n in names if not n.endswith("/")}
-    whole = [n for n, b in base.items() if b == "conversations.json"]
-    if whole:
-        return sorted(whole)[:1]
-    shards = sorted((int(m[1]), n) for n, b in base.items() if (m := _SHARD.fullmatch(b)) is not None)
-    return [n for _, n in shards]
 
 
 def is_export_folder(path: str | Path) -> bool:
@@ -248,7 +238,33 @@ def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[
     """Every conversation of the export as its JSON data, with its position, read as a stream
     (a zipped export inflates to at most ``max_bytes``); strings as ``json`` reads them. An item
     that is not an object is given as it is (:func:`~.exports.conversation` reports it), never
-    skipped unseen."""
+    skipped unseen. What is wrong with the export's files as a set (:func:`export_notes`) rides
+    on its first conversation (a :class:`~.shards.Noted`), whose page reports it."""
+    notes = export_notes(path)
+    for k, data in _raw(path, max_bytes):
+        if notes and isinstance(data, Mapping):
+            data, notes = Noted.of(data, notes), []
+        yield k, data
+
+
+def export_notes(path: str | Path) -> list[Note]:
+    """What is wrong with the export's files as a set, told from their names (a shard missing
+    between others, a zip member named twice: CR516); none for one file, or for a zip that
+    cannot be listed (reading it says why)."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            return shard_notes([(c.name, None) for c in p.iterdir() if c.is_file()])
+        if is_zip(p):
+            with zipfile.ZipFile(p) as z:
+                return shard_notes([(i.filename, (i.CRC, i.file_size)) for i in z.infolist()])
+    except ZIP_ERRORS:
+        pass
+    return []
+
+
+def _raw(path: str | Path, max_bytes: int) -> Iterator[tuple[int, Any]]:
+    """:func:`read_raw`'s items, by ijson's C backend, or its Python one from a lone surrogate on."""
     import ijson
 
     done = 0

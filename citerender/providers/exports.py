@@ -4,14 +4,17 @@ by :mod:`.claude`), read as a stream."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
 from ..formats import FORMATS
 from . import chatgpt, claude
-from .archive import head, is_zipped_export, read_raw
+from .archive import export_notes, head, is_zipped_export, read_raw
+from .shards import Noted
 from .threads import BrokenGraph, Conversation, shown_title
 
 __all__ = ["conversation", "export_kind", "find_conversation", "is_export", "read_conversations"]
@@ -35,12 +38,25 @@ def is_export(path: str | Path) -> bool:
 
 def conversation(data: Any, k: int = 0) -> Conversation:
     """One conversation of either export, by its shape (a :class:`~.threads.BrokenGraph` if its
-    messages cannot be walked, or the export's item is no object at all)."""
+    messages cannot be walked, or the export's item is no object at all). Notes on the export
+    its data carries (:class:`~.shards.Noted`: a shard missing…) are the conversation's too, and
+    part of its digest: its page is built again when they change."""
     if not isinstance(data, Mapping):
         raise BrokenGraph(f"CR506 item {k + 1} of the export was skipped: it is a {_kind(data)}, not a conversation")
     if "mapping" not in data and "chat_messages" in data:
-        return claude.conversation(data, k)
-    return chatgpt.conversation(data, k)
+        conv = claude.conversation(data, k)
+    else:
+        conv = chatgpt.conversation(data, k)
+    return _with_notes(conv, data.notes if isinstance(data, Noted) else ())
+
+
+def _with_notes(conv: Conversation, notes: Sequence[tuple[str, str]]) -> Conversation:
+    """``conv`` with the export's notes it does not hold yet, its digest changed with them."""
+    new = [n for n in notes if n not in conv.notes]
+    if new:
+        conv.notes.extend(new)
+        conv.digest = hashlib.sha256(json.dumps([conv.digest, new]).encode("utf-8")).hexdigest()
+    return conv
 
 
 def read_conversations(path: str | Path) -> Iterator[Conversation]:
@@ -62,14 +78,18 @@ def find_conversation(path: str | Path, key: str) -> Conversation:
 
     Only the one found is built: a broken conversation elsewhere in the export does not stop it."""
     by_title: tuple[int, Mapping[str, Any]] | None = None
+    notes = export_notes(path)  # a shard missing…: said with whichever conversation is shown
     for k, data in read_raw(path):
         if not isinstance(data, Mapping):
             continue
         if _id(data, k) == key:
-            return conversation(data, k)
+            return _with_notes(conversation(data, k), notes)
         title = shown_title(data.get("title") if "title" in data else data.get("name"))
         if by_title is None and title.casefold() == key.casefold():
             by_title = (k, data)
     if by_title is None:
-        raise CiterenderError(f"no conversation with id or title {key!r}", path=str(path), hint="see the index page")
-    return conversation(by_title[1], by_title[0])
+        lost = "".join(f"; {message}" for _, message in notes)  # it may be in what the export lacks
+        raise CiterenderError(
+            f"no conversation with id or title {key!r}{lost}", path=str(path), hint="see the index page"
+        )
+    return _with_notes(conversation(by_title[1], by_title[0]), notes)
