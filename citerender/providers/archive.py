@@ -7,7 +7,8 @@ member name; what each object holds is read by :mod:`.chatgpt` or :mod:`.claude`
 ChatGPT's export splits the array into shards, ``conversations-000.json``, ``conversations-001.json``
 … (beside ``chat.html``, ``user.json``, ``export_manifest.json``): they are read in number order as
 one array, the positions going on from shard to shard. A ``conversations.json`` beside shards is
-read alone (as the importers that met both do).
+read alone (as the importers that met both do). A shard missing between others, or a zip member
+named twice, is reported on the export's first conversation (CR516, :mod:`.shards`), the rest read.
 
 A damaged or lying zip (a CRC or size that does not match, a truncated stream, encryption, an
 unknown compression method) is an input error naming the file. Strings are read as Python's
