@@ -101,6 +101,7 @@ class CitationState:
     _line_starts: array[int] | None = field(default=None, repr=False)
     _caches: dict[str, Any] = field(default_factory=dict, repr=False)
     _parse_caches: dict[str, Any] = field(default_factory=dict, repr=False)
+    _views: dict[Use, RefUse] = field(default_factory=dict, repr=False)  # :meth:`use`'s, by row
 
     def __post_init__(self) -> None:
         self.registry = require_registry(self.registry)
@@ -144,15 +145,16 @@ class CitationState:
     def use(self, u: Use) -> RefUse:
         """A group's use of a source, looked up: its reference by number, its source by id
         (made once per row: groups citing a source alike share their row)."""
-        views: dict[Use, RefUse] = self.cache("state.uses", dict)
-        found = views.get(u)
-        if found is None:
-            ref = self.references[u.ref - 1]
-            source = ref.source
-            if source.id != u.source:
-                source = next((s for s in ref.merged if s.id == u.source), source)
-            lines = LineRange(*u.lines) if u.lines is not None else None
-            found = views[u] = RefUse(ref, source, lines, u.valid)
+        found = self._views.get(u)
+        return found if found is not None else self._view(u)
+
+    def _view(self, u: Use) -> RefUse:
+        ref = self.references[u.ref - 1]
+        source = ref.source
+        if source.id != u.source:
+            source = next((s for s in ref.merged if s.id == u.source), source)
+        lines = LineRange(*u.lines) if u.lines is not None else None
+        found = self._views[u] = RefUse(ref, source, lines, u.valid)
         return found
 
     def reference(self, number: int) -> Reference:
@@ -162,7 +164,8 @@ class CitationState:
 
     def uses(self, tok: Token) -> list[RefUse]:
         """Every source a citation group cites, looked up (:meth:`use`), in order."""
-        return [self.use(u) for u in tok.meta["uses"]]
+        views = self._views
+        return [views.get(u) or self._view(u) for u in tok.meta["uses"]]
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of an offset into :attr:`original`."""
