@@ -12,6 +12,7 @@ from ..diagnostics import Diagnostic, sort_key
 from ..errors import CiterenderError
 from ..lazy_re import lazy_compile
 from ..options import RenderOptions
+from ..plugin.direction import has_rtl
 from ..plugin.source_links import VIEWS_PAGE, has_view, views_mode
 from ..plugin.state import CitationState, Reference, release
 from ..records import record
@@ -155,7 +156,9 @@ def render(
         raise UnknownSourceError(st.unknown_ids, diagnostics)
     css = th.css
     page = body
-    lang = "en" if text.isascii() else answer_lang(prose_of(parsed.tokens))
+    # only a right-to-left script makes a page's language another (markers would make any marked
+    # answer non-ASCII: the words are read only when some letter could be Hebrew or Arabic)
+    lang = answer_lang(prose_of(parsed.tokens)) if has_rtl(text) else "en"
     if opts.standalone:
         page = clean_html(th.render_page(body, title=title or _title_of(text), css=css, lang=lang))[0]
     return Rendered(page, body, css, diagnostics, list(st.references), lang)
