@@ -212,13 +212,17 @@ MARK_FIELDS = ("kind", "start", "end", "raw", "citation", "text", "notes")
 CITATION_FIELDS = ("raw", "family", "source_ids", "locator", "start", "end", "lines", "dialect", "title")
 
 
+#: a kind's value, a plain string (``.value`` is a property call per mark)
+_KIND_VALUE = {kind: kind.value for kind in MarkKind}
+
+
 def _mark_row(m: Mark) -> tuple[Any, ...]:
     c = m.citation
     cit = None
     if c is not None:
         lines = (c.lines.first, c.lines.last) if c.lines is not None else None
         cit = (c.raw, c.family, c.source_ids, c.locator, c.start, c.end, lines, c.dialect, c.title)
-    return (m.kind.value, m.start, m.end, m.raw, cit, m.text, m.notes)
+    return (_KIND_VALUE[m.kind], m.start, m.end, m.raw, cit, m.text, m.notes)
 
 
 def _mark(row: Sequence[Any]) -> Mark:
