@@ -18,7 +18,6 @@ KNOWN = {
     "citerender/providers/zones.py:Zones.settle": 23,
     "citerender/rendering/exports/markdown.py:unsafe_lines": 23,
     "citerender/rendering/exports/parsed.py:rewrite": 22,
-    "citerender/rendering/exports/text.py:_TextWriter.run": 35,
 }
 
 

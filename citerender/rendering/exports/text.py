@@ -92,13 +92,14 @@ class _TextWriter:
             self.prefixes[-1] = " " * len(self.prefixes[-1])
 
     def run(self, tokens: Sequence[Token]) -> str:
+        """The blocks of ``tokens`` as text, in one pass: a heading or paragraph takes its three
+        tokens (open, inline, close), a table its rows, any other token is a leaf block or opens or
+        closes a container (a quote, a list, a note)."""
         i = 0
         while i < len(tokens):
             t = tokens[i]
             if t.type == "heading_open":
-                text = self.inline(tokens[i + 1].children or [])
-                rule = "=" if t.tag == "h1" else "-" if t.tag == "h2" else ""
-                self.add(text + (("\n" + rule * self.width(text)) if rule else ""))
+                self.heading(t, tokens[i + 1].children or [])
                 i += 3
                 continue
             if t.type == "paragraph_open":
@@ -106,59 +107,85 @@ class _TextWriter:
                 self.tight_next = True
                 i += 3
                 continue
-            if t.type in _MATH_BLOCKS:
-                self.add(_tex_source(t))
-            elif t.type in ("fence", "code_block"):
-                self.add("\n".join("    " + line for line in t.content.rstrip("\n").split("\n")))
-            elif t.type == "hr":
-                self.add("-" * 20)
-            elif t.type == "blockquote_open":
-                self.prefixes.append("> ")
-            elif t.type == "blockquote_close":
-                self.prefixes.pop()
-            elif t.type in ("bullet_list_open", "ordered_list_open"):
-                start = int(t.attrs.get("start", 1) or 1) if t.type == "ordered_list_open" else None
-                self.list_stack.append([start])
-                self.tight_next = False  # the list's first item starts a new block
-            elif t.type in ("bullet_list_close", "ordered_list_close"):
-                self.list_stack.pop()
-            elif t.type == "list_item_open":
-                counter = self.list_stack[-1]
-                if counter[0] is None:
-                    marker = "- "
-                else:
-                    marker = f"{counter[0]}. "
-                    counter[0] += 1
-                self.prefixes.append(marker)
-            elif t.type == "list_item_close":
-                self.prefixes.pop()
-            elif t.type == "table_open":
-                rows = []
-                j = i
-                while tokens[j].type != "table_close":
-                    if tokens[j].type == "tr_open":
-                        cells = []
-                        j += 1
-                        while tokens[j].type != "tr_close":
-                            if tokens[j].type == "inline":
-                                cells.append(self.inline(tokens[j].children or []))
-                            j += 1
-                        rows.append(" | ".join(cells))
-                    j += 1
-                self.add("\n".join(rows))
-                i = j
-            elif t.type == "footnote_block_open":
-                self.add("Notes")
-            elif t.type == "footnote_open":
-                self.prefixes.append(f"({roman(t.meta['id'] + 1)}) ")
-                self.list_stack.append([None])
-            elif t.type == "footnote_close":
-                self.prefixes.pop()
-                self.list_stack.pop()
-            elif t.type == "html_block":
-                self.add(t.content.rstrip("\n"))
+            if t.type == "table_open":
+                i = self.table(tokens, i)
+            elif (leaf := _leaf_text(t)) is not None:
+                self.add(leaf)
+            else:
+                self.container(t)
             i += 1
         return "\n\n".join(b for b in self.blocks if b.strip()) + "\n"
+
+    def heading(self, t: Token, children: Sequence[Token]) -> None:
+        """A heading's words, underlined with ``=`` (h1) or ``-`` (h2) as long as they show."""
+        text = self.inline(children)
+        rule = "=" if t.tag == "h1" else "-" if t.tag == "h2" else ""
+        self.add(text + (("\n" + rule * self.width(text)) if rule else ""))
+
+    def table(self, tokens: Sequence[Token], i: int) -> int:
+        """The table opening at ``tokens[i]``, a line per row (its cells joined by `` | ``);
+        returns the index of its ``table_close``."""
+        rows = []
+        j = i
+        while tokens[j].type != "table_close":
+            if tokens[j].type == "tr_open":
+                cells = []
+                j += 1
+                while tokens[j].type != "tr_close":
+                    if tokens[j].type == "inline":
+                        cells.append(self.inline(tokens[j].children or []))
+                    j += 1
+                rows.append(" | ".join(cells))
+            j += 1
+        self.add("\n".join(rows))
+        return j
+
+    def container(self, t: Token) -> None:
+        """A quote, a list, a list item or a note opening or closing: the prefix its lines take
+        (``> ``, ``- ``, ``3. ``, ``(ii) ``) and a list's counter; any other token shows nothing."""
+        if t.type == "blockquote_open":
+            self.prefixes.append("> ")
+        elif t.type in ("bullet_list_open", "ordered_list_open"):
+            start = int(t.attrs.get("start", 1) or 1) if t.type == "ordered_list_open" else None
+            self.list_stack.append([start])
+            self.tight_next = False  # the list's first item starts a new block
+        elif t.type in ("bullet_list_close", "ordered_list_close"):
+            self.list_stack.pop()
+        elif t.type == "list_item_open":
+            self.prefixes.append(self.item_marker())
+        elif t.type == "footnote_open":
+            self.prefixes.append(f"({roman(t.meta['id'] + 1)}) ")
+            self.list_stack.append([None])
+        elif t.type == "footnote_close":
+            self.prefixes.pop()
+            self.list_stack.pop()
+        elif t.type in ("blockquote_close", "list_item_close"):
+            self.prefixes.pop()
+
+    def item_marker(self) -> str:
+        """The marker of the innermost list's next item: ``- ``, or its number (counted on)."""
+        counter = self.list_stack[-1]
+        if counter[0] is None:
+            return "- "
+        marker = f"{counter[0]}. "
+        counter[0] += 1
+        return marker
+
+
+def _leaf_text(t: Token) -> str | None:
+    """The text of a block that holds no other: a formula's TeX, code indented by four spaces, a
+    rule, the notes' heading, raw HTML as written; None for any other token."""
+    if t.type in _MATH_BLOCKS:
+        return _tex_source(t)
+    if t.type in ("fence", "code_block"):
+        return "\n".join("    " + line for line in t.content.rstrip("\n").split("\n"))
+    if t.type == "hr":
+        return "-" * 20
+    if t.type == "footnote_block_open":
+        return "Notes"
+    if t.type == "html_block":
+        return t.content.rstrip("\n")
+    return None
 
 
 def to_text(p: Parsed, *, marks: str = "") -> str:
