@@ -68,34 +68,46 @@ _TAG_OPENER = re.compile(r"(?<!\\)<(?=[A-Za-z/!?])")
 def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, int, re.Pattern[str]]]:
     """Line ranges of the blocks holding a link or image whose URL is not safe (and, unless
     ``allow_html``, raw HTML), each with the openers to escape there."""
-    ranges: list[tuple[int, int, re.Pattern[str]]] = []
-    block_map: list[int] | None = None
     env: dict[str, Any] = {}
     tokens = permissive_reader().parse(markdown, env)
-    for ref in env.get("references", {}).values():  # a definition a reader would link ``[x][r]`` with
-        url, where = ref.get("href"), ref.get("map")
-        if isinstance(url, str) and _unsafe(url) and where is not None:
-            ranges.append((where[0], where[1], _LINK_OPENER))
+    ranges = _unsafe_definitions(env)
     ranges.extend((i, i + 2, _LINK_OPENER) for i in _loose_definitions(markdown))
+    block_map: list[int] | None = None
     for tok in tokens:
         if tok.map is not None:
             block_map = tok.map
         if tok.type == "html_block" and not allow_html and tok.map is not None:
             ranges.append((tok.map[0], tok.map[1], _TAG_OPENER))
-        if tok.type != "inline" or not tok.children:
-            continue
         where = tok.map or block_map
-        for child in tok.children:
-            if child.type == "html_inline" and not allow_html and where is not None:
-                ranges.append((where[0], where[1], _TAG_OPENER))
-            url = (
-                child.attrs.get("href")
-                if child.type == "link_open"
-                else (child.attrs.get("src") if child.type == "image" else None)
-            )
-            if isinstance(url, str) and _unsafe(url) and where is not None:
-                ranges.append((where[0], where[1], _LINK_OPENER))
+        if tok.type == "inline" and tok.children and where is not None:
+            ranges.extend((where[0], where[1], opener) for opener in _unsafe_inline(tok.children, allow_html))
     return ranges
+
+
+def _unsafe_definitions(env: dict[str, Any]) -> list[tuple[int, int, re.Pattern[str]]]:
+    """The lines of each reference definition whose URL is not safe: a reader would link
+    ``[x][r]`` with it."""
+    ranges = []
+    for ref in env.get("references", {}).values():
+        url, where = ref.get("href"), ref.get("map")
+        if isinstance(url, str) and _unsafe(url) and where is not None:
+            ranges.append((where[0], where[1], _LINK_OPENER))
+    return ranges
+
+
+def _unsafe_inline(children: list[Token], allow_html: bool) -> Iterator[re.Pattern[str]]:
+    """The openers to escape for each unsafe piece of a block's inline content, in order: a tag
+    of raw HTML (unless ``allow_html``), a link or image whose URL is not safe."""
+    for child in children:
+        if child.type == "html_inline" and not allow_html:
+            yield _TAG_OPENER
+        url = (
+            child.attrs.get("href")
+            if child.type == "link_open"
+            else (child.attrs.get("src") if child.type == "image" else None)
+        )
+        if isinstance(url, str) and _unsafe(url):
+            yield _LINK_OPENER
 
 
 #: ``[label]:`` opening a line, as pandoc reads a reference definition: more loosely than CommonMark
