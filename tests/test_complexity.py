@@ -16,7 +16,6 @@ KNOWN = {
     "citerender/evaluate/metrics.py:_claim_problem": 28,
     "citerender/plugin/rules.py:citation_inline": 22,
     "citerender/providers/zones.py:Zones.settle": 23,
-    "citerender/rendering/exports/parsed.py:rewrite": 22,
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -175,11 +175,7 @@ def rewrite(
     """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
     what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result. With
     ``tidy``, a removal leaves no stray space (see :func:`citerender.syntax.marks.tidy_seam`)."""
-    edits: list[tuple[int, int, str, Token | None]] = [(a, b, t, None) for a, b, t in p.state.spans or []]
-    for g in p.groups:
-        for i, (a, b) in enumerate(g.meta["spans"]):
-            edits.append((a, b, replace(g) if i == 0 else "", g if i == 0 else None))
-    edits.sort(key=lambda e: (e[0], e[1]))
+    edits = _edits(p, replace)
     src = p.state.original
     code = sorted(p.state.code)
     ends = [b for _, b in code]
@@ -203,13 +199,30 @@ def rewrite(
         pos = b
     tail = _clean(src, pos, len(src), code, ends)
     pieces.add(pieces.tidied(tail) if seam else tail)
-    out = pieces.out
     if positions is not None:
-        starts = [0]
-        for piece in out:
-            starts.append(starts[-1] + len(piece))
-        positions.update((gid, starts[k]) for gid, k in at)
-    return "".join(out)
+        positions.update(_offsets(pieces.out, at))
+    return "".join(pieces.out)
+
+
+def _edits(p: Parsed, replace: Callable[[Token], str]) -> list[tuple[int, int, str, Token | None]]:
+    """What replaces each mark's span, in order of the text: a group's first span takes
+    ``replace(group)`` (and names the group, whose place the result records), its other spans
+    nothing; any other mark what the parse recorded for it."""
+    edits: list[tuple[int, int, str, Token | None]] = [(a, b, t, None) for a, b, t in p.state.spans or []]
+    for g in p.groups:
+        for i, (a, b) in enumerate(g.meta["spans"]):
+            edits.append((a, b, replace(g) if i == 0 else "", g if i == 0 else None))
+    edits.sort(key=lambda e: (e[0], e[1]))
+    return edits
+
+
+def _offsets(pieces: list[str], at: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """``(id(group), offset)``: where each group's replacement starts in the joined ``pieces``
+    (``at``: the index of the piece it is)."""
+    starts = [0]
+    for piece in pieces:
+        starts.append(starts[-1] + len(piece))
+    return ((gid, starts[k]) for gid, k in at)
 
 
 def source_label(s: Source) -> str:
