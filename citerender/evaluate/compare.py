@@ -82,18 +82,7 @@ class Comparison:
             return {**out, "questions": 0, "rates": {}}
         first, second = values
         paired = [(side[first], side[second]) for side in self.cells.values() if first in side and second in side]
-        rates = {}
-        for i, (name, _, _) in enumerate(METRICS):
-            quads = Counter((x[2 * i], x[2 * i + 1], y[2 * i], y[2 * i + 1]) for x, y in paired)
-            one = rate(sum(x[2 * i] for x, _ in paired), sum(x[2 * i + 1] for x, _ in paired))
-            two = rate(sum(y[2 * i] for _, y in paired), sum(y[2 * i + 1] for _, y in paired))
-            both = one is not None and two is not None
-            rates[name] = {
-                "first": one,
-                "second": two,
-                "difference": round((two or 0.0) - (one or 0.0), 4) if both else None,
-                "ci95": difference_interval(quads) if both else None,
-            }
+        rates = {name: _paired_rate(paired, i) for i, (name, _, _) in enumerate(METRICS)}
         return {
             **out,
             "first": first,
@@ -104,3 +93,15 @@ class Comparison:
             "method": f"second minus first on the questions both answered; {METHOD.replace('answers', 'questions')}",
             "rates": rates,
         }
+
+
+def _paired_rate(paired: list[tuple[list[int], list[int]]], i: int) -> dict[str, Any]:
+    """The ``i``-th rate of :data:`METRICS` on the paired questions: each side pooled over them,
+    and, when both have one, the difference (second − first) and its paired interval."""
+    num, den = 2 * i, 2 * i + 1
+    one = rate(sum(x[num] for x, _ in paired), sum(x[den] for x, _ in paired))
+    two = rate(sum(y[num] for _, y in paired), sum(y[den] for _, y in paired))
+    if one is None or two is None:
+        return {"first": one, "second": two, "difference": None, "ci95": None}
+    quads = Counter((x[num], x[den], y[num], y[den]) for x, y in paired)
+    return {"first": one, "second": two, "difference": round(two - one, 4), "ci95": difference_interval(quads)}
