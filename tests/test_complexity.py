@@ -11,8 +11,6 @@ MAX_COMPLEXITY = 20
 #: functions above the bound, owned by other work (issue 47): "path:name" -> complexity today
 KNOWN = {
     "citerender/cli/commands.py:cmd_render": 21,
-    "citerender/evaluate/metrics.py:result_problem": 24,
-    "citerender/evaluate/metrics.py:_claim_problem": 28,
     "citerender/plugin/rules.py:citation_inline": 22,
     "citerender/providers/zones.py:Zones.settle": 23,
 }

@@ -271,6 +271,15 @@ def result_problem(result: Any) -> str | None:
         return f"a result is an object, not {type(result).__name__}"
     if "__failure__" in result:
         return str(result["__failure__"])
+    problem = _fields_problem(result)
+    if problem is None:
+        problem = _rows_problem(result)
+    return problem
+
+
+def _fields_problem(result: Mapping[str, Any]) -> str | None:
+    """What is wrong with the result's fields, if anything: one missing or unknown, or one of the
+    wrong type (the id, failure, row, and the columns, metrics, diagnostics and claims containers)."""
     missing = [k for k in ("id", "columns", "diagnostics", "claims", "metrics", "failure") if k not in result]
     if missing:
         return f"it has no {', '.join(map(repr, missing))}"
@@ -288,6 +297,12 @@ def result_problem(result: Any) -> str | None:
     unknown = sorted(set(result) - _RESULT_KEYS)
     if unknown:
         return f"unknown field {unknown[0]!r}"
+    return None
+
+
+def _rows_problem(result: Mapping[str, Any]) -> str | None:
+    """What is wrong with what the fields hold, if anything: the ALCE scores, a diagnostic, a claim
+    row, or metrics that are not the counts and rates of its claims."""
     if (problem := alce_problem(result.get("alce"))) is not None:
         return problem
     for d in result["diagnostics"]:
@@ -296,7 +311,7 @@ def result_problem(result: Any) -> str | None:
     for c in result["claims"]:
         if (problem := _claim_problem(c)) is not None:
             return problem
-    return _metrics_problem(result["metrics"], result["claims"], failed=failure is not None)
+    return _metrics_problem(result["metrics"], result["claims"], failed=result["failure"] is not None)
 
 
 _RESULT_KEYS = {"id", "row", "columns", "diagnostics", "claims", "metrics", "failure", "alce"}
@@ -328,29 +343,45 @@ def _diagnostic_problem(d: Any) -> str | None:
 
 
 def _claim_problem(c: Any) -> str | None:
+    """Why ``c`` is not a claim row :func:`claim_rows` could have made (its keys, each field's
+    type and range), or None."""
     if not isinstance(c, Mapping) or set(c) != _CLAIM_KEYS:
         return "a claim is not a claim row"
-    cited, score = c["cited"], c["score"]
+    cited = c["cited"]
     ok = (
         isinstance(c["claim"], str)
-        and _count(c["line"])
-        and _count(c["column"])
-        and (c["span"] is None or _pair(c["span"]))
+        and _claim_place(c)
         and c["verdict"] in VERDICT_NAMES.values()
         and _texts(c["checks"])
         and _texts(c["reasons"])
-        and (score is None or (isinstance(score, float | int) and not isinstance(score, bool) and 0 <= score <= 1))
+        and _score(c["score"])
         and isinstance(cited, list)
-        and all(isinstance(e, Mapping) and isinstance(e.get("id"), str) for e in cited)
-        and all(
-            (e.get("number") is None or _count(e["number"])) and (e.get("lines") is None or _pair(e["lines"]))
-            for e in cited
-        )
+        and all(_cited_source(e) for e in cited)
         and isinstance(c["relevant"], list)
         and len(c["relevant"]) == len(cited)
         and all(isinstance(x, bool) for x in c["relevant"])
     )
     return None if ok else f"a claim row has a field of the wrong type or out of range ({str(c['claim'])[:40]!r})"
+
+
+def _claim_place(c: Mapping[str, Any]) -> bool:
+    """Where a claim is in the answer: its line and column, and its span (offsets) or null."""
+    return _count(c["line"]) and _count(c["column"]) and (c["span"] is None or _pair(c["span"]))
+
+
+def _score(v: Any) -> bool:
+    """A claim's support score: null (no scorer) or a number from 0 to 1."""
+    return v is None or (isinstance(v, float | int) and not isinstance(v, bool) and 0 <= v <= 1)
+
+
+def _cited_source(e: Any) -> bool:
+    """A source a claim cites: its id, and its number and cited lines when it has them."""
+    return (
+        isinstance(e, Mapping)
+        and isinstance(e.get("id"), str)
+        and (e.get("number") is None or _count(e["number"]))
+        and (e.get("lines") is None or _pair(e["lines"]))
+    )
 
 
 def _metrics_problem(m: Mapping[str, Any], claims: list[Any], *, failed: bool) -> str | None:
