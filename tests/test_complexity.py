@@ -12,7 +12,6 @@ MAX_COMPLEXITY = 20
 KNOWN = {
     "citerender/cli/commands.py:cmd_render": 21,
     "citerender/plugin/rules.py:citation_inline": 22,
-    "citerender/providers/zones.py:Zones.settle": 23,
 }
 
 

@@ -213,29 +213,29 @@ class Zones:
             if zone is None:
                 if not _inside_word(text, at):
                     return at, ""
-                while at < len(text) and (  # mid-word: after the word (``café's``, ``3.5``) and its stop
-                    _word_char(text[at]) or (text[at] in _JOINERS and at + 1 < len(text) and _word_char(text[at + 1]))
-                ):
-                    at += 1
-                while at < len(text) and text[at] in _CLOSING:
-                    at += 1
+                at = _past_closing(text, _word_end(text, at))  # mid-word: after the word and its stop
                 continue
             s, e, block = zone
-            if block and not forward:
-                before = s
-                while before > 0 and text[before - 1].isspace():
-                    before -= 1
-                if before > 0 and self.zone_at(before) is None:
-                    return before, ""
             if block:
-                at = min(e, len(text))
-                if at == len(text):
-                    return at, "" if text.endswith("\n") else "\n\n"
-                return at + 1 if text[at] == "\n" else at, ""
-            at = min(e, len(text))
-            while at < len(text) and text[at] in _CLOSING:
-                at += 1
+                return self._beside_block(s, e, forward)
+            at = _past_closing(text, min(e, len(text)))
         return len(text), ""
+
+    def _beside_block(self, s: int, e: int, forward: bool) -> tuple[int, str]:
+        """Where a citation meant inside the block ``s``..``e`` goes: right after the text the
+        block follows (unless ``forward``, or no such text ends outside a zone), else after the
+        block, on a line of its own when the block ends the text."""
+        text = self.text
+        if not forward:
+            before = s
+            while before > 0 and text[before - 1].isspace():
+                before -= 1
+            if before > 0 and self.zone_at(before) is None:
+                return before, ""
+        at = min(e, len(text))
+        if at == len(text):
+            return at, "" if text.endswith("\n") else "\n\n"
+        return at + 1 if text[at] == "\n" else at, ""
 
 
 class _Ranges:
@@ -274,6 +274,24 @@ def _inside_word(text: str, at: int) -> bool:
     if not 0 < at < len(text) or not _word_char(text[at]):
         return False
     return _word_char(text[at - 1]) or (text[at - 1] in _JOINERS and at >= 2 and _word_char(text[at - 2]))
+
+
+def _word_end(text: str, at: int) -> int:
+    """The end of the word ``at`` is in, words joined by an apostrophe, hyphen or number's point
+    counting as one (``café's``, ``3.5``)."""
+    while at < len(text) and (
+        _word_char(text[at]) or (text[at] in _JOINERS and at + 1 < len(text) and _word_char(text[at + 1]))
+    ):
+        at += 1
+    return at
+
+
+def _past_closing(text: str, at: int) -> int:
+    """``at`` moved past the closing punctuation that follows it (a sentence's stop, a quote, a
+    bracket): a citation goes after them."""
+    while at < len(text) and text[at] in _CLOSING:
+        at += 1
+    return at
 
 
 def _line_end(text: str, at: int) -> int:
