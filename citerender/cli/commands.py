@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import CiterenderError
 from ..jobs.files import write_atomic
-from ..providers.inputs import read_input
+from ..providers.inputs import Input, read_input
 from ..syntax.escapes import visible
 from .answers import answer_input, read_answer
 from .options import cli_options, cli_scorer, require_extra
@@ -242,15 +242,7 @@ def cmd_render(a: argparse.Namespace) -> int:
         require_extra("pdf", "weasyprint", "render --to pdf")
     src = read_input(a.answer, getattr(a, "from_", None))  # the one read of the input
     if src.kind in ("export", "transcript"):
-        if a.sources:
-            raise CiterenderError(
-                f"a {'chat export' if src.kind == 'export' else 'transcript'} carries its own sources",
-                path=a.sources,
-                hint="drop --sources",
-            )
-        from .transcripts import render_conversation_page
-
-        return render_conversation_page(a, src)
+        return _render_conversation(a, src)
     if getattr(a, "conversation", None):
         raise CiterenderError("--conversation names a conversation of a chat export", path=a.answer)
     inp = answer_input(a, src)
@@ -300,6 +292,27 @@ def cmd_render(a: argparse.Namespace) -> int:
         if a.to == "markdown":  # the page's metadata stays with it
             out = inp.cleaned_front_matter() + out
     _print_diagnostics(diags, name, "text", sys.stderr)
+    _write_rendered(a, out)
+    return 1 if has_errors(diags) else 0
+
+
+def _render_conversation(a: argparse.Namespace, src: Input) -> int:
+    """``render`` of a chat export or a transcript: the page of one conversation, whose sources
+    are its own (``--sources`` is refused)."""
+    if a.sources:
+        raise CiterenderError(
+            f"a {'chat export' if src.kind == 'export' else 'transcript'} carries its own sources",
+            path=a.sources,
+            hint="drop --sources",
+        )
+    from .transcripts import render_conversation_page
+
+    return render_conversation_page(a, src)
+
+
+def _write_rendered(a: argparse.Namespace, out: str) -> None:
+    """A rendered page or text export where ``render`` was asked to put it: a PDF of the page
+    (``--to pdf``), the output file, or standard output ending with a line break."""
     if a.to == "pdf":
         from ..rendering.exports.pdf import to_pdf
 
@@ -310,7 +323,6 @@ def cmd_render(a: argparse.Namespace) -> int:
         sys.stdout.write(out)
         if not out.endswith("\n"):
             sys.stdout.write("\n")
-    return 1 if has_errors(diags) else 0
 
 
 def cmd_build(a: argparse.Namespace) -> int:
