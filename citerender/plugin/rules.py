@@ -24,7 +24,7 @@ from ..syntax.scanner import Scanner
 from ..syntax.types import Mark, MarkKind
 from .links import in_destination, in_url
 from .options import PluginOptions
-from .state import citation_state
+from .state import CitationState, citation_state
 
 __all__ = [
     "MAX_MARKERS",
@@ -105,17 +105,9 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
     if well_formed is not None:  # a well-formed marker seen before (in any answer) is parsed once
         mk = parsed.get(well_formed.group(0))
     if mk is None:
-        scanners: dict[int, Scanner] = st.cache("rules.scanner", dict, per_parse=True)
-        scanner = scanners.get(0)
-        if scanner is None or scanner.text is not src:
-            scanner = scanners[0] = Scanner(src, opts.fmt)
-        mk = scanner.at(pos, state.posMax)
+        mk = _scan(state, st, opts, well_formed is not None)
         if mk is None:
             return False
-        if well_formed is not None:
-            if len(parsed) >= MAX_PARSED_MARKS:  # a bound: a service sees new ids all day
-                parsed.clear()
-            parsed[mk.raw] = mk
     end = pos + len(mk.raw)  # a Mark from ``parsed`` holds the offsets of its first occurrence
     where = None
     if in_destination(src, pos):  # the would-be link is refused (LinkPolicy): its URL stays text
@@ -143,6 +135,22 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
             state.push(_TOKEN_TYPES.get(mk.kind, "citation_dropped"), "", 0).meta = meta
     state.pos = end
     return True
+
+
+def _scan(state: StateInline, st: CitationState, opts: PluginOptions, well_formed: bool) -> Mark | None:
+    """The marker at ``state.pos`` read by the scanner (one per parse), when no parse of it is
+    kept: None when none starts there. A ``well_formed`` one is kept for its next occurrence."""
+    scanners: dict[int, Scanner] = st.cache("rules.scanner", dict, per_parse=True)
+    scanner = scanners.get(0)
+    if scanner is None or scanner.text is not state.src:
+        scanner = scanners[0] = Scanner(state.src, opts.fmt)
+    mk = scanner.at(state.pos, state.posMax)
+    if mk is not None and well_formed:
+        parsed = opts.parsed_marks
+        if len(parsed) >= MAX_PARSED_MARKS:  # a bound: a service sees new ids all day
+            parsed.clear()
+        parsed[mk.raw] = mk
+    return mk
 
 
 def backslash_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
