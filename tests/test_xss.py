@@ -13,7 +13,7 @@ from citerender import CiterenderError, render
 from citerender.options import STYLES as ALL_STYLES
 from citerender.publish.site import build_site
 from citerender.rendering.mathml import MATHML_ELEMENTS
-from citerender.rendering.themes import card_script, load_theme
+from citerender.rendering.themes import load_theme
 from citerender.sources.model import registry_from_data
 from citerender.sources.urls import allowed_link
 
@@ -152,9 +152,9 @@ def test_payloads_never_run_load_or_reshape(browser, tmp_path: Path, style: str,
     assert outside == [], outside[:5]
     assert set(probe["main"]) <= ALLOWED_TAGS, set(probe["main"]) - ALLOWED_TAGS
     assert set(probe["inputs"]) <= {"checkbox citerender-sn-toggle true"}, probe["inputs"]  # only sidenote toggles
-    cards = style in ("hovercard", "pills")  # their page's own script places the cards (allowed by its hash)
-    assert probe["head"] == HEAD_TAGS and probe["bodyChildren"] == (["main", "script"] if cards else ["main"])
-    assert probe["scripts"] == ([card_script()] if cards else [])
+    # no script, cards or not: the stylesheet places the cards
+    assert probe["head"] == HEAD_TAGS and probe["bodyChildren"] == ["main"]
+    assert probe["scripts"] == []
     assert probe["cites"] == len(PAYLOADS)
     assert len(probe["ids"]) == len(set(probe["ids"]))
 

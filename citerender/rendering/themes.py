@@ -24,14 +24,13 @@ from ..plugin.bibliography import NOTE_STYLES, bibliography_entries, mark_after_
 from ..plugin.state import Reference
 from ..records import record
 from ..sources.files import decode_text, read_bytes
-from .page_markup import page_markup, read_card_script, script_hash
+from .page_markup import page_markup
 
 __all__ = [
     "MAX_THEME_ENTRIES",
     "MAX_THEME_FILE_BYTES",
     "Theme",
     "builtin_themes",
-    "card_script",
     "check_theme_folder",
     "load_theme",
     "own_file",
@@ -48,11 +47,6 @@ def themes_root() -> Path:
         if (cand / "default").is_dir():
             return cand
     raise CiterenderError("built-in themes not found; the installation is incomplete")
-
-
-def card_script() -> str:
-    """The cards' placement script every page with cards carries (``_cards.js``)."""
-    return read_card_script(themes_root())
 
 
 def builtin_themes() -> list[str]:
@@ -177,9 +171,8 @@ class Theme:
         readers only when its first heading already shows that text)."""
         safe_css = css.replace("</", "<\\/")
         heading = None if _H1.search(body) else ("sr" if _first_heading_is(body, title) else "shown")
-        script = card_script() if "citerender-has-card" in body else ""  # where cards open: chosen as they open
         if not self.own_page:  # the default template's markup, without loading Jinja2 for it
-            return page_markup(body, title, safe_css, lang, css_href, home_href, home_label, heading, script)
+            return page_markup(body, title, safe_css, lang, css_href, home_href, home_label, heading)
         return self._render(
             "page.html.j2",
             body=body,
@@ -190,8 +183,6 @@ class Theme:
             home_href=home_href,
             home_label=home_label,
             heading=heading,
-            script=script,
-            script_hash=script_hash(script),
         )
 
     def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
