@@ -55,8 +55,8 @@ def add_features(md: MarkdownIt, id_prefix: str) -> None:
     _footnote_rules(md, id_prefix)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, renderer=_math_html)
     rules = md.inline.ruler  # dollarmath's own inline rule, wrapped: a formula never spans a citation
-    rules.at("math_inline", _without_citations(math_inline_dollar(False, False, False)))
-    rules.before("escape", "math_brackets", _without_citations(_math_brackets))
+    rules.at("math_inline", _without_citations(math_inline_dollar(False, False, False), "$"))
+    rules.before("escape", "math_brackets", _without_citations(_math_brackets, "\\"))
     md.block.ruler.before("paragraph", "math_brackets_block", _math_brackets_block)
 
 
@@ -71,8 +71,10 @@ def _tasklists(state: StateCore) -> None:
     """mdit-py-plugins' task lists (``- [ ] todo``, ``- [x] done``), its rule loaded when a
     paragraph starts with ``[``: its module imports ``uuid`` and ``platform``, a tenth of the
     imports of a render that has no task list."""
-    if any(t.type == "inline" and t.content.startswith("[") for t in state.tokens):
-        _tasklists_rule()(state)
+    for t in state.tokens:
+        if t.type == "inline" and t.content.startswith("["):
+            _tasklists_rule()(state)
+            return
 
 
 @cache
@@ -276,13 +278,13 @@ _CITATION_INSIDE = lazy_compile(r"[\ue200-\ue206\u3010]|turn\d+[a-z]+\d+|content
 InlineRule = Callable[[StateInline, bool], bool]
 
 
-def _without_citations(rule: InlineRule) -> InlineRule:
-    """``rule`` (an inline math rule), refusing a formula that would hold a citation: math must
-    not change how markers are read."""
+def _without_citations(rule: InlineRule, first: str) -> InlineRule:
+    """``rule`` (an inline math rule, whose formulas start with ``first``), refusing a formula
+    that would hold a citation: math must not change how markers are read."""
 
     def wrapped(state: StateInline, silent: bool) -> bool:
         start = state.pos
-        if not rule(state, True):
+        if state.src[start] != first or not rule(state, True):
             return False
         end, state.pos = state.pos, start
         if _CITATION_INSIDE.search(state.src, start, end):

@@ -37,7 +37,10 @@ class CharSet:
             return False
         if len(text) < _SHORT:
             return self._class.search(text) is not None
-        return any(ch in text for ch in self.chars)
+        for ch in self.chars:  # noqa: SIM110  (a loop: no generator made for each text)
+            if ch in text:
+                return True
+        return False
 
     def __repr__(self) -> str:
         return f"CharSet({self.chars!r})"
