@@ -373,7 +373,7 @@ def test_right_to_left_answers_read_their_own_way(browser: Any, tmp_path: Path, 
     """Hebrew and Arabic paragraphs read right to left, each citation after its sentence's end
     (to its left), a line ending in digits too; the English paragraph stays left to right; a card
     of a right-to-left line reads right to left and opens towards the left, beside its citation,
-    on a standalone page (placed by its script) and inside a host's page (the stylesheet alone)."""
+    on a standalone page and inside a host's page (placed by the stylesheet alone in both)."""
     text = (RTL / "answer.md").read_text(encoding="utf-8")
     result = render(text, load_sources(RTL / "answer.sources.json"), style=style, standalone=True)
     path = tmp_path / f"rtl-{style}.html"
