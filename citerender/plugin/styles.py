@@ -132,7 +132,7 @@ def citation_label(
     key = None
     labels: dict[tuple[Any, ...], str] = st.cache("styles.labels", dict)
     if style != "superscript":  # the label depends on the numbers (and lines not there) only: made once per group
-        key = (linked, *((u.ref, u.lines is not None and not u.valid) for u in meta["uses"]))
+        key = (linked, tuple(meta["uses"]))  # the rows (numbers, ids, lines): a group cited alike again
         label = labels.get(key)
         if label is not None:
             return label
@@ -157,10 +157,19 @@ def _navlist_title(meta: CitationMeta) -> str:
 def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
     meta = citation_meta(tokens[idx])
     label = self.rules["citation_label"](tokens, idx, options, env)
-    uses = citation_state(env).uses(tokens[idx])
-    unverified = any(not u.reference.known for u in uses)
-    cls = f"citerender-cite citerender-{style}" + (" citerender-unverified" if unverified else "") + _bad_class(uses)
+    cls = f"citerender-cite citerender-{style}" + _group_classes(citation_state(env).uses(tokens[idx]))
     return _titled(meta, f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>')
+
+
+def _group_classes(uses: list[RefUse]) -> str:
+    """A group's classes: it cites a source not in the registry; it names lines a source lacks."""
+    unverified = bad = False
+    for u in uses:
+        if not u.reference.known:
+            unverified = True
+        elif u.lines is not None and not u.lines_valid:  # (:func:`bad_lines`)
+            bad = True
+    return (" citerender-unverified" if unverified else "") + (" citerender-badlines" if bad else "")
 
 
 #: the most lines a card quotes; the rest is counted ("… and 480 more lines")
