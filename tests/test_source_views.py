@@ -222,6 +222,56 @@ def test_a_long_source_is_bounded_and_its_gaps_counted() -> None:
         assert view.find(id=f"source-1-L{low}" + (f"-L{high}" if high != low else ""))
 
 
+#: lines that weigh more in a page than their length says: markup characters escaped (``<&>`` is
+#: 13 bytes), CJK (3 bytes a character), and plain long lines
+HEAVY_LINES = {
+    "escaped": lambda i: f"{i}: " + "<&>" * 1000,
+    "cjk": lambda i: f"{i}: " + "漢字のテキスト" * 300,
+    "long": lambda i: f"{i}: " + "word " * 600,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HEAVY_LINES))
+def test_a_long_source_of_heavy_lines_keeps_the_page_small(kind: str) -> None:
+    """Thousands of lines of 3,000 characters, cited at three ranges: the view shows each with its
+    context but only a share of each line's bytes (a 3,000-line source of ``<&>`` made a 354 KB
+    page when lines were cut by characters, one of long plain lines 270 KB with cards), and a cut
+    line says how many characters it leaves out. The footnotes style: no card quotes the lines."""
+    lines = [HEAVY_LINES[kind](i) for i in range(1, 3001)]
+    reg = registry_from_data([{"id": "heavy", "title": "Heavy", "lines": lines}])
+    text = "A.{S}cite{D}heavy{D}L10{E} B.{S}cite{D}heavy{D}L1500-L1510{E} C.{S}cite{D}heavy{D}L2990-L3000{E}"
+    html = render(expand(text), reg, style="footnotes", standalone=True).html
+    assert len(html.encode("utf-8")) < 250_000
+    cards = render(expand(text), reg, style="hovercard", standalone=True).html
+    views_part = soup(cards).select_one("section.citerender-views")
+    assert len(str(views_part).encode("utf-8")) < 100_000  # the views' share, whatever the cards quote
+    view = soup(html).select_one("section.citerender-view")
+    rows = view.select("li.citerender-vl")
+    gaps = sum(int(GAP.match(g.get_text()).group(1).replace(",", "")) for g in view.select("li.citerender-vgap"))
+    assert len(rows) <= 300 and len(rows) + gaps == 3000
+    for li in rows:
+        shown = li.select_one(".citerender-vt").contents[0]
+        cut = li.select_one(".citerender-vcut")
+        assert cut is not None  # every line is longer than its share
+        more = int(re.search(r"([\d,]+) more characters", cut.get_text()).group(1).replace(",", ""))
+        assert lines[int(li["value"]) - 1] == shown + lines[int(li["value"]) - 1][len(shown) :]
+        assert len(shown) + more == len(lines[int(li["value"]) - 1])
+
+
+def test_a_short_source_heavy_in_bytes_is_bounded_not_shown_whole() -> None:
+    """200 lines of 300 characters are 60,000 characters, but 260,000 bytes escaped: shown by
+    their ranges, not whole."""
+    lines = [f"{i} " + "<&>" * 100 for i in range(1, 201)]
+    reg = registry_from_data([{"id": "code", "title": "Markup", "lines": lines}])
+    html = render(expand("It says so.{S}cite{D}code{D}L100-L102{E}"), reg, style="hovercard", standalone=True).html
+    assert len(html.encode("utf-8")) < 250_000
+    view = soup(html).select_one("section.citerender-view")
+    shown = [int(li["value"]) for li in view.select("li.citerender-vl")]
+    assert 100 in shown and 102 in shown and 99 in shown and 103 in shown and len(shown) < 200
+    gaps = sum(int(GAP.match(g.get_text()).group(1)) for g in view.select("li.citerender-vgap"))
+    assert len(shown) + gaps == 200
+
+
 def test_a_page_shows_at_most_its_share_of_short_sources_whole() -> None:
     """An answer citing thirty 100-line chunks: the first twenty are shown whole, the rest by
     their ranges, each view's lines and gaps still adding up to its source."""
@@ -439,3 +489,19 @@ def test_sphinx_publishes_a_page_per_cited_source(tmp_path: Path, builder: str) 
     page = out / "guide" / ("answer.html" if builder == "html" else "answer/index.html")
     _follow_both_ways(page, "Employees may work remotely up to three days per week.")
     assert not [p for p in out.rglob("*") if p.is_file() and b"UNCITED-SECRET" in p.read_bytes()]
+
+
+def test_the_readmes_views_page_shows_a_targeted_range_and_leads_to_hypothesis() -> None:
+    """Issue 48's docs: the page the README links shows a range pointed at in both schemes (the
+    images exist) and says how Hypothesis loads the annotation export, linking the section that
+    has the script (the section exists)."""
+    root = Path(__file__).parent.parent
+    assert "docs/source-views.md" in (root / "README.md").read_text(encoding="utf-8")
+    page = (root / "docs" / "source-views.md").read_text(encoding="utf-8")
+    for image in re.findall(r"!\[[^\]]*\]\((img/[^)]+)\)", page):
+        assert (root / "docs" / image).stat().st_size > 10_000
+    assert {"img/source-view-light.png", "img/source-view-dark.png"} <= set(re.findall(r"\]\((img/[^)]+)\)", page))
+    assert "--to annotations" in page and "Hypothesis" in page and "api.hypothes.is" in page
+    assert "(annotations.md#loading-it-into-hypothesis)" in page
+    annotations = (root / "docs" / "annotations.md").read_text(encoding="utf-8")
+    assert "\n## Loading it into Hypothesis\n" in annotations

@@ -8,13 +8,16 @@ locator the plugin found outside the source (CR102) holds no lines: it gets no r
 and no highlight, and nothing is ever clamped to the last line.
 
 A long source is not copied whole: its view shows each cited range with lines of context either
-side, and says how many lines each gap between the shown parts leaves out (:func:`parts_of`).
+side, and says how many lines each gap between the shown parts leaves out (:func:`parts_of`). Its
+size is counted in the bytes its text takes in the page (UTF-8, escaped), not in characters: a
+line of ``<`` or of CJK text takes four or three times its length.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from html import escape
 
 from ..plugin.source_links import place_source, view_sources
 from ..plugin.state import Reference
@@ -24,8 +27,9 @@ from ..syntax.types import LineRange
 __all__ = [
     "MAX_SHOWN",
     "PAGE_WHOLE_LINES",
+    "SHOWN_BYTES",
     "SLOTS",
-    "WHOLE_CHARS",
+    "WHOLE_BYTES",
     "WHOLE_LINES",
     "CitedRange",
     "Part",
@@ -33,18 +37,24 @@ __all__ = [
     "line_cap",
     "parts_of",
     "source_views",
+    "text_bytes",
 ]
 
-#: a source this short (in lines and characters) is shown whole
+#: a source this short (in lines, and in bytes of its text as the page holds it) is shown whole
 WHOLE_LINES = 300
-WHOLE_CHARS = 100_000
+WHOLE_BYTES = 100_000
 #: the most lines a bounded view shows (each range keeps at least its first and last line)
 MAX_SHOWN = 300
 #: the most lines the views of one page show whole, together: past them a source, however short,
 #: shows its ranges with context (an answer citing a hundred 200-line chunks is not a 20,000-line page)
 PAGE_WHOLE_LINES = 2_000
-#: the characters of text a bounded view shows at most, shared by its lines (a cut line says so)
-SHOWN_CHARS = 150_000
+#: the bytes of text (UTF-8, escaped) the bounded views of a page show at most, shared by their
+#: lines (a cut line says how many characters it leaves out): with the lines' markup, the page's
+#: stylesheet and its cards, a page citing a source of thousands of long lines stays under 250 KB
+SHOWN_BYTES = 64_000
+#: the bytes of text a line of a bounded view shows, however many lines share the budget: at
+#: least this many, at most the other
+LINE_BYTES = (160, 4_000)
 #: ranges of one source that may overlap at one line and still each be emphasised alone when
 #: pointed at (the stylesheet has a rule per slot); a range past them is highlighted, not emphasised
 SLOTS = 8
@@ -93,6 +103,8 @@ class SourceView:
     parts: tuple[Part, ...]
     source: Source
     which: int = 0
+    #: the bytes of text this view's lines show when bounded (its share of :data:`SHOWN_BYTES`)
+    share: int = SHOWN_BYTES
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -112,7 +124,8 @@ class SourceView:
 
 def source_views(references: Iterable[Reference]) -> list[SourceView]:
     """The view of every cited source that has one
-    (:func:`citerender.plugin.source_links.view_sources`), in the bibliography's order."""
+    (:func:`citerender.plugin.source_links.view_sources`), in the bibliography's order; the bounded
+    ones share :data:`SHOWN_BYTES` (two long sources on a page show the text one would alone)."""
     out = []
     whole = 0  # the lines shown whole so far
     for ref in references:
@@ -120,13 +133,30 @@ def source_views(references: Iterable[Reference]) -> list[SourceView]:
             ranges = cited_ranges(ref, which)
             lines = source.lines
             assert lines is not None
-            chars = sum(map(len, lines)) if len(lines) <= WHOLE_LINES else WHOLE_CHARS + 1
+            size = _size(lines) if len(lines) <= WHOLE_LINES else WHOLE_BYTES + 1
             if whole + len(lines) > PAGE_WHOLE_LINES:
-                chars = WHOLE_CHARS + 1  # the page's share is spent: bounded
-            view = SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, chars)), source, which)
+                size = WHOLE_BYTES + 1  # the page's share is spent: bounded
+            view = SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, size)), source, which)
             whole += len(lines) if view.whole else 0
             out.append(view)
-    return out
+    bounded = sum(not v.whole for v in out)
+    return [v if v.whole else replace(v, share=SHOWN_BYTES // bounded) for v in out]
+
+
+def text_bytes(text: str) -> int:
+    """The bytes ``text`` takes in a page: escaped (``<`` is ``&lt;``), in UTF-8."""
+    return len(escape(text, quote=False).encode("utf-8"))
+
+
+def _size(lines: Sequence[str]) -> int:
+    """The bytes of ``lines`` in a page (:func:`text_bytes`), counted up to just past
+    :data:`WHOLE_BYTES` (a line longer than what is left is not escaped to learn it is too long)."""
+    total = 0
+    for line in lines:
+        if len(line) > WHOLE_BYTES - total:  # a character takes a byte at least
+            return WHOLE_BYTES + 1
+        total += text_bytes(line)
+    return total
 
 
 def cited_ranges(ref: Reference, which: int = 0) -> tuple[CitedRange, ...]:
@@ -152,14 +182,15 @@ def cited_ranges(ref: Reference, which: int = 0) -> tuple[CitedRange, ...]:
     return tuple(out)
 
 
-def parts_of(count: int, ranges: Sequence[CitedRange], chars: int = 0) -> list[Part]:
-    """The parts of a source of ``count`` lines (``chars`` characters) a view shows and leaves out:
+def parts_of(count: int, ranges: Sequence[CitedRange], size: int = 0) -> list[Part]:
+    """The parts of a source of ``count`` lines (``size``: bytes of text, see :func:`text_bytes`) a
+    view shows and leaves out:
     all of it when short; else each range with context either side (a long range by its two ends),
     as much context as keeps the view within :data:`MAX_SHOWN` lines, its gaps counted. The parts
     cover lines 1 to ``count`` exactly once: shown lines plus gaps make the source's length."""
     if count <= 0:
         return []
-    if count <= WHOLE_LINES and chars <= WHOLE_CHARS:
+    if count <= WHOLE_LINES and size <= WHOLE_BYTES:
         return [Part(1, count, True)]
     spans: list[tuple[int, int]] = []
     for context, keep in _TIGHTER:
@@ -206,7 +237,9 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def line_cap(view: SourceView) -> int | None:
-    """The most characters a line of ``view`` shows (None: every line whole, in a whole view)."""
+    """The most bytes of text (see :func:`text_bytes`) a line of ``view`` shows (None: every line
+    whole, in a whole view)."""
     if view.whole:
         return None
-    return max(200, min(4_000, SHOWN_CHARS // max(1, view.shown)))
+    low, high = LINE_BYTES
+    return max(low, min(high, view.share // max(1, view.shown)))

@@ -39,7 +39,7 @@ from .text import to_text
 
 __all__ = ["ANNO_CONTEXT", "SOURCE_IRI", "Placed", "placed", "to_annotations", "to_annotations_data"]
 
-#: the W3C Web Annotation JSON-LD context (a copy with its origin: ``tests/data/w3c/``)
+#: the W3C Web Annotation JSON-LD context (a copy with its origin: ``tests/fixtures/annotations/``)
 ANNO_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
 #: a source without a URL is named by this IRI and its id
 SOURCE_IRI = "urn:citerender:source:"
