@@ -243,6 +243,9 @@ def test_a_long_source_of_heavy_lines_keeps_the_page_small(kind: str) -> None:
     html = render(expand(text), reg, style="footnotes", standalone=True).html
     assert len(html.encode("utf-8")) < 250_000
     cards = render(expand(text), reg, style="hovercard", standalone=True).html
+    for style in ("hovercard", "pills", "sidenotes"):  # each card quotes a share of each line too
+        page = cards if style == "hovercard" else render(expand(text), reg, style=style, standalone=True).html
+        assert len(page.encode("utf-8")) < 250_000, style
     views_part = soup(cards).select_one("section.citerender-views")
     assert len(str(views_part).encode("utf-8")) < 100_000  # the views' share, whatever the cards quote
     view = soup(html).select_one("section.citerender-view")
@@ -505,3 +508,27 @@ def test_the_readmes_views_page_shows_a_targeted_range_and_leads_to_hypothesis()
     assert "(annotations.md#loading-it-into-hypothesis)" in page
     annotations = (root / "docs" / "annotations.md").read_text(encoding="utf-8")
     assert "\n## Loading it into Hypothesis\n" in annotations
+
+
+@pytest.mark.parametrize("style", ["hovercard", "pills", "sidenotes"])
+def test_a_card_quotes_a_share_of_a_minified_line_not_the_whole_line(style: str) -> None:
+    """One 200,000-character line cited twice (a minified file): each card quotes its first
+    characters, ending in an ellipsis (the view and the source have the rest), and so does the
+    quote printed under the entry; the page stays small (443 KB before)."""
+    from citerender.plugin.bibliography import PRINTED_QUOTE
+    from citerender.plugin.styles import CARD_LINE_CHARS
+
+    line = "var a=1;" * 25_000
+    reg = registry_from_data([{"id": "min", "title": "app.min.js", "lines": [line, "tail"]}])
+    text = expand("Built.{S}cite{D}min{D}L1{E} Shipped.{S}cite{D}min{D}L1-L2{E}")
+    result = render(text, reg, style=style, standalone=True)
+    assert len(result.html.encode("utf-8")) < 250_000
+    doc = soup(result.html)
+    quoted = [
+        t.get_text() for t in doc.select(".citerender-card .citerender-ltext, .citerender-sidenote .citerender-ltext")
+    ]
+    assert quoted and any(q == "tail" for q in quoted)
+    long = [q for q in quoted if q != "tail"]
+    assert long and all(len(q) == CARD_LINE_CHARS and q.endswith("\u2026") and line.startswith(q[:-1]) for q in long)
+    printed = [q.get_text() for q in doc.select(".citerender-ref-quote")]
+    assert printed and all(len(q) < PRINTED_QUOTE + 40 for q in printed)  # the locator and quotes around it

@@ -31,6 +31,7 @@ __all__ = [
     "Backlink",
     "Entry",
     "bibliography_entries",
+    "clip",
     "lines_html",
     "mark_after_long",
     "render_bibliography",
@@ -215,6 +216,7 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
         cited = source.cited_lines(rng)
         if cited:
             text = " ".join(t.strip() for _, t in cited[:limit]) + (" …" if len(cited) > limit else "")
+            text = clip(text, PRINTED_QUOTE)
             label = range_label(source, rng)
             out.append((f"{label} of {source.label}" if ref.merged else label, text))
     return out
@@ -222,6 +224,14 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
 
 #: the most characters of a source's snippet printed under its entry (the card shows it on screen)
 PRINTED_SNIPPET = 320
+#: the most characters of one cited range printed under its entry (or put in a Word footnote)
+PRINTED_QUOTE = 1200
+
+
+def clip(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters ending in ``…`` (a quote, not the source: the
+    source's view and URL have the rest)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
 def quotes_html(ref: Reference) -> Any:

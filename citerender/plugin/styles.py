@@ -22,6 +22,7 @@ from .bibliography import (
     EN_DASH,
     NOTE_STYLES,
     SEPARATOR,
+    clip,
     lines_html,
     mark_after_long,
     page_html,
@@ -176,6 +177,9 @@ def _group_classes(uses: list[RefUse]) -> str:
 CARD_LINES = 8
 #: the most characters of a source's text (a snippet) a card quotes
 CARD_CHARS = 320
+#: the most characters of one cited line a card quotes (the source's view shows it whole): a
+#: minified file's one line would otherwise be copied into every card citing it
+CARD_LINE_CHARS = 400
 #: a word joiner before every citation (inside a card style's wrapper: Chromium breaks before a
 #: button however joined from outside): a citation never starts a line alone, away from its word
 JOIN = "&#8288;"
@@ -227,7 +231,7 @@ def _lines_body(use: RefUse, views: str = VIEWS_OFF) -> str:
         return ""
     rows = "".join(
         f'<span class="citerender-line"><span class="citerender-lno">{n}</span> '
-        f'<span class="citerender-ltext">{nobr_dates(escape(t))}</span>{page_html(use.source, n)}</span>'
+        f'<span class="citerender-ltext">{nobr_dates(escape(clip(t, CARD_LINE_CHARS)))}</span>{page_html(use.source, n)}</span>'
         for n, t in lines[:CARD_LINES]
     )
     more = len(lines) - CARD_LINES

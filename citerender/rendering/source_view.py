@@ -105,6 +105,9 @@ class SourceView:
     which: int = 0
     #: the bytes of text this view's lines show when bounded (its share of :data:`SHOWN_BYTES`)
     share: int = SHOWN_BYTES
+    #: the source's text is too heavy to show whole (past :data:`WHOLE_BYTES`, or the page's share
+    #: spent): bounded, its lines cut to their share, even where the ranges cover every line
+    heavy: bool = False
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -114,7 +117,7 @@ class SourceView:
 
     @property
     def whole(self) -> bool:
-        return len(self.parts) == 1 and self.parts[0].shown
+        return not self.heavy and len(self.parts) == 1 and self.parts[0].shown
 
     @property
     def shown(self) -> int:
@@ -136,7 +139,8 @@ def source_views(references: Iterable[Reference]) -> list[SourceView]:
             size = _size(lines) if len(lines) <= WHOLE_LINES else WHOLE_BYTES + 1
             if whole + len(lines) > PAGE_WHOLE_LINES:
                 size = WHOLE_BYTES + 1  # the page's share is spent: bounded
-            view = SourceView(ref, ranges, tuple(parts_of(len(lines), ranges, size)), source, which)
+            parts = tuple(parts_of(len(lines), ranges, size))
+            view = SourceView(ref, ranges, parts, source, which, heavy=size > WHOLE_BYTES)
             whole += len(lines) if view.whole else 0
             out.append(view)
     bounded = sum(not v.whole for v in out)
