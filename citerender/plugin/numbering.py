@@ -139,8 +139,9 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
     meta = tok.meta
     # fast path: a source already numbered from the registry, its locator (if any) valid
     fast = st.registry is not None and cit.dialect != "codex"
+    known_uses: dict[tuple[str, LineRange | None], Use] = st.cache(_USES, dict)
     for sid in cit.source_ids:
-        use = _numbered_use(st, sid, cit.lines) if fast else None
+        use = _numbered_use(st, known_uses, sid, cit.lines) if fast else None
         if use is not None:
             st.references[use.ref - 1].places.append(CitingPlace(meta["anchor"], cit.lines, use.source))
             meta["uses"].append(use)
@@ -161,10 +162,11 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         meta["uses"].append(Use(ref.number, source.id, (lines.first, lines.last) if lines else None, valid))
 
 
-def _numbered_use(st: CitationState, sid: str, lines: LineRange | None) -> Use | None:
+def _numbered_use(
+    st: CitationState, known_uses: dict[tuple[str, LineRange | None], Use], sid: str, lines: LineRange | None
+) -> Use | None:
     """The use of a registry source already numbered, when its locator (if any) is valid: one
-    lookup by (id, locator), the same value for every group citing it so."""
-    known_uses: dict[tuple[str, LineRange | None], Use] = st.cache(_USES, dict)
+    lookup by (id, locator) in ``known_uses`` (the document's), the same value for every group citing it so."""
     use = known_uses.get((sid, lines))
     if use is not None or st.registry is None:
         return use
