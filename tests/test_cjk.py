@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from conftest import DATA, chat_conversation, run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from citerender import render
@@ -139,3 +141,27 @@ def test_render_on_the_command_line(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     strong, text = _strong(out.read_text(encoding="utf-8"))
     assert strong == [b for _, b in CASES] and "**" not in text
+
+
+_CJK_PROBE = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=0x20, max_codepoint=0x7E),
+        st.characters(min_codepoint=0x1000, max_codepoint=0x1200),  # Hangul jamo and around
+        st.characters(min_codepoint=0x2E00, max_codepoint=0x3100),
+        st.characters(min_codepoint=0xD700, max_codepoint=0xD7FF),
+        st.characters(min_codepoint=0xE000, max_codepoint=0xF8FF),  # private use: the markers
+        st.characters(min_codepoint=0xF900, max_codepoint=0xFFFF),
+        st.characters(min_codepoint=0x1B000, max_codepoint=0x1F6FF),  # kana supplement, emoji
+        st.characters(min_codepoint=0x20000, max_codepoint=0x20100),
+    ),
+    max_size=12,
+)
+
+
+@given(_CJK_PROBE)
+def test_has_cjk_is_any_character_being_cjk(text: str) -> None:
+    """The C search for what may be CJK finds exactly what the per-character check would
+    (the private-use markers skipped, jamo and the planes above U+FFFF kept)."""
+    from citerender.rendering.full_preset import has_cjk, is_cjk
+
+    assert has_cjk(text) == any(is_cjk(ch) for ch in text)

@@ -121,8 +121,10 @@ _CJK_RANGES = (
     (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x1B000, 0x1B16F), (0x20000, 0x3134F),
 )  # fmt: skip
 _CJK_STARTS = tuple(a for a, _ in _CJK_RANGES)
-#: Hangul jamo, the only CJK block below U+2E80
-_JAMO = lazy_compile("[\u1100-\u11ff]")
+#: what may be CJK: Hangul jamo (the only CJK block below U+2E80) and every character from U+2E80
+#: on but the private-use area (citation markers are private-use characters, three a marker, and
+#: none is CJK); a class of three ranges, cheap to compile, searched in C
+_MAYBE_CJK = lazy_compile("[\u1100-\u11ff\u2e80-\udfff\uf900-\U0010ffff]")
 #: variation selectors: one after a Han character (an IVS) leaves that character what counts
 _VS = lazy_compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
@@ -135,22 +137,17 @@ def is_cjk(ch: str) -> bool:
 
 
 def has_cjk(src: str) -> bool:
-    """Does ``src`` hold a CJK character? Its Hangul jamo and its characters from U+2E80 on are
-    the only ones looked at, each found in C (citation markers, private-use characters, are
-    skipped; emoji and fullwidth forms are the few met); no pass over the text in Python, which costs a paragraph
-    more than compiling the two small classes once."""
+    """Does ``src`` hold a CJK character? Only the characters that may be one are looked at, each
+    found in C (an English answer has none but its emoji and fullwidth forms); no pass over the
+    text in Python."""
     if src.isascii():
         return False
-    if _JAMO.search(src) is not None:
-        return True
-    return any(is_cjk(m.group()) for m in _wide().finditer(src))
-
-
-@cache
-def _wide() -> re.Pattern[str]:
-    """Every character from U+2E80 on but the private-use area (compiled when a long text first
-    needs it: ~0.7 ms): citation markers are private-use characters, three a marker, and none is CJK."""
-    return re.compile("[^\x00-\u2e7f\ue000-\uf8ff]")
+    m = _MAYBE_CJK.search(src)
+    while m is not None:
+        if is_cjk(m.group()):
+            return True
+        m = _MAYBE_CJK.search(src, m.end())
+    return False
 
 
 def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
