@@ -9,13 +9,11 @@ import bz2
 import datetime
 import decimal
 import functools
-import gc
 import gzip
 import json
 import lzma
 import os
 import re
-import time
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -23,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
+from conftest import best_cpu, run_cli
 
 from citerender.errors import CiterenderError
 from citerender.evaluate.charts import label as chart_label
@@ -649,23 +647,13 @@ def test_no_output_overwrites_the_dataset(tmp_path: Path, opt: str, monkeypatch:
 # --------------------------------------------------------------------------- the report's cost
 
 
-def _cpu(f: Callable[[], object], repeat: int = 3) -> float:
-    best = float("inf")
-    gc.collect()
-    for _ in range(repeat):
-        t = time.process_time()
-        f()
-        best = min(best, time.process_time() - t)
-    return best
-
-
 def test_the_report_costs_little_more_with_many_groups(tmp_path: Path) -> None:
     answers = 240
     times = []
     for groups in (4, 240):
         data = jsonl(tmp_path / f"d{groups}.jsonl", [rec(f"r{i}", f"model {i % groups}\n$x$") for i in range(answers)])
         summary = check_dataset(data, tmp_path / f"r{groups}.jsonl", group_by=["model"])
-        times.append(_cpu(functools.partial(write_report, summary, tmp_path / f"p{groups}.html")))
+        times.append(best_cpu(functools.partial(write_report, summary, tmp_path / f"p{groups}.html")))
     page = (tmp_path / "p240.html").read_text(encoding="utf-8")
     assert f"the other {240 - LISTED:,} groups, together" in page and "of 240)" in page
     assert page.count('<tr><th scope="row" class="citerender-name">model=') == LISTED

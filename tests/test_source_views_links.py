@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, expand
+from conftest import FIXTURES, best_cpu, expand
 from markdown_it import MarkdownIt
 from test_source_views import _resolve
 
@@ -304,19 +304,6 @@ def test_the_sweep_marks_each_line_as_every_range_checked_for_it_would() -> None
     assert checked > 2_000
 
 
-def _cpu(f: Any, repeat: int = 2) -> float:
-    import gc
-    import time
-
-    best = float("inf")
-    gc.collect()
-    for _ in range(repeat):
-        t = time.process_time()
-        f()
-        best = min(best, time.process_time() - t)
-    return best
-
-
 def test_a_source_cited_ten_thousand_times_costs_its_lines_plus_its_ranges() -> None:
     """One 10,000-line source cited 10,000 times, each a range of its own: every line used to
     check every range before it (at 40,000 of each: 31-60 s of CPU against 2.4-3 s without
@@ -327,8 +314,8 @@ def test_a_source_cited_ten_thousand_times_costs_its_lines_plus_its_ranges() -> 
     reg = registry_from_data([{"id": "big", "title": "Big", "lines": lines}])
     text = expand(" ".join(f"C{i}.{{S}}cite{{D}}big{{D}}L{i}{{E}}" for i in range(1, n + 1)))
     html: list[str] = []
-    with_views = _cpu(lambda: html.append(render(text, reg, standalone=True).html))
-    without = _cpu(lambda: render(text, reg, standalone=True, source_views="off"))
+    with_views = best_cpu(lambda: html.append(render(text, reg, standalone=True).html), 2)
+    without = best_cpu(lambda: render(text, reg, standalone=True, source_views="off"), 2)
     assert with_views / without <= 3, f"views cost x{with_views / without:.1f} ({with_views:.2f} s, {without:.2f} s)"
     page = html[0]
     assert page.count('<li class="citerender-vrange') == n  # every range has its target
