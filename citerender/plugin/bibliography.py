@@ -224,14 +224,22 @@ def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, 
 
 #: the most characters of a source's snippet printed under its entry (the card shows it on screen)
 PRINTED_SNIPPET = 320
-#: the most characters of one cited range printed under its entry (or put in a Word footnote)
-PRINTED_QUOTE = 1200
+#: the most bytes (escaped, UTF-8) of one cited range printed under its entry (or put in a Word
+#: footnote): a retrieved chunk whole, not a minified file's line
+PRINTED_QUOTE = 4_000
 
 
 def clip(text: str, limit: int) -> str:
-    """``text``, or its first ``limit`` characters ending in ``…`` (a quote, not the source: the
-    source's view and URL have the rest)."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    """``text``, or as much of it as takes ``limit`` bytes in a page (escaped, UTF-8: ``<`` is four,
+    a CJK character three), ending in ``…``: a quote, not the source (its view and URL have the
+    rest). Only the first ``limit`` characters are ever escaped to learn their weight."""
+    head = text[:limit]
+    size = len(_escape(head).encode("utf-8"))
+    if size <= limit and len(head) == len(text):
+        return text
+    if size > limit:
+        head = head[: max(1, len(head) * limit // size)]
+    return head[:-1].rstrip() + "\u2026"
 
 
 def quotes_html(ref: Reference) -> Any:

@@ -177,9 +177,9 @@ def _group_classes(uses: list[RefUse]) -> str:
 CARD_LINES = 8
 #: the most characters of a source's text (a snippet) a card quotes
 CARD_CHARS = 320
-#: the most characters of one cited line a card quotes (the source's view shows it whole): a
-#: minified file's one line would otherwise be copied into every card citing it
-CARD_LINE_CHARS = 400
+#: the most bytes (escaped, UTF-8) of one cited line a card quotes (:func:`.bibliography.clip`):
+#: a retrieved chunk whole, not a minified file's one line in every card citing it
+CARD_LINE_CHARS = 4_000
 #: a word joiner before every citation (inside a card style's wrapper: Chromium breaks before a
 #: button however joined from outside): a citation never starts a line alone, away from its word
 JOIN = "&#8288;"
