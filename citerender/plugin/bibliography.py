@@ -233,6 +233,8 @@ def clip(text: str, limit: int) -> str:
     """``text``, or as much of it as takes ``limit`` bytes in a page (escaped, UTF-8: ``<`` is four,
     a CJK character three), ending in ``…``: a quote, not the source (its view and URL have the
     rest). Only the first ``limit`` characters are ever escaped to learn their weight."""
+    if len(text) * 6 <= limit:  # no character writes more than six bytes (``&quot;``): nothing to weigh
+        return text
     head = text[:limit]
     size = len(_escape(head).encode("utf-8"))
     if size <= limit and len(head) == len(text):
