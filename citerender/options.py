@@ -216,6 +216,14 @@ class RenderOptions:
         return opts
 
 
+def id_stem(prefix: str) -> str:
+    """What the page's ids start with for ``id_prefix`` ``prefix``: nothing, or the prefix and a
+    hyphen (``q1`` and ``q1-`` both give ``q1-cite-1``, never ``q1--cite-1``)."""
+    if not prefix:
+        return ""
+    return prefix if prefix.endswith(("-", "_")) else prefix + "-"
+
+
 @cache
 def _defaults() -> RenderOptions:
     """The default options, made once (they are frozen): a render given none builds no new ones."""

@@ -62,6 +62,17 @@ def test_ids_stay_unique_with_a_prefix_and_in_a_standalone_page() -> None:
             assert _duplicates(page) == {}, (style, prefix)
 
 
+def test_a_prefix_ending_in_a_hyphen_is_not_doubled() -> None:
+    """``--id-prefix q1-`` and ``q1`` give the same ids (``q1-cite-1``, ``q1-ref-1``, the headings'
+    and the model's notes'): never ``q1--cite-1``."""
+    reg = registry_from_data([SOURCES[k] for k in ("c1", "l1", "s1")])
+    answer = ANSWERS[2] + "\n\n## Notes\n\nA note[^a].\n\n[^a]: Said.\n"
+    for style in STYLES:
+        ids = {p: re.findall(r'id="([^"]+)"', render(answer, reg, style=style, id_prefix=p).html) for p in ("q1", "q1-")}
+        assert ids["q1"] == ids["q1-"] and ids["q1"], style
+        assert all(i.startswith("q1-") and "--" not in i for i in ids["q1"] if i.startswith("q1")), ids["q1"]
+
+
 def test_a_heading_never_takes_an_id_of_citerenders_own() -> None:
     """A heading "Ref 1" gets ``section-ref-1``: ``ref-1`` is the first entry of Sources."""
     reg = registry_from_data([SOURCES["s1"]])

@@ -17,6 +17,7 @@ from typing import Any
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from ..options import id_stem
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
 from .dialects import active_dialect, may_hold
@@ -59,7 +60,7 @@ class DocumentPass:
     def __init__(self, src: str, env: MutableMapping[str, Any], opts: PluginOptions) -> None:
         st = self.st = citation_state(env, opts.registry)
         if opts.options.id_prefix and not st.id_prefix:
-            st.id_prefix = opts.options.id_prefix + "-"
+            st.id_prefix = id_stem(opts.options.id_prefix)
         if not st.original:
             st.original = src
         self.src = src

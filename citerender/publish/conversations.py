@@ -26,7 +26,7 @@ from typing import Any, NamedTuple, TextIO
 from ..diagnostics import Diagnostic
 from ..errors import CiterenderError, internal_failure
 from ..jobs.pool import PageResult, Progress, run_pages
-from ..options import RenderOptions
+from ..options import RenderOptions, id_stem
 from ..providers.archive import MAX_INFLATED_BYTES, read_raw
 from ..providers.exports import conversation
 from ..providers.threads import Conversation, Turn
@@ -156,7 +156,7 @@ class _Turns:
         for i, turn in enumerate(turns, start=1):
             if prefix is None:
                 self.count += 1
-                tid = f"{self.opts.id_prefix}-t{self.count}" if self.opts.id_prefix else f"t{self.count}"
+                tid = f"{id_stem(self.opts.id_prefix)}t{self.count}"
                 where = f"message {self.count}"
             else:
                 tid, where = f"{prefix}-{i}", f"{place}, message {i}"

@@ -28,6 +28,7 @@ from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
 
 from ..lazy_re import lazy_compile
+from ..options import id_stem
 from ..plugin.flanking import state_class
 
 __all__ = [
@@ -226,7 +227,7 @@ def roman(n: int) -> str:
 
 
 def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
-    prefix = id_prefix + "-" if id_prefix else ""
+    prefix = id_stem(id_prefix)
 
     def name(tok: Token) -> str:
         return f"{prefix}note-{tok.meta['id'] + 1}"

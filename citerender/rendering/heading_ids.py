@@ -16,6 +16,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from mdit_py_plugins.anchors.index import unique_slug
 
+from ..options import id_stem
+
 __all__ = ["HEADING_IDS", "SLUGS_KEY", "add_anchors"]
 
 #: the core rule's name
@@ -26,7 +28,7 @@ SLUGS_KEY = "citerender_slugs"
 
 def add_anchors(md: MarkdownIt, id_prefix: str) -> None:
     """Heading ids, after the citation rules so that no marker is read into a slug."""
-    md.core.ruler.push(HEADING_IDS, partial(heading_ids, prefix=id_prefix + "-" if id_prefix else ""))
+    md.core.ruler.push(HEADING_IDS, partial(heading_ids, prefix=id_stem(id_prefix)))
 
 
 def heading_ids(state: StateCore, *, prefix: str) -> None:
