@@ -68,7 +68,9 @@ def test_a_prefix_ending_in_a_hyphen_is_not_doubled() -> None:
     reg = registry_from_data([SOURCES[k] for k in ("c1", "l1", "s1")])
     answer = ANSWERS[2] + "\n\n## Notes\n\nA note[^a].\n\n[^a]: Said.\n"
     for style in STYLES:
-        ids = {p: re.findall(r'id="([^"]+)"', render(answer, reg, style=style, id_prefix=p).html) for p in ("q1", "q1-")}
+        ids = {
+            p: re.findall(r'id="([^"]+)"', render(answer, reg, style=style, id_prefix=p).html) for p in ("q1", "q1-")
+        }
         assert ids["q1"] == ids["q1-"] and ids["q1"], style
         assert all(i.startswith("q1-") and "--" not in i for i in ids["q1"] if i.startswith("q1")), ids["q1"]
 
