@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from ..sources.pages import passage_pages, range_label
 from ..sources.urls import safe_url
 from ..syntax.types import LineRange
+from ..syntax.weight import fit_bytes
 from .source_links import VIEWS_OFF, has_view, place_source, range_href, view_href_of
 from .state import Reference
 
@@ -230,18 +231,11 @@ PRINTED_QUOTE = 4_000
 
 
 def clip(text: str, limit: int) -> str:
-    """``text``, or as much of it as takes ``limit`` bytes in a page (escaped, UTF-8: ``<`` is four,
-    a CJK character three), ending in ``…``: a quote, not the source (its view and URL have the
-    rest). Only the first ``limit`` characters are ever escaped to learn their weight."""
-    if len(text) * 6 <= limit:  # no character writes more than six bytes (``&quot;``): nothing to weigh
-        return text
-    head = text[:limit]
-    size = len(_escape(head).encode("utf-8"))
-    if size <= limit and len(head) == len(text):
-        return text
-    if size > limit:
-        head = head[: max(1, len(head) * limit // size)]
-    return head[:-1].rstrip() + "\u2026"
+    """``text``, or its longest start that takes ``limit`` bytes in a page
+    (:func:`~citerender.syntax.weight.fit_bytes`), its last character an ``…``: a quote, not the
+    source (its view and URL have the rest)."""
+    head = fit_bytes(text, limit)
+    return text if len(head) == len(text) else head[:-1].rstrip() + "\u2026"
 
 
 def quotes_html(ref: Reference) -> Any:

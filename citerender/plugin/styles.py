@@ -168,7 +168,7 @@ def _group_classes(uses: list[RefUse]) -> str:
     for u in uses:
         if not u.reference.known:
             unverified = True
-        elif u.lines is not None and not u.lines_valid:  # (:func:`bad_lines`)
+        elif bad_lines(u):
             bad = True
     return (" citerender-unverified" if unverified else "") + (" citerender-badlines" if bad else "")
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from html import escape
 
 from ..plugin.source_links import place_source, view_sources
 from ..plugin.state import Reference
 from ..sources.model import Source
 from ..syntax.types import LineRange
+from ..syntax.weight import text_bytes
 
 __all__ = [
     "MAX_SHOWN",
@@ -37,7 +37,6 @@ __all__ = [
     "line_cap",
     "parts_of",
     "source_views",
-    "text_bytes",
 ]
 
 #: a source this short (in lines, and in bytes of its text as the page holds it) is shown whole
@@ -145,11 +144,6 @@ def source_views(references: Iterable[Reference]) -> list[SourceView]:
             out.append(view)
     bounded = sum(not v.whole for v in out)
     return [v if v.whole else replace(v, share=SHOWN_BYTES // bounded) for v in out]
-
-
-def text_bytes(text: str) -> int:
-    """The bytes ``text`` takes in a page: escaped (``<`` is ``&lt;``), in UTF-8."""
-    return len(escape(text, quote=False).encode("utf-8"))
 
 
 def _size(lines: Sequence[str]) -> int:

@@ -22,7 +22,8 @@ from html import escape
 from ..plugin.bibliography import EN_DASH, SEPARATOR, lines_html
 from ..plugin.source_links import VIEWS_PAGE, range_id, view_id
 from ..sources.urls import safe_url
-from .source_view import CitedRange, Part, SourceView, line_cap, text_bytes
+from ..syntax.weight import fit_bytes
+from .source_view import CitedRange, Part, SourceView, line_cap
 
 __all__ = ["VIEWS_HEADING", "view_html", "views_section"]
 
@@ -141,14 +142,14 @@ def _member(slot: int, end: bool) -> str:
 def _line(n: int, text: str, covering: list[CitedRange], cited: bool, cap: int | None) -> str:
     """One line: its number (a gutter the list's own numbering stands for: hidden from screen
     readers, left out of a copy) and its text, read in its own direction (``dir="auto"``), at most
-    ``cap`` bytes of it (:func:`_cut`); ``covering``: the slotted ranges it is in, ``cited``:
+    ``cap`` bytes of it (:func:`~citerender.syntax.weight.fit_bytes`); ``covering``: the slotted ranges it is in, ``cited``:
     whether any range covers it."""
     cls = "citerender-vl"
     for r in covering:
         cls += _member(r.slot, n == r.high)
     if cited:
         cls += " citerender-vl-cited"
-    shown = text if cap is None else _cut(text, cap)
+    shown = text if cap is None else fit_bytes(text, cap)
     tail = ""
     if len(shown) < len(text):
         tail = f'<span class="citerender-vcut"> &#8230; {len(text) - len(shown):,} more characters</span>'
@@ -156,23 +157,6 @@ def _line(n: int, text: str, covering: list[CitedRange], cited: bool, cap: int |
         f'<li class="{cls}" value="{n}"><span class="citerender-vno" aria-hidden="true">{n}</span>'
         f'<span class="citerender-vt" dir="auto">{escape(shown, quote=False)}{tail}</span></li>\n'
     )
-
-
-def _cut(text: str, cap: int) -> str:
-    """The longest start of ``text`` whose bytes in the page (:func:`text_bytes`) are at most
-    ``cap``: a line of ``&`` or of CJK text is cut by what it weighs, not by its length."""
-    if len(text) * 5 <= cap:  # no character takes more than five bytes (``&amp;``)
-        return text
-    low, high = 0, min(len(text), cap)  # a character takes a byte at least
-    if text_bytes(text[:high]) <= cap:
-        return text[:high]
-    while low < high:  # the longest start that fits: text_bytes(text[:low]) <= cap
-        mid = (low + high + 1) // 2
-        if text_bytes(text[:mid]) <= cap:
-            low = mid
-        else:
-            high = mid - 1
-    return text[:low]
 
 
 def _opening(view: SourceView, r: CitedRange, mode: str, back: str) -> str:
