@@ -8,17 +8,16 @@ measured as a time ratio (input x4 -> time at most x6), never as an absolute tim
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, ROOT, CliResult, assert_no_marker, run_cli
+from conftest import EXAMPLES, ROOT, CliResult, assert_no_marker, best_cpu, run_cli
 
 from citerender import CiterenderError, StreamRenderer, check, render, strip_citations
 from citerender.providers import adapt
@@ -37,21 +36,7 @@ def cli(*args: str, stdin: str | None = None) -> CliResult:
 # --------------------------------------------------------------------------- 2. linear time
 
 
-def _best(f: Callable[[], object], repeat: int = 5) -> float:
-    """Best of ``repeat`` runs in this process's CPU time (another process busy on the machine
-    does not count), garbage collection paused: its pauses grow with the whole heap, not with our
-    code, and would blur the ratio this measures (a complexity check, not a speed target)."""
-    best = float("inf")
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            t = time.process_time()
-            f()
-            best = min(best, time.process_time() - t)
-    finally:
-        gc.enable()
-    return best
+_best = partial(best_cpu, repeat=5)  # (by this name: the growth tests' fresh interpreters call it)
 
 
 def _stream(output: str, text: str, size: int = 20) -> None:

@@ -11,12 +11,11 @@ import os
 import resource
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import chat_conversation, run_cli
+from conftest import best_cpu, chat_conversation, run_cli, write_folder, write_zip
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile" / "round4b"
 BESIDE = {"chat.html": "<html></html>", "export_manifest.json": "{}"}
@@ -24,20 +23,6 @@ BESIDE = {"chat.html": "<html></html>", "export_manifest.json": "{}"}
 
 def _conv(k: int) -> dict:
     return chat_conversation(f"Conversation {k}", [("user", f"Question {k}?"), ("assistant", f"Answer {k}.")], f"c{k}")
-
-
-def _folder(path: Path, files: dict[str, str]) -> Path:
-    path.mkdir()
-    for name, text in files.items():
-        (path / name).write_text(text, encoding="utf-8")
-    return path
-
-
-def _zip(path: Path, files: dict[str, str]) -> Path:
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in files.items():
-            z.writestr(name, text)
-    return path
 
 
 def _bounded_cli(*args: object, memory: int = 1536 * 1024**2, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -65,7 +50,7 @@ def test_an_export_nested_thousands_deep_is_refused_in_bounded_memory(tmp_path: 
     deep = (HOSTILE / "deep-shard.json").read_text(encoding="ascii")
     assert deep.count("[") >= 100_000
     files = {"conversations-000.json": json.dumps([_conv(0)]), "conversations-001.json": deep, **BESIDE}
-    src = _zip(tmp_path / "export.zip", files) if where == "zip" else _folder(tmp_path / "export", files)
+    src = write_zip(tmp_path / "export.zip", files) if where == "zip" else write_folder(tmp_path / "export", files)
     r = _bounded_cli("build", src, tmp_path / "site")
     assert r.returncode == 2, r.stderr[-2000:]
     assert "Traceback" not in r.stderr and "MemoryError" not in r.stderr
@@ -81,7 +66,7 @@ def test_a_conversation_nested_past_the_data_limit_is_still_skipped_alone(tmp_pa
         node["x"] = {}
         node = node["x"]
     files = {"conversations-000.json": json.dumps([_conv(0), deep, _conv(2)]), **BESIDE}
-    r = run_cli("build", _folder(tmp_path / "export", files), tmp_path / "site")
+    r = run_cli("build", write_folder(tmp_path / "export", files), tmp_path / "site")
     assert r.returncode == 2
     assert "CR506" in r.stderr and "nested too deeply" in r.stderr
     assert len(list((tmp_path / "site" / "c").glob("*.html"))) == 2
@@ -96,7 +81,7 @@ def test_a_shard_that_is_an_object_is_an_error_not_zero_conversations(tmp_path: 
         "conversations-001.json": json.dumps(_conv(2)),
         **BESIDE,
     }
-    src = _zip(tmp_path / "export.zip", files) if where == "zip" else _folder(tmp_path / "export", files)
+    src = write_zip(tmp_path / "export.zip", files) if where == "zip" else write_folder(tmp_path / "export", files)
     r = run_cli("build", src, tmp_path / "site")
     assert r.returncode == 2, r.stderr
     assert "conversations-001.json holds an object" in r.stderr and "Traceback" not in r.stderr
@@ -106,13 +91,13 @@ def test_items_that_are_not_conversations_are_reported_one_by_one(tmp_path: Path
     """``[conv, 5, "x", null, [conv], conv]``: the four non-objects vanished (exit 0, 2 pages).
     Now each is reported as a skipped item (CR506, exit 2) and the conversations are built."""
     items = [_conv(0), 5, "x", None, [_conv(9)], _conv(1)]
-    src = _folder(tmp_path / "export", {"conversations-000.json": json.dumps(items), **BESIDE})
+    src = write_folder(tmp_path / "export", {"conversations-000.json": json.dumps(items), **BESIDE})
     r = run_cli("build", src, tmp_path / "site")
     assert r.returncode == 2
     for k, kind in ((2, "number"), (3, "string"), (4, "null"), (5, "list")):
         assert f"CR506 item {k} of the export was skipped: it is a {kind}" in r.stderr
     assert len(list((tmp_path / "site" / "c").glob("*.html"))) == 2
-    zipped = _zip(tmp_path / "export.zip", {"conversations-000.json": json.dumps(items), **BESIDE})
+    zipped = write_zip(tmp_path / "export.zip", {"conversations-000.json": json.dumps(items), **BESIDE})
     found = run_cli("render", zipped, "--conversation", "c1")  # finding one skips the non-objects
     assert found.returncode in (0, 1) and "Answer 1." in found.stdout, found.stderr
 
@@ -122,7 +107,7 @@ def test_a_symlinked_shard_is_refused_not_skipped(tmp_path: Path) -> None:
     word, its conversations gone. Reading through it could publish any file: refused, exit 2."""
     outside = tmp_path / "elsewhere.json"
     outside.write_text(json.dumps([_conv(7)]), encoding="utf-8")
-    src = _folder(tmp_path / "export", {"conversations-000.json": json.dumps([_conv(0)]), **BESIDE})
+    src = write_folder(tmp_path / "export", {"conversations-000.json": json.dumps([_conv(0)]), **BESIDE})
     (src / "conversations-001.json").symlink_to(outside)
     r = run_cli("build", src, tmp_path / "site")
     assert r.returncode == 2
@@ -195,21 +180,7 @@ GROWTH = {
 }
 
 
-def _best(f: object, repeat: int = 3) -> float:
-    import gc
-    import time
-
-    best = float("inf")
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            t = time.process_time()
-            f()  # type: ignore[operator]
-            best = min(best, time.process_time() - t)
-    finally:
-        gc.enable()
-    return best
+_best = best_cpu  # (by this name: the growth tests' fresh interpreters call it)
 
 
 def test_an_assistants_stream_folds_to_what_its_deltas_say() -> None:

@@ -9,12 +9,11 @@ as before. An export that holds no conversation says so and exits 2."""
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, run_cli, write_folder, write_zip
 
 from citerender.errors import CiterenderError
 from citerender.providers.archive import export_members, read_raw
@@ -42,20 +41,6 @@ def _shards(export: Path, sizes: tuple[int, ...]) -> dict[str, str]:
     return out
 
 
-def _zip(path: Path, files: dict[str, str]) -> Path:
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in files.items():
-            z.writestr(name, text)
-    return path
-
-
-def _folder(path: Path, files: dict[str, str]) -> Path:
-    path.mkdir()
-    for name, text in files.items():
-        (path / name).write_text(text, encoding="utf-8")
-    return path
-
-
 def _site(root: Path) -> dict[str, str]:
     """Every page of a built site (its HTML), by its path."""
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.html"))}
@@ -72,8 +57,8 @@ def test_a_sharded_zip_and_its_folder_build_the_site_the_unsharded_export_builds
     tmp_path: Path, export: Path, sizes: tuple[int, ...]
 ) -> None:
     files = {**_shards(export, sizes), **BESIDE}
-    zipped = _zip(tmp_path / "export.zip", files)
-    folder = _folder(tmp_path / "unzipped", files)
+    zipped = write_zip(tmp_path / "export.zip", files)
+    folder = write_folder(tmp_path / "unzipped", files)
     _build(export, tmp_path / "whole")
     _build(zipped, tmp_path / "from-zip")
     _build(folder, tmp_path / "from-folder")
@@ -88,7 +73,7 @@ def test_a_sharded_zip_and_its_folder_build_the_site_the_unsharded_export_builds
 
 def test_the_sharded_site_links_the_citations_of_conversations_in_every_shard(tmp_path: Path) -> None:
     files = {**_shards(SYNTHETIC, (3, 2)), **BESIDE}
-    _build(_zip(tmp_path / "export.zip", files), tmp_path / "site")
+    _build(write_zip(tmp_path / "export.zip", files), tmp_path / "site")
     pages = _site(tmp_path / "site")
     first = BeautifulSoup(pages["c/paris-trip-d863672b.html"], "html.parser")  # second conversation, shard 000
     last = BeautifulSoup(pages["c/branches-and-files-7ea9b45e.html"], "html.parser")  # fifth, shard 001
@@ -108,7 +93,7 @@ def test_shards_are_read_in_number_order_as_one_list(tmp_path: Path) -> None:
         "conversations-000.json": json.dumps(data[:2]),
         "conversations.json.index": "{}",  # seen beside the shards in a real export: not a shard
     }
-    zipped = _zip(tmp_path / "export.zip", files)
+    zipped = write_zip(tmp_path / "export.zip", files)
     positions = [(k, d["id"]) for k, d in read_raw(zipped)]
     assert positions == [(k, c["id"]) for k, c in enumerate(data)]
     assert [c.title for c in read_conversations(zipped)] == [c.title for c in read_conversations(SYNTHETIC)]
@@ -122,7 +107,7 @@ def test_shards_are_read_in_number_order_as_one_list(tmp_path: Path) -> None:
 
 
 def test_render_reads_one_conversation_of_a_sharded_zip(tmp_path: Path) -> None:
-    zipped = _zip(tmp_path / "export.zip", {**_shards(SYNTHETIC, (3, 2)), **BESIDE})
+    zipped = write_zip(tmp_path / "export.zip", {**_shards(SYNTHETIC, (3, 2)), **BESIDE})
     r = run_cli("render", zipped, "--conversation", "conv-branches")
     assert r.returncode in (0, 1), r.stderr
     page = BeautifulSoup(r.stdout, "html.parser")
@@ -140,13 +125,15 @@ def test_render_reads_one_conversation_of_a_sharded_zip(tmp_path: Path) -> None:
 )
 def test_an_export_without_conversations_says_so_and_exits_2(tmp_path: Path, kind: str, said: str) -> None:
     if kind == "folder-without-shards":
-        src = _folder(tmp_path / "unzipped", BESIDE)
+        src = write_folder(tmp_path / "unzipped", BESIDE)
     elif kind == "zip-without-shards":
-        src = _zip(tmp_path / "export.zip", BESIDE)
+        src = write_zip(tmp_path / "export.zip", BESIDE)
     elif kind == "empty-shards":
-        src = _zip(tmp_path / "export.zip", {"conversations-000.json": "[]", "conversations-001.json": "[]", **BESIDE})
+        src = write_zip(
+            tmp_path / "export.zip", {"conversations-000.json": "[]", "conversations-001.json": "[]", **BESIDE}
+        )
     else:
-        src = _folder(tmp_path / "unzipped", {"conversations-000.json": "[]", **BESIDE})
+        src = write_folder(tmp_path / "unzipped", {"conversations-000.json": "[]", **BESIDE})
     r = run_cli("build", src, tmp_path / "site")
     assert r.returncode == 2, r.stderr
     assert said in r.stderr and "Traceback" not in r.stderr
@@ -156,7 +143,7 @@ def test_an_export_without_conversations_says_so_and_exits_2(tmp_path: Path, kin
 
 def test_a_folder_of_answers_is_still_a_folder_of_answers(tmp_path: Path) -> None:
     """A folder with one export-like name (an answer's ``user.json``) is built as answers."""
-    src = _folder(tmp_path / "answers", {"a.md": "# Hello\n\nText.\n", "user.json": "{}"})
+    src = write_folder(tmp_path / "answers", {"a.md": "# Hello\n\nText.\n", "user.json": "{}"})
     _build(src, tmp_path / "site")
     assert (tmp_path / "site" / "a.html").is_file()
 
@@ -165,7 +152,7 @@ def test_the_shards_inflate_within_one_limit_together(tmp_path: Path) -> None:
     """Each shard alone is under the limit; together they are over it: refused, naming the zip."""
     data = json.loads(SYNTHETIC.read_text(encoding="utf-8"))
     files = {f"conversations-{k:03d}.json": json.dumps([c]) for k, c in enumerate(data)}
-    zipped = _zip(tmp_path / "export.zip", files)
+    zipped = write_zip(tmp_path / "export.zip", files)
     biggest = max(len(t.encode()) for t in files.values())
     total = sum(len(t.encode()) for t in files.values())
     assert biggest < total // 2
