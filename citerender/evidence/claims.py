@@ -17,7 +17,6 @@ __all__ = ["GROUP", "Claim", "Evidence", "claim_texts"]
 
 #: stands for a citation group in a block's words while sentences are split
 GROUP = "\x00"
-_PH = GROUP
 # the end of a sentence: terminal punctuation (and closing quotes or brackets) before a space,
 # a citation or the end
 _SENTENCE_END = re.compile(TERMINAL + r"(?=\s|\x00|$)")
@@ -83,19 +82,19 @@ def claim_texts(flat: str) -> Iterator[tuple[int, str]]:
     previous = ""
     last = 0  # just after the previous citation group
     k = 0
-    i = flat.find(_PH)
+    i = flat.find(GROUP)
     while i >= 0:
         j = bisect_right(ends, i) - 1  # the last sentence end at or before the group
-        if j >= 0 and not flat[ends[j] : i].replace(_PH, "").strip():
+        if j >= 0 and not flat[ends[j] : i].replace(GROUP, "").strip():
             stop, start = ends[j], (ends[j - 1] if j >= 1 else 0)  # it follows a finished sentence
         else:
             stop, start = i, (ends[j] if j >= 0 else 0)
         clause = start < last <= stop  # an earlier group inside this sentence: a clause of its own
-        words = flat[max(start, last) if clause else start : stop].replace(_PH, "").strip()
+        words = flat[max(start, last) if clause else start : stop].replace(GROUP, "").strip()
         if clause:
             words = _LEAD.sub("", words, count=1)
         if not words.strip(" .,;:"):
             words = previous  # right after another group, or alone in its block: the same claim
         yield k, words
         previous, last, k = words, i + 1, k + 1
-        i = flat.find(_PH, i + 1)
+        i = flat.find(GROUP, i + 1)

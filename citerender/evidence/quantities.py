@@ -36,14 +36,8 @@ _UNITS = {
     "nineteen": 19,
 }
 _TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
+    w: 10 * n
+    for n, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2)
 }
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _MONTHS = {
@@ -77,28 +71,10 @@ _DAYS = {
     "quarter": (90, 92),
     "year": (365, 366),
 }
-_UNIT_OF = {
-    "day": "day",
-    "days": "day",
-    "business day": "day",
-    "week": "week",
-    "weeks": "week",
-    "fortnight": "fortnight",
-    "fortnights": "fortnight",
-    "month": "month",
-    "months": "month",
-    "quarter": "quarter",
-    "quarters": "quarter",
-    "year": "year",
-    "years": "year",
-    "hour": "hour",
-    "hours": "hour",
-    "minute": "minute",
-    "minutes": "minute",
-}
 
-NUMBER_WORDS = frozenset([*_UNITS, *_TENS, *_SCALES])
-_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True))
+_BELOW_100 = {**_UNITS, **_TENS}
+NUMBER_WORDS = frozenset([*_BELOW_100, *_SCALES])
+_NUMBER_WORD = "|".join(sorted([*_BELOW_100, *_SCALES], key=len, reverse=True))
 _WORDS = re.compile(
     rf"\b(?:(?:{_NUMBER_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORD}))*)\b",
     re.I,
@@ -110,6 +86,8 @@ _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE_MDY = re.compile(rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 _DATE_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NAMES})\.?,?\s+(\d{{4}})\b", re.I)
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+#: each form of a date or a time, and its groups holding the parts in order (a month by name or number)
+_WHEN = ((_ISO_DATE, (1, 2, 3)), (_DATE_MDY, (3, 1, 2)), (_DATE_DMY, (3, 2, 1)), (_TIME, (1, 2)))
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
 _UNIT_AFTER = re.compile(
     r"[\s-]*(?:\(\s*\d[\d,.]*\s*\)[\s-]*)?(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
@@ -142,10 +120,8 @@ def _words_value(words: str) -> float | None:
     for w in re.split(r"[\s-]+", words.lower()):
         if w == "and" or not w:
             continue
-        if w in _UNITS:
-            current += _UNITS[w]
-        elif w in _TENS:
-            current += _TENS[w]
+        if w in _BELOW_100:
+            current += _BELOW_100[w]
         elif w in _SCALES:
             scale = _SCALES[w]
             if scale == 100:
@@ -163,7 +139,7 @@ def _unit_after(text: str, end: int) -> tuple[str | None, int]:
     m = _UNIT_AFTER.match(text, end)
     if m is None:
         return None, end
-    return _UNIT_OF[m.group(1).lower()], m.end()
+    return m.group(1).lower().removesuffix("s"), m.end()
 
 
 _ANY_DIGIT = re.compile(r"\d")
@@ -178,27 +154,14 @@ def quantities(text: str) -> list[Quantity]:
     if _ANY_DIGIT.search(text) is None:  # most claims hold no digit: six searches (~30 µs) skipped
         return _spelled(text, found, taken)
 
-    for m in _ISO_DATE.finditer(text):
-        y, mo, d = (int(g) for g in m.groups())
-        if 1 <= mo <= 12 and 1 <= d <= 31:
-            found.append((m.start(), Quantity(m.group(0), (y, mo, d))))
-            taken.append(m.span())
-    for m in _DATE_MDY.finditer(text):
-        if _free(taken, *m.span()):
-            found.append(
-                (m.start(), Quantity(m.group(0), (int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)))))
-            )
-            taken.append(m.span())
-    for m in _DATE_DMY.finditer(text):
-        if _free(taken, *m.span()):
-            found.append(
-                (m.start(), Quantity(m.group(0), (int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))))
-            )
-            taken.append(m.span())
-    for m in _TIME.finditer(text):
-        if _free(taken, *m.span()):
-            found.append((m.start(), Quantity(m.group(0), (int(m.group(1)), int(m.group(2))))))
-            taken.append(m.span())
+    for pattern, order in _WHEN:
+        for m in pattern.finditer(text):
+            parts = tuple(_part(m.group(i)) for i in order)
+            if pattern is _ISO_DATE and not (1 <= parts[1] <= 12 and 1 <= parts[2] <= 31):
+                continue  # not a calendar date: its digits are read as numbers
+            if _free(taken, *m.span()):
+                found.append((m.start(), Quantity(m.group(0), parts)))
+                taken.append(m.span())
     taken.extend(m.span() for m in _ORDINAL.finditer(text))  # "the 3rd" names a position, not an amount
     for m in _DIGITS.finditer(text):
         if not _free(taken, *m.span()):
@@ -227,6 +190,11 @@ def _spelled(text: str, found: list[tuple[int, Quantity]], taken: list[tuple[int
             taken.append(m.span())
     found.sort(key=lambda x: x[0])
     return [q for _, q in found]
+
+
+def _part(group: str) -> int:
+    """A date's or a time's part as a number (a month's name as its number)."""
+    return int(group) if group.isdigit() else _MONTHS[group.lower()]
 
 
 def _free(taken: list[tuple[int, int]], a: int, b: int) -> bool:

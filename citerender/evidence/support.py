@@ -53,12 +53,8 @@ def _script_letters(text: str) -> tuple[int, int]:
 
 
 def _mostly_spaceless(letters: int, spaceless_letters: int) -> bool:
-    return bool(letters) and spaceless_letters * 2 > letters
-
-
-def _spaceless(text: str) -> bool:
     """Mostly written in a script without spaces between words?"""
-    return _mostly_spaceless(*_script_letters(text))
+    return bool(letters) and spaceless_letters * 2 > letters
 
 
 def _share(claim: set[str], passage: set[str]) -> float:
@@ -128,8 +124,7 @@ class _Index:
         masks: dict[str, dict[int, int]] = {}  # neighbouring hits share lines: each is read once
         best: tuple[float, str, int, int] | None = None
         # the twenty lines holding most of the claim, ties to the first source listed and its first
-        # line: the same answer on every run (``most_common`` broke ties by insertion order, which
-        # follows the claim's set order, which changes with each interpreter's string hashing)
+        # line: the same answer on every run, whatever the string hashing
         rank = self.rank
         top = heapq.nsmallest(20, hits.items(), key=lambda hit: (-hit[1], rank[hit[0][0]], hit[0][1]))
         for (sid, n), count in top:
@@ -178,10 +173,8 @@ class _Index:
 
 @dataclass
 class _Passage:
-    """What the checks read of a cited passage, found once per passage piece (one cited source's
-    lines) and merged for a claim citing several: a piece is cited by many claims (every sentence
-    of an answer may cite the same lines), and reading it again for each made ``check`` take 4 s
-    on a 400 KB answer. Pieces are joined by a newline, which splits sentences and quantities."""
+    """What the checks read of a cited passage, read once per piece (one cited source's lines,
+    which many claims may cite) and merged for a claim citing several, as if joined by a newline."""
 
     letters: int
     spaceless_letters: int
@@ -261,7 +254,8 @@ class _Checker:
         self.numbers(claim, passage)
         self.quotes(claim, evidence)
         words = content_stems(claim.text)
-        if _spaceless(claim.text) != passage.spaceless:  # Chinese claim, English passage: words can't be compared
+        # a Chinese claim, an English passage: their words cannot be compared
+        if _mostly_spaceless(*_script_letters(claim.text)) != passage.spaceless:
             if not claim.codes:
                 claim.verdict = "unchecked"
                 claim.reasons.append("the claim and the cited passage are not in the same script")
@@ -398,15 +392,11 @@ class _Checker:
         return True
 
 
-def _ignore(claim: Claim, code: str, message: str) -> None:
-    """The report of a caller who reads the claims' codes and reasons alone."""
-
-
 def check_support(
     claims: Sequence[Claim],
     registry: Registry | None,
-    scorer: SupportScorer | None = None,
-    report: Report = _ignore,
+    scorer: SupportScorer | None,
+    report: Report,
 ) -> None:
     """Run every check on ``claims`` (in place: verdict, reasons, codes, score) against the
     passages they cite (and, for a better passage, the rest of ``registry``); each finding is

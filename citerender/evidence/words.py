@@ -23,6 +23,7 @@ __all__ = ["NO_SPACE_SCRIPT", "Stance", "content_stems", "quotations", "quote_in
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 NO_SPACE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
+#: words too common to say what a sentence is about (English, French, German, Spanish)
 STOP_WORDS = frozenset(
     [
         "a",
@@ -250,13 +251,9 @@ def content_stems(text: str) -> set[str]:
     """The stems of the content words of ``text``: stop words, numbers and one-letter words out."""
     out: set[str] = set()
     norm = _normalized(text)
-    if NO_SPACE_SCRIPT.search(norm) is None:  # no word to cut into pairs: one search, not one a word
-        for w in _WORD.findall(norm):
-            if w not in _NOT_CONTENT and len(w) > 1 and not w.isdigit():
-                out.add(_stem(w))
-        return out
+    pairs = NO_SPACE_SCRIPT.search(norm) is not None  # one search of the text, not one a word, most often
     for w in _WORD.findall(norm):
-        if NO_SPACE_SCRIPT.search(w):
+        if pairs and NO_SPACE_SCRIPT.search(w):
             out.update(_pairs(w))
         elif w not in _NOT_CONTENT and len(w) > 1 and not w.isdigit():
             out.add(_stem(w))
