@@ -1,13 +1,9 @@
-"""Regular expressions compiled on first use (issue 50, start-up).
+"""Regular expressions compiled on first use (issue 50, start-up: ``re`` compiles in pure Python).
 
-``re`` compiles a pattern in Python (its parser and compiler are pure Python): 0.1–0.9 ms each,
-paid at import for every module-level pattern, whether the process meets the form it reads or
-not. A render of an ordinary answer used a fifth of the ~100 patterns its modules compiled.
-:func:`lazy_compile` gives an object that stands for the compiled pattern: its first method call
-compiles it, and from then on its methods are the compiled pattern's own (read from the
-instance's ``__dict__``, as fast as the pattern's). For module-private constants only: it is not a
-``re.Pattern`` (``isinstance``, ``re.sub(obj, …)``, equality and pickling are the pattern's, not
-its), so a pattern that is passed on, stored in a value or composed into another stays compiled.
+:func:`lazy_compile` gives an object whose first method call compiles the pattern; from then on its
+methods are the compiled pattern's own, read from the instance's ``__dict__``. For module-private
+constants only: it is not a ``re.Pattern`` (``isinstance``, equality, pickling), so a pattern that
+is passed on or stored in a value stays compiled.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""One frozen value for every rendering setting, built once by each entry point.
-
-``render``, ``citation_plugin``, ``StreamRenderer``, ``build``, the MkDocs and Sphinx
-integrations, ``render_answer`` and the CLI all take a :class:`RenderOptions` (or keyword
-arguments that build one), so every entry point has the same defaults, chosen for a first-time
-user: footnotes (they work without the theme's CSS, in print, in e-mail and read back by
-pandoc), the default theme, unknown ids dropped and reported, model HTML escaped, and images from
-the answer shown as text (a model cannot make readers' browsers fetch a URL).
+"""One frozen value for every rendering setting, taken by every entry point (or built from its
+keyword arguments), so all have the same defaults, chosen for a first-time user: footnotes (they
+work without the theme's CSS, in print and read back by pandoc), unknown ids dropped and reported,
+model HTML escaped, and images shown as text (a model cannot make readers' browsers fetch a URL).
 """
 
 from __future__ import annotations
@@ -41,9 +37,7 @@ MARKDOWN_PRESETS: tuple[str, ...] = get_args(MarkdownPreset)
 if TYPE_CHECKING:
     from .formats import Kind
 
-    #: the ``--from`` names of saved provider responses and of RAG frameworks' numbering dialects
-    #: (Azure On Your Data ``[doc1]``, DeepSeek ``[citation:1]``, RAGFlow ``[ID:0]``, xAI / Onyx
-    #: ``[[1]](url)``, ``[1]`` against an ordered source list), read from the one table of
+    #: the ``--from`` names of saved provider responses and of numbering dialects, read from
     #: :mod:`citerender.formats` when first asked for (:func:`__getattr__`)
     PROVIDERS: tuple[str, ...]
     DIALECTS: tuple[str, ...]

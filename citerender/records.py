@@ -1,14 +1,9 @@
 """``record``: a dataclass that compiles one method, not five (issue 50, start-up).
 
-Python 3.11 and 3.12 compile each method a dataclass generates (``__init__``, ``__repr__``,
-``__eq__``, ``__hash__``, a frozen class's ``__setattr__`` and ``__delattr__``) from source with an
-``exec`` of its own, at import; the classes a render loads made ~140 of them. ``record`` lets
-:func:`dataclasses.dataclass` collect the fields (``fields``, ``replace``, ``asdict``,
-``__match_args__``, ``__dataclass_params__`` and slots as ever), compiles ``__init__`` alone (it
-runs for every instance: it stays as fast as dataclass's), and gives the other methods as closures
-over the fields' names, with dataclass's behaviour (the same ``repr``, tuple equality and hash, the
-same ``FrozenInstanceError``). A class it does not cover (``order``, ``unsafe_hash``, ``InitVar``
-fields, a dataclass base, an ``__eq__`` or ``__hash__`` of its own) goes to ``dataclass`` unchanged.
+:func:`dataclasses.dataclass` collects the fields (``fields``, ``replace``, ``asdict``, slots as
+ever); ``__init__`` alone is compiled (it runs for every instance), and the other methods are
+closures over the fields' names with dataclass's behaviour. A class it does not cover (``order``,
+``unsafe_hash``, ``InitVar`` fields, a dataclass base, an ``__eq__`` of its own) goes to ``dataclass``.
 """
 
 from __future__ import annotations
@@ -65,8 +60,7 @@ def record(
     """``@dataclass`` with the same arguments and the same class, built with one ``exec``.
 
     ``compile_init=False`` for a class built a few times a process (options, a document's state):
-    its ``__init__`` binds the arguments in Python (a few µs a call) and nothing is compiled at
-    import (~0.2 ms for twenty fields)."""
+    nothing is compiled at import; its ``__init__`` binds the arguments in Python at first."""
 
     def wrap(c: type[_T]) -> type[_T]:
         return _build(c, frozen=frozen, slots=slots, eq=eq, want_repr=repr, kw_only=kw_only, init=compile_init)
@@ -122,8 +116,8 @@ def _compare_and_freeze(cls: type[Any], fields: list[Field[Any]], *, eq: bool, f
         cls.__hash__ = None  # type: ignore[assignment]  # as dataclass: equal by value, so unhashable
     if frozen:
         names = frozenset(f.name for f in fields)
-        _set(cls, _frozen_setattr(cls, names))
-        _set(cls, _frozen_delattr(cls, names))
+        _set(cls, _frozen(cls, names, "__setattr__", "assign to"))
+        _set(cls, _frozen(cls, names, "__delattr__", "delete"))
         if slots:
             cls.__getstate__ = _getstate  # type: ignore[assignment]
             cls.__setstate__ = _setstate
@@ -168,28 +162,20 @@ def _hash(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
     return __hash__
 
 
-def _frozen_setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
-    def __setattr__(self: Any, name: str, value: Any) -> None:
+def _frozen(cls: type[Any], names: frozenset[str], method: str, verb: str) -> Callable[..., None]:
+    """A frozen class's ``__setattr__`` or ``__delattr__`` (``method``), as dataclass writes it."""
+
+    def guard(self: Any, name: str, *value: Any) -> None:
         if type(self) is cls or name in names:
-            raise FrozenInstanceError(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
+            raise FrozenInstanceError(f"cannot {verb} field {name!r}")
+        getattr(super(cls, self), method)(name, *value)
 
-    return __setattr__
-
-
-def _frozen_delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
-    def __delattr__(self: Any, name: str) -> None:
-        if type(self) is cls or name in names:
-            raise FrozenInstanceError(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
-
-    return __delattr__
+    guard.__name__ = method
+    return guard
 
 
 def _init(cls: type[Any], fields: list[Field[Any]], frozen: bool) -> Callable[..., None]:
-    """``__init__``, the one method compiled: positional parameters in field order, then
-    keyword-only ones; defaults and factories as ``dataclasses`` applies them; ``__post_init__``
-    last."""
+    """``__init__``, the one method compiled (from :func:`_init_source`)."""
     ns: dict[str, Any] = {"__set": object.__setattr__, "_HAS_FACTORY": _HAS_FACTORY}
     made: dict[str, Any] = {}
     exec("\n".join(_init_source(cls, fields, ns, frozen)) + "\n", ns, made)  # our own source, built from field names
@@ -197,9 +183,8 @@ def _init(cls: type[Any], fields: list[Field[Any]], frozen: bool) -> Callable[..
     return init
 
 
-#: how many instances a ``compile_init=False`` class builds binding its arguments in Python
-#: (~1 µs a field) before it compiles its ``__init__`` (~0.2 ms for twenty fields, then ~0.1 µs a
-#: field): a command renders with a few of each, a service with thousands
+#: how many instances a ``compile_init=False`` class builds binding its arguments in Python before
+#: it compiles its ``__init__`` (a command renders with a few of each, a service with thousands)
 BOUND_CALLS = 3
 
 
@@ -274,21 +259,18 @@ def _init_source(cls: type[Any], fields: list[Field[Any]], ns: dict[str, Any], f
     body: list[str] = []
     for f in fields:
         default = f"__dflt_{f.name}"
+        param = f.name
         if f.default_factory is not MISSING:
             ns[default] = f.default_factory
             value = f"{default}() if {f.name} is _HAS_FACTORY else {f.name}" if f.init else f"{default}()"
+            param = f"{f.name}=_HAS_FACTORY"
         elif f.default is not MISSING:
             ns[default] = f.default
             value = f.name if f.init else default
+            param = f"{f.name}={default}"
         else:
             value = f.name if f.init else ""
         if f.init:
-            with_default = f.default is not MISSING or f.default_factory is not MISSING
-            param = (
-                f"{f.name}={'_HAS_FACTORY' if f.default_factory is not MISSING else default}"
-                if with_default
-                else f.name
-            )
             (kw if f.kw_only else params).append(param)
         if value:
             body.append(f"    __set(self, {f.name!r}, {value})" if frozen else f"    self.{f.name} = {value}")

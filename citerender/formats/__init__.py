@@ -1,16 +1,9 @@
 """Every ``--from`` name, once: the saved provider responses, the chat exports and the RAG
-frameworks' numbering dialects, each a :class:`Format` entry of :data:`FORMATS`.
-
-An entry says how its format is recognised (``detect``, a test on a parsed response; ``stream``, a
-test on a list of streaming events; ``probes``, substrings of an export's first bytes or of a
-dialect's text), which keys are characteristic of it (to say what an unrecognised file resembles),
-where its reader and its event folder are (``"module:function"``, imported only when the format is
-met, so reading a Markdown answer loads no adapter), and a dialect's patterns. The command line's
-choices, the detection order (the table's order), the hints, the options' validation and the
-documentation's provider table are all read from here: adding a provider is its module plus one
-entry. Low in the layers (under the options and the plugin, over :mod:`citerender.sources`): it
-imports only the standard library, so the plugin reads the dialects' forms from it.
-"""
+frameworks' numbering dialects, each a :class:`Format` entry of :data:`FORMATS` (its fields:
+:class:`Format`). The command line's choices, the detection order (the table's order), the hints,
+the options' validation and the documentation's provider table are all read from here: adding a
+provider is its module plus one entry. Readers are named as ``"module:function"``, imported only
+when their format is met."""
 
 from __future__ import annotations
 

@@ -16,14 +16,12 @@ from .neutralise import unescape_line, unescape_text
 
 __all__ = ["parse_blocks", "parse_tool_output"]
 
-# --------------------------------------------------------------------------- model-facing text
-
 _PLACEHOLDERS = {"{CITATION_START}": "\ue200", "{CITATION_DELIMITER}": "\ue202", "{CITATION_STOP}": "\ue201"}
 _LINE_RE = lazy_compile(r"\[L(\d+)\] ?(.*)\Z", re.S)
 _BLOCK_HEADER_RE = lazy_compile(r"\[Block(\d+)\]\s*\Z")
 _BLOCK_RE = lazy_compile(r"<BLOCK((?:\s+[A-Za-z_]+\s*=\s*\"[^\"]*\")*)\s*>\n?(.*?)\n?</BLOCK>", re.S)
 _ATTR_RE = lazy_compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
-_HEADER_KEYS = {"title": "title", "url": "url", "updated": "updated"}
+_HEADER_KEYS = ("title", "url", "updated")
 
 
 def _marker_id(marker_text: str, fmt: CitationFormat) -> str | None:
@@ -89,12 +87,11 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
         if mode == "header":
             key, sep, value = line.partition(":")
             if sep and key.strip().lower() in _HEADER_KEYS and not line.startswith(("[", "\\")):
-                cur[_HEADER_KEYS[key.strip().lower()]] = unescape_line(value.strip())
-                continue
-            if not line.strip():
-                mode = "body"
+                cur[key.strip().lower()] = unescape_line(value.strip())
                 continue
             mode = "body"
+            if not line.strip():
+                continue
         if cur["_kind"] == "block":
             cur["_body"].append(line)
             continue
@@ -130,7 +127,7 @@ def parse_blocks(text: str, *, path: str | None = None, fmt: CitationFormat = DE
         if "id" not in attrs:
             raise CiterenderError("a <BLOCK> element has no id attribute", path=path, line=line)
         entry: dict[str, Any] = {"id": attrs.pop("id")}
-        for key in ("title", "url", "updated"):
+        for key in _HEADER_KEYS:
             if key in attrs:
                 entry[key] = unescape_line(attrs.pop(key))
         if attrs:

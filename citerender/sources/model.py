@@ -35,7 +35,6 @@ MAX_SOURCES = 10_000
 MAX_SOURCES_FILE_BYTES = 64 * 1024 * 1024
 
 _EMPTY_META: Mapping[str, Any] = MappingProxyType({})
-_MISSING = object()
 T = TypeVar("T")
 #: what breaks a line (a title is one line) and the bidirectional controls a host name loses: found
 #: and removed with str methods (a character class beyond Latin-1 costs ``re`` ~0.3 ms to compile)
@@ -65,12 +64,8 @@ class Source:
         (they are displayed text), what went recorded in ``cleaned``. The registry keeps the text
         as given: it is also what the model is shown, and read back."""
         cleaned = list(self.cleaned)
-        title = display_text(self.title)[0] if self.title else None
-        if title != self.title:
-            cleaned.append("marker forms removed from its title")
-        if title and any(
-            c in title for c in _LINE_BREAKS
-        ):  # a title is one line (a raw CR in an attribute reads two ways)
+        title = _displayed([self.title], cleaned, "its title")[0] if self.title else None
+        if title and any(c in title for c in _LINE_BREAKS):  # one line: a raw CR in an attribute reads two ways
             title = " ".join(title.split())
         lines = _displayed(self.lines, cleaned, "its lines") if self.lines is not None else None
         text = _displayed([self.text], cleaned, "its text")[0] if self.text is not None else None
@@ -111,8 +106,7 @@ class Source:
     @cached_property
     def domain(self) -> str | None:
         """Host of the URL without ``www.``, for display: marker residue and bidirectional
-        controls removed (a right-to-left override would show the host reversed). Worked out
-        once per source (every citation's card and entry shows it)."""
+        controls removed (a right-to-left override would show the host reversed)."""
         shown = self.meta.get("domain")  # a provider's own name for a redirect link's site (Gemini)
         if isinstance(shown, str) and shown.strip():  # marker forms out before lowercasing hides them
             return display_text(shown.strip())[0].lower().translate(_NO_BIDI).strip()[:253] or None
@@ -134,9 +128,8 @@ class Source:
 
     @cached_property
     def memo(self) -> dict[str, Any]:
-        """What a renderer works out from this source alone (its bibliography head, say), kept
-        with it: a source never changes, and a registry hands every answer citing it the same
-        source object, so a service rendering many answers over one registry works it out once."""
+        """What a renderer works out from this source alone (its bibliography head, say), kept with
+        it: every answer citing it over one registry shares it."""
         return {}
 
     @property
@@ -181,14 +174,11 @@ class Registry(Mapping[str, Source]):
         self._derived.clear()
 
     def derived(self, key: str, make: Callable[[], T]) -> T:
-        """What ``make`` works out from these sources (the support checks' index of their lines,
-        the words of the passages cited), made once and kept until a source is put: every answer
-        citing this registry shares it (a web service checks many answers against one set of
-        sources)."""
-        found = self._derived.get(key, _MISSING)
-        if found is _MISSING:
-            found = self._derived[key] = make()
-        return found  # type: ignore[no-any-return]
+        """What ``make`` works out from these sources (the support checks' index of their lines),
+        made once and kept until a source is put: every answer checked against them shares it."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]  # type: ignore[no-any-return]
 
     def get(self, key: str, default: Source | None = None) -> Source | None:  # type: ignore[override]
         return self._by_id.get(key, default)
@@ -376,6 +366,3 @@ def registry_from_data(
         seen[src.id] = i
         out.append(src)
     return Registry(out, path=path)
-
-
-# --------------------------------------------------------------------------- files

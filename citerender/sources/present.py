@@ -1,19 +1,8 @@
-"""Presenting sources to the model, in exactly the two formats the guide shows.
-
-* tool output: a ``Citation Marker:`` line holding the real marker, ``Title:``/``URL:``/
-  ``Updated:`` where known, a blank line, then ``[L1] …`` lines or a ``[BlockN]`` body;
-* injected context: ``<BLOCK id="…">…</BLOCK>``.
-
-Source text that could be mistaken for this structure is neutralised with a reversible
-backslash escape, so the model sees unambiguous units and :func:`citerender.sources.load_sources`
-reads the output back into an equal registry:
-
-* a line starting with ``[L<n>]``, ``[Block<n>]``, ``Citation Marker:`` or a header key gets a
-  leading ``\\`` (one more if it already starts with backslashes);
-* ``<BLOCK`` / ``</BLOCK`` inside text becomes ``<\\BLOCK`` / ``<\\/BLOCK`` likewise;
-* the reserved characters U+E200–U+E206 become ``\\uE20x`` escapes (and existing escapes gain a
-  backslash), so no marker can hide inside a source.
-"""
+"""Presenting sources to the model, in exactly the two formats the guide shows: tool output (a
+``Citation Marker:`` line holding the real marker, ``Title:``/``URL:``/``Updated:`` where known, a
+blank line, then ``[L1] …`` lines or a ``[BlockN]`` body) and injected context
+(``<BLOCK id="…">…</BLOCK>``). Source text is neutralised (:mod:`.neutralise`), so
+:func:`citerender.sources.load_sources` reads the output back into an equal registry."""
 
 from __future__ import annotations
 
@@ -28,18 +17,27 @@ from .neutralise import escape_reserved, escape_text
 
 __all__ = ["present", "present_blocks", "present_tool"]
 
-
-def _one_line(value: str) -> str:
-    value = re.sub(r"\s+", " ", value).strip()
-    return escape_reserved(value)
+#: the metadata shown, and its tool-output header
+_HEADERS = {"title": "Title", "url": "URL", "updated": "Updated"}
 
 
-def _check_lines(s: Source) -> None:
+def _metadata(s: Source) -> dict[str, str]:
+    """The source's title, URL and date where known, each on one line; its lines checked first."""
     for n, line in enumerate(s.lines or (), 1):
         if "\n" in line or "\r" in line:
             raise CiterenderError(
                 f"source {s.id!r}: line {n} contains a line break", hint="split it into several lines"
             )
+    shown = {}
+    for key in _HEADERS:
+        value = getattr(s, key)
+        if value:
+            shown[key] = escape_reserved(re.sub(r"\s+", " ", value).strip())
+    return shown
+
+
+def _numbered(lines: tuple[str, ...]) -> list[str]:
+    return [f"[L{n}] {escape_text(line)}" for n, line in enumerate(lines, 1)]
 
 
 def present_tool(registry: Registry, *, fmt: CitationFormat = DEFAULT_FORMAT, family: str | None = None) -> str:
@@ -47,21 +45,14 @@ def present_tool(registry: Registry, *, fmt: CitationFormat = DEFAULT_FORMAT, fa
     out: list[str] = []
     block_no = 0
     for s in registry.values():
-        _check_lines(s)
         section = [f"Citation Marker: {fmt.marker(s.id, family=family)}"]
-        if s.title:
-            section.append(f"Title: {_one_line(s.title)}")
-        if s.url:
-            section.append(f"URL: {_one_line(s.url)}")
-        if s.updated:
-            section.append(f"Updated: {_one_line(s.updated)}")
+        section += [f"{_HEADERS[key]}: {value}" for key, value in _metadata(s).items()]
         section.append("")
         if s.lines is not None:
-            section.extend(f"[L{n}] {escape_text(line)}" for n, line in enumerate(s.lines, 1))
+            section.extend(_numbered(s.lines))
         elif s.text is not None:
             block_no += 1
-            section.append(f"[Block{block_no}]")
-            section.append(escape_text(s.text))
+            section += [f"[Block{block_no}]", escape_text(s.text)]
         out.append("\n".join(section))
     return "\n\n".join(out) + "\n"
 
@@ -70,16 +61,9 @@ def present_blocks(registry: Registry) -> str:
     """Injected context: ``<BLOCK id="…">`` elements (metadata as attributes, lines numbered)."""
     out = []
     for s in registry.values():
-        _check_lines(s)
         attrs = [f'id="{html.escape(s.id, quote=True)}"']
-        for key in ("title", "url", "updated"):
-            value = getattr(s, key)
-            if value:
-                attrs.append(f'{key}="{html.escape(_one_line(value), quote=True)}"')
-        if s.lines is not None:
-            body = "\n".join(f"[L{n}] {escape_text(line)}" for n, line in enumerate(s.lines, 1))
-        else:
-            body = escape_text(s.text or "")
+        attrs += [f'{key}="{html.escape(value, quote=True)}"' for key, value in _metadata(s).items()]
+        body = "\n".join(_numbered(s.lines)) if s.lines is not None else escape_text(s.text or "")
         out.append(f"<BLOCK {' '.join(attrs)}>\n{body}\n</BLOCK>")
     return "\n\n".join(out) + "\n"
 

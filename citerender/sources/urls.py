@@ -68,14 +68,9 @@ def _judge(url: str) -> str | None:
     return cleaned
 
 
-def link_scheme(url: str) -> str | None:
-    """The scheme a browser reads from ``url`` once a Markdown reader has decoded it: entities
-    decoded, C0 controls and spaces trimmed, tabs and newlines dropped, then a letter and letters,
-    digits, ``+-.`` up to a colon; None for a relative URL."""
-    return _scheme(_cleaned(url))
-
-
 def _cleaned(url: str) -> str:
+    """``url`` as a browser reads its scheme once a Markdown reader has decoded it: entities
+    decoded, C0 controls and spaces trimmed, tabs and newlines dropped."""
     decoded = [url, *_decodings(url)][-1]  # the last decoding is what a reader sees
     return _STRIPPED.sub("", decoded).strip(_C0_AND_SPACE)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .escapes import printable
-from .types import Citation, Mark, MarkKind, line_locator, parse_locator
+from .types import Citation, Mark, line_locator, parse_locator
 
 __all__ = ["CODEX_RE", "codex_mark"]
 
@@ -26,7 +26,6 @@ def codex_mark(i: int, m: re.Match[str]) -> Mark:
     locator = line_locator(low, high)
     lines, _ = parse_locator(locator)
     if not path:
-        return Mark(MarkKind.DROPPED, i, m.end(), m.group(0), notes=(("CR104", "Codex citation without a path"),))
+        return Mark.drop(i, m.end(), m.group(0), "CR104", "Codex citation without a path")
     cit = Citation(m.group(0), "cite", (path,), locator, i, m.end(), lines, "codex")
-    note = ("CR213", f"Codex citation of {printable(path, 60)}, {locator}")
-    return Mark(MarkKind.CITATION, i, m.end(), m.group(0), citation=cit, notes=(note,))
+    return Mark.cite(cit, ("CR213", f"Codex citation of {printable(path, 60)}, {locator}"))

@@ -20,7 +20,7 @@ from typing import Any
 from ..lazy_re import lazy_compile
 from ..records import record
 
-__all__ = ["RESIDUE_START", "Pill", "PillPage", "find_pills", "pill_at", "pill_spans", "read_pill"]
+__all__ = ["RESIDUE_START", "Pill", "PillPage", "pill_at", "pill_spans", "read_pill"]
 
 #: where an object starts (``:::`` before it belongs to it)
 RESIDUE_START = lazy_compile(r'(?::{3})?\{\s*"fallbackMarkdown"\s*:')
@@ -90,14 +90,6 @@ def _object_end(text: str, start: re.Match[str], limit: int) -> re.Match[str] | 
     window = min(limit, start.start() + MAX_PILL)
     nxt = text.find('"fallbackMarkdown"', start.end(), window)
     return _END.search(text, start.end(), nxt if nxt != -1 else window)
-
-
-def find_pills(text: str) -> Iterator[Pill]:
-    """Every residue object of ``text``, in order; the text between them is not read."""
-    for start, end in pill_spans(text):
-        pill = pill_at(text, start, end)
-        if pill is not None:
-            yield pill
 
 
 def read_pill(body: str, start: int, end: int) -> Pill:

@@ -1,10 +1,6 @@
 """Finding every mark real models emit: the canonical markers and every degraded dialect
 (escapes, copy-paste, bracket-pipe, bare anchors, gpt-oss, Assistants, …), each as a :class:`Mark`
-saying what it means and what was non-canonical about it.
-
-``Scanner`` is one class of a method per dialect (~270 lines): the dialect readers share the
-cached searches that keep many broken markers in a row linear, so they stay together.
-"""
+saying what it means and what was non-canonical about it."""
 
 from __future__ import annotations
 
@@ -42,11 +38,8 @@ def may_hold_copy_paste(text: str, fmt: CitationFormat) -> bool:
 
 
 class Scanner:
-    """Scans escape-normalised text; ``at(i)`` reads the mark starting at a trigger position.
-
-    Searches for the next stop/start/newline are cached so that many broken markers in a row
-    still cost linear time.
-    """
+    """Scans escape-normalised text; ``at(i)`` reads the mark starting at a trigger position. One
+    method per dialect, sharing the cached searches that keep many broken markers in a row linear."""
 
     def __init__(self, text: str, fmt: CitationFormat) -> None:
         self.text = text
@@ -100,13 +93,7 @@ class Scanner:
         if ch == "\u3010":
             return self._bracket(i, end)
         if ch in fmt.marker_chars:
-            return Mark(
-                MarkKind.DROPPED,
-                i,
-                i + 1,
-                ch,
-                notes=(("CR109", f"stray marker character U+{ord(ch):04X} removed"),),
-            )
+            return Mark.drop(i, i + 1, ch, "CR109", f"stray marker character U+{ord(ch):04X} removed")
         return self._copy_paste(i, end)
 
     # -- canonical private-use markers
@@ -118,9 +105,7 @@ class Scanner:
             family, body = m.groups()
             return self._citation(i, m.end(), family, body.split(fmt.delimiter), "canonical", ())
         stop = self._find(fmt.stop, i + 1)
-        limits = [x for x in (self._find(fmt.start, i + 1), self._find("\n", i + 1)) if x != -1]
-        limit = min(limits) if limits else len(self.text)
-        limit = min(limit, end)
+        limit = min([end, *(x for x in (self._find(fmt.start, i + 1), self._find("\n", i + 1)) if x != -1)])
         if stop == -1 or stop >= limit or stop - i > MAX_MARKER_BODY:
             return self._unterminated(i, limit)
         parts = self.text[i + 1 : stop].split(fmt.delimiter)
@@ -128,7 +113,6 @@ class Scanner:
 
     def _unterminated(self, i: int, limit: int) -> Mark:
         m = self.p.unterminated.match(self.text, i + 1, limit)
-        note = ("CR107", "unterminated marker")
         if m is not None:
             family = m.group(1)
             if family == "" or family in self.fmt.families:
@@ -148,7 +132,7 @@ class Scanner:
             j += 1
         if j < limit and self.text[j] == self.fmt.delimiter:
             j += 1
-        return Mark(MarkKind.DROPPED, i, j, self.text[i:j], notes=(note,))
+        return Mark.drop(i, j, self.text[i:j], "CR107", "unterminated marker")
 
     def _interpret(
         self,
@@ -172,7 +156,6 @@ class Scanner:
             )
         if fam in fmt.families:
             return self._citation(start, end, fam, payload, "canonical", notes)
-        raw = self.text[start:end]
         if fam == "entity":
             return self._entity(start, end, sep.join(payload), notes)
         if fam in NAV_FAMILIES:
@@ -183,12 +166,11 @@ class Scanner:
                 anchor = payload[0].strip()
                 return replace(mk, text=anchor, citation=replace(mk.citation, title=anchor))
             return mk
+        raw = self.text[start:end]
         if fam in WIDGET_FAMILIES or re.fullmatch(r"[A-Za-z_]+", fam):
             what = "widget" if fam in WIDGET_FAMILIES else "unknown"
-            return Mark(MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR105", f"{what} family {fam!r} removed")))
-        return Mark(
-            MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR106", "marker without a readable family removed"))
-        )
+            return Mark.drop(start, end, raw, "CR105", f"{what} family {fam!r} removed", notes)
+        return Mark.drop(start, end, raw, "CR106", "marker without a readable family removed", notes)
 
     def _citation(
         self,
@@ -202,35 +184,21 @@ class Scanner:
         raw = self.text[start:end]
         parts = [p for p in map(str.strip, payload) if p]
         if not parts:
-            return Mark(MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR104", "empty marker removed")))
+            return Mark.drop(start, end, raw, "CR104", "empty marker removed", notes)
         locator, lines, written = pop_locator(parts)
         if written is not None:
             notes += (("CR108", f"locator {printable(written)} read as {locator}"),)
         if not parts:
-            return Mark(
-                MarkKind.DROPPED, start, end, raw, notes=(*notes, ("CR104", "marker holds a locator but no source id"))
-            )
+            return Mark.drop(start, end, raw, "CR104", "marker holds a locator but no source id", notes)
         match = self.fmt.id_re.match
-        valid = True
         for p in parts:
-            if match(p) is None:
-                valid = False
-                break
-        if not valid:
-            id_re = self.fmt.id_re
-            split = [x for p in parts for x in re.split(r"\s*[,;]\s*", p) if x]
-            if len(split) > len(parts) and all(id_re.match(x) for x in split):
+            if match(p) is None:  # ids separated by commas, or the first invalid one
+                split = [x for q in parts for x in re.split(r"\s*[,;]\s*", q) if x]
+                if len(split) <= len(parts) or not all(match(x) for x in split):
+                    return Mark.drop(start, end, raw, "CR106", f"source id {printable(p, 60)} is not a valid id", notes)
                 notes += (("CR108", "ids separated by commas were split"),)
                 parts = split
-            else:
-                bad = next(p for p in parts if not id_re.match(p))
-                return Mark(
-                    MarkKind.DROPPED,
-                    start,
-                    end,
-                    raw,
-                    notes=(*notes, ("CR106", f"source id {printable(bad, 60)} is not a valid id")),
-                )
+                break
         cit = Citation(raw, family, tuple(parts), locator, start, end, lines, dialect)
         return Mark(MarkKind.CITATION, start, end, raw, citation=cit, notes=notes)
 
@@ -238,13 +206,7 @@ class Scanner:
         raw = self.text[start:end]
         name = entity_name(payload)
         if name is None:
-            return Mark(
-                MarkKind.DROPPED,
-                start,
-                end,
-                raw,
-                notes=(*notes, ("CR106", "entity marker without a readable name removed")),
-            )
+            return Mark.drop(start, end, raw, "CR106", "entity marker without a readable name removed", notes)
         return Mark(
             MarkKind.TEXT,
             start,
@@ -258,36 +220,22 @@ class Scanner:
         self, start: int, end: int, family: str, payload: list[str], notes: tuple[tuple[str, str], ...]
     ) -> Mark:
         raw = self.text[start:end]
-        title = payload[0].strip() if payload else ""
-        items = [x.split(ITEM_SEPARATOR)[0].strip() for p in payload[1:] for x in p.split(",")]
-        if family == "filenavlist":  # items only, no title: "4:0\ue205description|4:2\ue205…"
-            title = ""
-            items = [x.split(ITEM_SEPARATOR)[0].strip() for p in payload for x in p.split(",")]
+        # a filenavlist has items only, no title: "4:0\ue205description|4:2\ue205…"
+        title = payload[0].strip() if payload and family != "filenavlist" else ""
+        listed = payload if family == "filenavlist" else payload[1:]
+        items = [x.split(ITEM_SEPARATOR)[0].strip() for p in listed for x in p.split(",")]
         ids = tuple(x for x in items if x and (self.fmt.id_re.match(x) or re.fullmatch(r"\d+:\d+", x)))
         if not ids:
-            return Mark(
-                MarkKind.DROPPED,
-                start,
-                end,
-                raw,
-                notes=(*notes, ("CR106", f"{family} marker without valid source ids removed")),
-            )
+            return Mark.drop(start, end, raw, "CR106", f"{family} marker without valid source ids removed", notes)
         cit = Citation(raw, family, ids, None, start, end, None, family, title or None)
-        return Mark(
-            MarkKind.CITATION,
-            start,
-            end,
-            raw,
-            citation=cit,
-            notes=(*notes, ("CR211", f"{family} with {len(ids)} source(s)")),
-        )
+        return Mark.cite(cit, *notes, ("CR211", f"{family} with {len(ids)} source(s)"))
 
     # -- degraded forms
 
     def _bare(self, i: int, end: int) -> Mark:
         m = self.p.bare.match(self.text, i, min(end, i + MAX_MARKER_BODY + 2))
         if m is None or m.end() - i > MAX_MARKER_BODY:  # longer than any real marker: not an anchor
-            return Mark(MarkKind.DROPPED, i, i + 1, self.text[i], notes=(("CR109", "stray delimiter U+E202 removed"),))
+            return Mark.drop(i, i + 1, self.text[i], "CR109", "stray delimiter U+E202 removed")
         payload = m.group(1).split(self.fmt.delimiter) + ([m.group(2)] if m.group(2) else [])
         return self._citation(
             i, m.end(), self.fmt.families[0], payload, "bare-anchor", (("CR205", "bare anchor read as a citation"),)
@@ -320,40 +268,17 @@ class Scanner:
             raw = m.group(0)
             if lines is not None and ":" not in src:
                 cit = Citation(raw, "cite", (src,), str(lines), i, m.end(), lines, "gpt-oss")
-                return Mark(
-                    MarkKind.CITATION,
-                    i,
-                    m.end(),
-                    raw,
-                    citation=cit,
-                    notes=(("CR207", f"gpt-oss citation of source {src}"),),
-                )
+                return Mark.cite(cit, ("CR207", f"gpt-oss citation of source {src}"))
             title = None if label.lower() == "source" else label.strip("()") or None
             cit = Citation(raw, "cite", (src,), None, i, m.end(), None, "assistants", title)
-            return Mark(
-                MarkKind.CITATION,
-                i,
-                m.end(),
-                raw,
-                citation=cit,
-                notes=(("CR208", f"Assistants-era citation of source {src}"),),
-            )
+            return Mark.cite(cit, ("CR208", f"Assistants-era citation of source {src}"))
         m = ECHO_RE.match(text, i, end)
         if m is not None:
             cit = Citation(m.group(0), "cite", (m.group(1),), None, i, m.end(), None, "echo")
-            return Mark(
-                MarkKind.CITATION,
-                i,
-                m.end(),
-                m.group(0),
-                citation=cit,
-                notes=(("CR209", f"reference echo {m.group(1)}"),),
-            )
+            return Mark.cite(cit, ("CR209", f"reference echo {m.group(1)}"))
         m = self.p.unclosed_bracket.match(text, i, end)
         if m is not None:  # a bracket citation that never closes: removed, never shown raw
-            return Mark(
-                MarkKind.DROPPED, i, m.end(), m.group(0), notes=(("CR107", "unterminated bracket citation removed"),)
-            )
+            return Mark.drop(i, m.end(), m.group(0), "CR107", "unterminated bracket citation removed")
         return None
 
     def _copy_paste(self, i: int, end: int) -> Mark | None:
@@ -361,9 +286,7 @@ class Scanner:
         if text[i] in ":c":
             m = COPY_RESIDUE_RE.match(text, i, end)
             if m is not None:
-                return Mark(
-                    MarkKind.DROPPED, i, m.end(), m.group(0), notes=(("CR212", "ChatGPT copy residue removed"),)
-                )
+                return Mark.drop(i, m.end(), m.group(0), "CR212", "ChatGPT copy residue removed")
         if text.startswith("entity[", i):
             # only the real shape: ["type", "name", …] after a non-identifier boundary, so that
             # code such as config.entity["people"] or entity["name"] is never taken for a marker

@@ -146,3 +146,15 @@ class Mark:
     citation: Citation | None = None
     text: str = ""
     notes: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def drop(
+        cls, start: int, end: int, raw: str, code: str, message: str, notes: tuple[tuple[str, str], ...] = ()
+    ) -> Mark:
+        """A span removed from the text, with why (after ``notes``)."""
+        return cls(MarkKind.DROPPED, start, end, raw, notes=(*notes, (code, message)))
+
+    @classmethod
+    def cite(cls, cit: Citation, *notes: tuple[str, str]) -> Mark:
+        """The mark of ``cit``, over its span."""
+        return cls(MarkKind.CITATION, cit.start, cit.end, cit.raw, citation=cit, notes=notes)
