@@ -84,7 +84,7 @@ def citation_plugin(
 
         md.core.ruler.push("citerender_claims", partial(claims_rule, opts=opts))
         md.core.ruler.push("citerender_support", partial(support_rule, opts=opts))
-    if opts.style in NOTE_STYLES:  # after the checks: the claim each card or note supports, for highlighting
+    if opts.options.style in NOTE_STYLES:  # after the checks: the claim each card or note supports, for highlighting
         from .claim_spans import add_claim_spans
 
         add_claim_spans(md)

@@ -1,6 +1,5 @@
-"""The bibliography: plain entries for templates, and the built-in markup (no Jinja2, so a
-fragment render never imports the template machinery; the default theme's
-``bibliography.html.j2`` writes the same markup for themes that start from it)."""
+"""The bibliography: plain entries for templates, and the built-in markup (no Jinja2; the default
+theme's ``bibliography.html.j2`` writes the same markup)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from ..sources.pages import passage_pages, range_label
 from ..sources.urls import safe_url
 from ..syntax.types import LineRange
 from ..syntax.weight import fit_bytes
+from .card_marks import shorten
 from .source_links import VIEWS_OFF, has_view, place_source, range_href, view_href_of
 from .state import Reference
 
@@ -51,9 +51,7 @@ def _letters(i: int) -> str:
     return s
 
 
-#: written as a reference, as are the other non-ASCII characters of citerender's own markup: an
-#: en dash would make an English answer's whole page two bytes per character in memory, and any
-#: of them turns an ASCII page into Latin-1, which CPython cannot extend in place (a full copy)
+#: a reference, as is every non-ASCII character of citerender's own markup: one would make an ASCII page a wider string
 EN_DASH = "&#8211;"
 #: between the back-links of an entry, and the facts of a card
 SEPARATOR = " &#183; "
@@ -104,9 +102,8 @@ class Entry(NamedTuple):
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
-    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it (so no
-    range is ever read as the next letter's); a single place is one ``↩`` link. Each name begins
-    with its visible text (WCAG "label in name"); the arrow is decoration."""
+    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it; a single
+    place is one ``↩`` link. Each name begins with its visible text (WCAG "label in name")."""
     arrow = '<span aria-hidden="true">&#8617;</span>'
     if not backlinks:
         return Markup("")
@@ -136,27 +133,33 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     return Markup(f'<span class="citerender-backlinks">{arrow} ' + SEPARATOR.join(links) + "</span>")
 
 
-#: the most ranges of one source an entry links to its view; the rest are counted, and linked
-#: through the view itself (an answer citing one source forty thousand times has one entry)
+#: the most ranges of one source an entry links to its view; the rest are counted, linked through the view
 ENTRY_RANGES = 20
 
 
-def views_html(ref: Reference) -> Any:
-    """``in the source: lines 8–13 · line 20``: a link to each range cited from ``ref`` in the
-    view of the source it cites (:func:`citerender.plugin.source_links.range_href`, the cards'
-    links), named by what it opens; empty without views. Every style's reader gets from an entry
-    to the cited lines in context (the footnotes and superscript styles have no card). Sources
-    merged into the entry are each named before their links."""
-    if ref.views == VIEWS_OFF or not has_view(ref):
-        return Markup("")
-    sources = (ref.source, *ref.merged)
-    ranges: dict[tuple[int, int, int], None] = {}
+def _cited_ranges(ref: Reference) -> Iterator[tuple[int, LineRange]]:
+    """``(which, lines)`` for each range a place cites from ``ref``'s source ``which``
+    (:func:`.source_links.place_source`), once per range, in order."""
+    seen: set[tuple[int, int, int]] = set()
     for place in ref.places:
         rng = place.lines
         if rng is not None:
             which = place_source(ref, place)
-            if sources[which].has_lines(rng):  # (an out-of-range locator has no place in a view)
-                ranges[which, rng.low, rng.high] = None
+            if (which, rng.low, rng.high) not in seen:
+                seen.add((which, rng.low, rng.high))
+                yield which, rng
+
+
+def views_html(ref: Reference) -> Any:
+    """``in the source: lines 8–13 · line 20``: a link to each range cited from ``ref`` in the
+    view of the source it cites (:func:`.source_links.range_href`), named by what it opens; empty
+    without views. Every style's entry reaches the cited lines in context; sources merged into the
+    entry are each named before their links."""
+    if ref.views == VIEWS_OFF or not has_view(ref):
+        return Markup("")
+    sources = (ref.source, *ref.merged)
+    # (an out-of-range locator has no place in a view)
+    ranges = [(which, rng.low, rng.high) for which, rng in _cited_ranges(ref) if sources[which].has_lines(rng)]
     if not ranges:
         return Markup("")
     kept = sorted(ranges, key=lambda r: (r[0], r[1], -r[2]))
@@ -180,8 +183,7 @@ def views_html(ref: Reference) -> Any:
 
 
 def _view_link(ref: Reference, which: int, rng: LineRange, several: bool) -> str:
-    """One entry link to a cited range in its source's view, named by what it opens (its visible
-    words first: WCAG's label in name)."""
+    """One entry link to a cited range in its source's view, named by what it opens."""
     source = (ref.source, *ref.merged)[which]
     shown = lines_html(rng.label(source.line_unit))
     of = f" of {_escape(source.label)}" if several else ""
@@ -192,48 +194,38 @@ def _view_link(ref: Reference, which: int, rng: LineRange, several: bool) -> str
     )
 
 
-#: styles whose citations open a card (a popover)
-CARD_STYLES = frozenset({"hovercard", "pills"})
-#: styles whose cards or notes quote the cited lines (in print the bibliography quotes them instead),
-#: with a citation's numbers as plain text and its claim wrapped for highlighting
-NOTE_STYLES = CARD_STYLES | {"sidenotes"}
+#: styles whose cards (a popover: ``hovercard``, ``pills``) or notes quote the cited lines (in print
+#: the bibliography quotes them instead), with a citation's numbers as plain text and its claim
+#: wrapped for highlighting
+NOTE_STYLES = frozenset({"hovercard", "pills", "sidenotes"})
 _QUOTED_LINES = 8
 
 
-def cited_quotes(ref: Reference, limit: int = _QUOTED_LINES) -> list[tuple[str, str]]:
+def cited_quotes(ref: Reference) -> list[tuple[str, str]]:
     """``(locator, text)`` for each line range cited from ``ref``, once per range: the lines
-    joined, at most ``limit`` of them (``…`` when cut). Print notes and Word footnotes quote these.
-    A range of a source merged into ``ref`` is quoted from that source, and its locator names it."""
+    joined, at most eight of them (``…`` when cut). A range of a source merged into ``ref`` is
+    quoted from that source, and its locator names it."""
     sources = (ref.source, *ref.merged)
-    seen: set[tuple[int, int, int]] = set()
     out = []
-    for place in ref.places:
-        rng = place.lines
-        which = place_source(ref, place) if ref.merged else 0
-        if rng is None or (which, rng.low, rng.high) in seen:
-            continue
-        seen.add((which, rng.low, rng.high))
+    for which, rng in _cited_ranges(ref):
         source = sources[which]
         cited = source.cited_lines(rng)
         if cited:
-            text = " ".join(t.strip() for _, t in cited[:limit]) + (" …" if len(cited) > limit else "")
-            text = clip(text, PRINTED_QUOTE)
+            text = " ".join(t.strip() for _, t in cited[:_QUOTED_LINES]) + (" …" if len(cited) > _QUOTED_LINES else "")
             label = range_label(source, rng)
-            out.append((f"{label} of {source.label}" if ref.merged else label, text))
+            out.append((f"{label} of {source.label}" if ref.merged else label, clip(text, PRINTED_QUOTE)))
     return out
 
 
 #: the most characters of a source's snippet printed under its entry (the card shows it on screen)
 PRINTED_SNIPPET = 320
-#: the most bytes (escaped, UTF-8) of one cited range printed under its entry (or put in a Word
-#: footnote): a retrieved chunk whole, not a minified file's line
+#: the most bytes (escaped, UTF-8) of one cited range printed under its entry: a chunk, not a minified file
 PRINTED_QUOTE = 4_000
 
 
 def clip(text: str, limit: int) -> str:
     """``text``, or its longest start that takes ``limit`` bytes in a page
-    (:func:`~citerender.syntax.weight.fit_bytes`), its last character an ``…``: a quote, not the
-    source (its view and URL have the rest)."""
+    (:func:`~citerender.syntax.weight.fit_bytes`), ending in ``…``."""
     head = fit_bytes(text, limit)
     return text if len(head) == len(text) else head[:-1].rstrip() + "\u2026"
 
@@ -247,8 +239,7 @@ def quotes_html(ref: Reference) -> Any:
     ]
     snippet = ref.source.text
     if not parts and ref.source.lines is None and snippet and snippet.strip():
-        quote = " ".join(snippet.split())
-        quote = quote if len(quote) <= PRINTED_SNIPPET else quote[: PRINTED_SNIPPET - 1].rstrip() + "\u2026"
+        quote = shorten(" ".join(snippet.split()), PRINTED_SNIPPET)
         parts.append(f'<span class="citerender-ref-quote">&#8220;{escape(quote)}&#8221;</span>')
     return Markup(f'<span class="citerender-ref-quotes">{"".join(parts)}</span>') if parts else Markup("")
 
@@ -259,8 +250,7 @@ def bibliography_entries(references: Sequence[Reference], *, quotes: bool = Fals
 
 
 def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry]:
-    """The entries one at a time: the built-in markup writes each and lets it go (an answer
-    citing every sentence has thousands of back-links)."""
+    """The entries one at a time: the built-in markup writes each and lets it go."""
     for ref in references:
         s = ref.source
         url = safe_url(s.url)
@@ -299,7 +289,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
 
 def _page(url: str, domain: str | None) -> str | None:
     """A title-less source's URL past its scheme (and ``www.``), shortened, when it says more than
-    its site: two pages of one site listed without titles are told apart."""
+    its site (two untitled pages of one site are told apart)."""
     shown = re.sub(r"^[a-z][a-z0-9+.-]*://(www\.)?", "", url, flags=re.IGNORECASE).rstrip("/")
     readable = unquote(shown)  # XAI_(company), not XAI_%28company%29; no control or bidi character
     if all(unicodedata.category(c)[0] != "C" for c in readable):
@@ -310,8 +300,7 @@ def _page(url: str, domain: str | None) -> str | None:
 
 
 def _placeless(ref: Reference) -> str:
-    """What a reader is told of an entry that no text cites: a provider cited it without saying
-    where (``listed: cited``, CR510), or it is listed as one of the sources (``list_all``)."""
+    """Why no text cites an entry: cited without a place (``listed: cited``, CR510), or ``list_all``."""
     return "cited without a place in the text" if ref.source.meta.get("listed") == "cited" else "not cited in the text"
 
 
@@ -324,8 +313,17 @@ def mark_after_long(html: str) -> str:
     return html.replace('class="citerender-bibliography"', f'class="citerender-bibliography {AFTER_LONG}"', 1)
 
 
+def _head_html(ref: Reference, e: Entry) -> str:
+    """An entry's title (linked when it has a safe URL), site, shown URL and date: what both lists
+    show, made once per source (it reads nothing but the source: see ``Source.memo``)."""
+    memo = ref.source.memo
+    head = memo.get("bibliography.head")
+    if head is None:
+        head = memo["bibliography.head"] = "".join(_head(e))
+    return str(head)
+
+
 def _head(e: Entry) -> list[str]:
-    """An entry's title (linked when it has a safe URL), site, shown URL and date: what both lists show."""
     title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
     out = [
         f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
@@ -344,15 +342,6 @@ def _head(e: Entry) -> list[str]:
         u = escape(e.updated)
         out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
     return out
-
-
-def _head_html(ref: Reference, e: Entry) -> str:
-    """:func:`_head` joined, once per source (it reads nothing but the source: see ``Source.memo``)."""
-    memo = ref.source.memo
-    head = memo.get("bibliography.head")
-    if head is None:
-        head = memo["bibliography.head"] = "".join(_head(e))
-    return str(head)
 
 
 def render_bibliography(
@@ -394,10 +383,9 @@ CONSULTED_HEADING = "Consulted, not cited"
 
 
 def render_consulted(references: Sequence[Reference], heading: str = CONSULTED_HEADING) -> str:
-    """The sources consulted but never cited, after the bibliography: an unnumbered list (their
-    numbers belong to no citation), each title linked, with its site and date; empty without any.
-    Their ids are their own (``consulted-1``…), never a ``ref-N`` of the bibliography: a source a
-    provider cited without a place may be numbered after them, so the numbers can meet."""
+    """The sources consulted but never cited, after the bibliography: an unnumbered list, each
+    title linked, with its site and date; empty without any. Their ids are their own
+    (``consulted-1``…): a ``ref-N`` could meet a later-numbered placeless source's."""
     if not references:
         return ""
     h = escape(heading)

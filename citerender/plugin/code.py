@@ -1,12 +1,10 @@
 """Code is the author's text: only the invisible reserved characters and ChatGPT's copy residue
 leave it.
 
-The parse runs on escape-normalised text (``\\ue200`` read as U+E200), so a code block or span
-would show a program's ``"\\ue200"`` as an invisible character. Each code token is read back
-from the original text instead; then the reserved characters U+E200–U+E206 are removed, and
-``:contentReference[oaicite:N]{index=N}`` — an artifact of copying a ChatGPT page, never the
-author's text — unless ``keep_code_residue`` asks to keep it (each reported). Escapes,
-``entity[…]``, bracket forms and ``citeturn…`` stay exactly as written.
+The parse runs on escape-normalised text (``\\ue200`` read as U+E200), so each code token is read
+back from the original text; then the reserved characters U+E200–U+E206 are removed, and
+``:contentReference[oaicite:N]{index=N}`` (a copied ChatGPT page's artifact) unless
+``keep_code_residue`` keeps it, each reported. Everything else stays exactly as written.
 """
 
 from __future__ import annotations
@@ -35,28 +33,35 @@ def _invisible(chars: str) -> re.Pattern[str]:
     return re.compile(f"[{re.escape(chars)}]+")
 
 
+def _chars(count: int) -> str:
+    return f"{count} invisible marker character{'s' if count > 1 else ''}"
+
+
+def _untouched(text: str, st: CitationState, fmt: CitationFormat, residue: bool) -> bool:
+    """Is there nothing to read back (no export, no escapes) and nothing to remove from ``text``?"""
+    return (
+        st.spans is None
+        and not st.offsets
+        and not fmt.marker_set.found_in(text)
+        and not (residue and "contentReference[" in text)
+    )
+
+
 def scrub_math(tok: Token, st: CitationState, fmt: CitationFormat, where: Callable[[], int]) -> None:
-    """A formula (inline or block) minus the invisible characters; TeX is not read back from the
-    original (a formula is rendered, not shown as written). ``where()``: the offset to report."""
+    """A formula minus the invisible characters (rendered, so not read back from the original);
+    ``where()``: the offset to report."""
     pattern = _invisible(fmt.marker_chars)
     count = sum(len(m.group(0)) for m in pattern.finditer(tok.content))
     if count:
         tok.content = pattern.sub("", tok.content)
-        what = f"{count} invisible marker character{'s' if count > 1 else ''}"
-        st.report("CR302", f"{what} removed from a formula", where())
+        st.report("CR302", f"{_chars(count)} removed from a formula", where())
 
 
 def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat, residue: bool = True) -> None:
     """A fence or indented code block (and a fence's info string) as written, minus the
     invisible characters and (``residue``) ChatGPT's copy residue."""
-    text = tok.content + tok.info
-    if (
-        st.spans is None
-        and not st.offsets
-        and not fmt.marker_set.found_in(text)
-        and not (residue and "contentReference[" in text)
-    ):
-        return  # nothing to read back, nothing to remove
+    if _untouched(tok.content + tok.info, st, fmt, residue):
+        return
     removed: list[tuple[int, int]] = []
     copied: list[tuple[int, int]] | None = [] if residue else None
     tok.content = _block_text(tok, st, loc, fmt, removed, copied)
@@ -83,12 +88,7 @@ def scrub_code_span(
     block's (normalised) source, searched from ``cursor``. A span over several lines is read
     line by line (markdown-it shows its line breaks as spaces)."""
     text = tok.content
-    if (
-        st.spans is None
-        and not st.offsets
-        and not fmt.marker_set.found_in(text)
-        and not (residue and "contentReference[" in text)
-    ):
+    if _untouched(text, st, fmt, residue):
         return
     invisible = _invisible(fmt.marker_chars)
     found = _find_span(text, content, cursor[0]) if text else None
@@ -102,7 +102,7 @@ def scrub_code_span(
             start, end = loc.span(block, content, pos, segment)
             pieces.append((st.original[start:end], start, end))
             pos += len(segment) + 1
-    if found is not None and _normalised(" ".join(p for p, _, _ in pieces)) == text:
+    if found is not None and normalize_escapes(" ".join(p for p, _, _ in pieces))[0] == text:
         out = []
         for original, start, end in pieces:
             out.append(_remove(original, start, fmt, removed, copied))
@@ -127,10 +127,6 @@ def _find_span(text: str, content: str, start: int) -> re.Match[str] | None:
     if " " in text:
         pattern = pattern.replace("\\ ", "[ \n]")
     return re.compile(pattern).search(content, start)
-
-
-def _normalised(text: str) -> str:
-    return normalize_escapes(text)[0]
 
 
 def _remove(
@@ -226,9 +222,8 @@ def report_removed(st: CitationState, removed: list[tuple[int, int]], code: str)
         return
     if st.spans is not None:
         st.spans.extend((a, b, "") for a, b in removed)
-    count = sum(b - a for a, b in removed)
+    what = _chars(sum(b - a for a, b in removed))
     first = removed[0][0]
-    what = f"{count} invisible marker character{'s' if count > 1 else ''}"
     line, _ = st.line_col(first)
     if code == "CR304" or _FENCE_LINE.match(st.line_text(line)):
         st.report("CR304", f"{what} removed from a code-fence line", first)

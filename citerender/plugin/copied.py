@@ -1,16 +1,12 @@
-"""ChatGPT's copied forms (:mod:`citerender.syntax.copied`) read where they stand, like the other
-dialects: ``[oai_citation:N‡Title](url)`` and a copy residue object become a ``citation`` token
-citing the pages they name, ``<Cite ref="…"/>`` one citing its ids, ``<Link …/>`` and a ``url``
-residue pill a link; a residue object that names no page leaves its ``fallbackMarkdown`` text.
+"""ChatGPT's copied forms (:mod:`citerender.syntax.copied`) read where they stand:
+``[oai_citation:N‡Title](url)`` and a copy residue object become a ``citation`` of the pages they
+name, ``<Cite ref="…"/>`` one of its ids, ``<Link …/>`` and a ``url`` residue pill a link; a residue
+object naming no page leaves its ``fallbackMarkdown`` text.
 
-* ``residue_block`` (block, before ``lheading``): a residue object's strings may hold line
-  breaks, even blank lines, which would end its paragraph before any inline rule saw it; a
-  paragraph goes on over the lines an object spans (the text is not changed: offsets, lines and a
-  stream's blocks stay the original's).
-* ``copied_rule`` (inline, before ``link``): a form read atomically at ``[``, ``<``, ``{`` or ``:``.
-  The pages a form carries are the document's *carried* sources (``carried_source`` is where
-  numbering finds them): one per page, titled, linked (an uploaded file named, not linked); a page
-  a registry source has (same URL) cites that source.
+* ``residue_block`` (block, before ``lheading``): a paragraph goes on over the lines a residue
+  object spans (its strings may hold blank lines); the text is not changed.
+* ``copied_rule`` (inline, before ``link``): a form read atomically. Its pages are the document's
+  *carried* sources (:func:`carried_source`), unless a registry source has the same URL.
 """
 
 from __future__ import annotations
@@ -22,14 +18,13 @@ from typing import TYPE_CHECKING
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 
-from ..errors import CiterenderError
 from ..lazy_re import lazy_compile
 from ..sources.clean import display_text
 from ..sources.model import Registry, Source
 from ..syntax.escapes import printable
 from ..syntax.types import Citation, Mark, MarkKind
 from .options import PluginOptions
-from .rules import MAX_MARKERS
+from .rules import count_marks
 from .state import CitationState, citation_state
 
 if TYPE_CHECKING:
@@ -45,8 +40,7 @@ _URL_UNSAFE = lazy_compile(r"[\x00-\x20<>\\\x7f]")
 
 
 def residue_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """Block rule (see the module docstring): a paragraph whose residue object runs over a blank
-    line or a line that would end the paragraph; any other paragraph is markdown-it's."""
+    """Block rule: a paragraph whose residue object runs over a line that would end it."""
     src = state.src
     if silent or "fallbackMarkdown" not in src:
         return False
@@ -86,8 +80,8 @@ def _reach(src: str, at: int, stop: int, reach: int) -> int:
 
 
 def carried_source(st: CitationState, sid: str) -> Source | None:
-    """The source a copied form carries under ``sid`` in this document, if any (also when the
-    working state was built back from the document's table, which keeps cited sources only)."""
+    """The source a copied form carries under ``sid`` in this document, if any (also in a state
+    built back from the table)."""
     carried: dict[str, Source] = st.cache(CARRIED, dict)
     found = carried.get(sid)
     if found is None and (ref := st.by_id.get(sid)) is not None:
@@ -96,9 +90,8 @@ def carried_source(st: CitationState, sid: str) -> Source | None:
 
 
 def _may_start(src: str, pos: int) -> bool:
-    """Could a copied form start at ``pos``? Each form's fixed opening (``[oai_citation:``,
-    ``<Cite``/``<Link``, ``:::{``), so that a link's bracket or a tag loads no reader; a brace is
-    left to the residue reader (its opening allows any whitespace)."""
+    """Could a copied form start at ``pos``? Its fixed opening, so a link or a tag loads no reader
+    (a brace is the residue reader's to judge)."""
     ch = src[pos]
     if ch == "[":
         return src.startswith("[oai_citation:", pos)
@@ -110,7 +103,7 @@ def _may_start(src: str, pos: int) -> bool:
 
 
 def copied_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
-    """Inline rule (before ``link``): a copied form becomes what it means (see the module docstring)."""
+    """Inline rule (before ``link``): a copied form becomes what it means."""
 
     def rule(state: StateInline, silent: bool) -> bool:
         pos = state.pos
@@ -123,9 +116,7 @@ def copied_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
         if form is None:
             return False
         st = citation_state(state.env, opts.registry)
-        st.marks += 1
-        if st.marks > MAX_MARKERS:
-            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
+        count_marks(st)
         _push(state, st, form, opts)
         state.pos = form.end
         return True
@@ -166,8 +157,7 @@ def _cite(state: StateInline, st: CitationState, form: Copied, raw: str, opts: P
 
 
 def _link(state: StateInline, st: CitationState, form: Copied, raw: str) -> None:
-    """A page shown as a link (its title), when its address is one a reader may follow; the
-    exports write the same link in Markdown. The title is shown text: its marker forms go."""
+    """A page shown as a link (its title, without marker forms) when its address may be followed."""
     page = form.pages[0]
     href = state.md.normalizeLink(page.url) if page.url else ""
     what = "<Link> tag" if form.kind == "link" else "copied url pill"
@@ -204,9 +194,8 @@ def _fallback(state: StateInline, st: CitationState, form: Copied, raw: str) -> 
 
 
 def _shown(text: str, what: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """``text`` a copied form shows (a title, a fallback), without the marker forms it holds (a
-    visible marker would reach every export, and a marker there would cite from inside a link),
-    and the note saying so (CR114)."""
+    """``text`` a copied form shows (a title, a fallback) without its marker forms, and the note
+    saying so (CR114)."""
     shown, changed = display_text(text)
     return shown, ((("CR114", f"{what} held marker forms: removed"),) if changed else ())
 
@@ -237,8 +226,7 @@ def _page_notes(page: Page) -> list[tuple[str, str]]:
 
 
 def _carry(st: CitationState, page: Page) -> str:
-    """The id ``page`` is cited by in this document: the one it was cited by before, the
-    registry's source with its URL, else a new source the document carries."""
+    """The id ``page`` is cited by: as before, the registry's source with its URL, else a new one carried."""
     keys: dict[str, str] = st.cache(_KEYS, dict)
     known = keys.get(page.key) or _cited_before(st, page)
     if known is not None:
@@ -263,8 +251,7 @@ def _carry(st: CitationState, page: Page) -> str:
 
 
 def _cited_before(st: CitationState, page: Page) -> str | None:
-    """The id of a source already cited for ``page`` (a stream's earlier block, a state built
-    back from the document's table)."""
+    """The id of a source already cited for ``page`` (a stream's earlier block, a rebuilt state)."""
     if page.url:
         ref = st.by_url.get(page.url)
         return ref.source.id if ref is not None else None

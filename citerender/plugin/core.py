@@ -1,11 +1,8 @@
-"""The ``citerender`` core rule: marks read, citations grouped, resolved and numbered.
+"""The ``citerender`` core rule: copy-paste forms become citations, adjacent citations one group,
+sources resolved and numbered by first citation, each citation's own placement checked.
 
-One link of the plugin's chain of core rules (after ``text_join``), in the order the work happens:
-``citerender_scrub`` (scrub: marks in code, math, raw HTML and link attributes) → ``citerender``
-(this: copy-paste forms in text become citations, adjacent citations one group, sources resolved
-against the registry and numbered by first citation, each citation's own placement checked) →
-``citerender_placement`` (the checks over the whole answer) → ``citerender_bibliography`` (sources
-never cited; the bibliography token). Each can be disabled by name with ``md.core.ruler.disable``.
+The chain of core rules (after ``text_join``): ``citerender_scrub`` → ``citerender`` (this) →
+``citerender_placement`` → ``citerender_bibliography``; each can be disabled by name.
 """
 
 from __future__ import annotations
@@ -21,14 +18,12 @@ from ..options import id_stem
 from ..syntax.scanner import scan
 from ..syntax.types import MarkKind
 from .dialects import active_dialect, may_hold
-from .locate import Locator, image_end, locator, place, report_mark, where
+from .locate import Locator, image_end, locator, place, where
 from .numbering import drop_empty_groups, resolve
 from .options import PluginOptions
 from .placement import (
     check_before_punctuation,
     check_citation_only_lines,
-    check_in_emphasis,
-    check_in_link,
     report_verbatim_ids,
     verbatim_ids,
 )
@@ -66,8 +61,7 @@ class DocumentPass:
         self.src = src
         self.opts = opts
         self.blocks: list[tuple[int, bool, bool]] = []  # (token index or -1, has text, has citation)
-        # nothing of ours anywhere (no marker character, form or residue, no id written out): every
-        # block is looked at for its text only, with one search of the answer instead of one a block
+        # nothing of ours anywhere: every block is looked at for its text only (one search, not one a block)
         self.dialect = active_dialect(opts, st)  # [doc1], [ID:0], … read as citations
         self.quiet = (
             not opts.needs_attention(src) and not verbatim_ids(src, st.registry) and not may_hold(self.dialect, src)
@@ -124,8 +118,7 @@ class InlinePass:
         self.line_has_text = False
         self.line_cites: list[Token] = []
         self.cite_only_lines: list[Token] = []
-        # source ids written outside markers are looked for per text token only when the block,
-        # its well-formed markers removed, holds a candidate (one search instead of one a token)
+        # source ids written outside markers: looked for per text token only when the block holds one
         outside = opts.canonical.sub("", self.content) if opts.fmt.start in self.content else self.content
         self.ids_possible = bool(verbatim_ids(outside, st.registry))
 
@@ -204,10 +197,10 @@ class InlinePass:
         mk = st.mark(tok)
         depth = self.depth
         if depth["em"] or depth["strong"]:
-            check_in_emphasis(st, tok, depth["em"] + depth["strong"])
+            st.report("CR301", "citation inside bold or italics", where(tok, st))
         in_link = depth["link"] > 0
         if in_link:
-            check_in_link(st, tok, in_link)
+            st.report("CR309", "citation inside link text", where(tok, st))
         prev = self._group_with(in_link)
         if prev is not None:  # adjacent to the previous citation: one group
             prev.meta["marks"].append(tok.meta["mark"])
@@ -230,8 +223,7 @@ class InlinePass:
         self.line_cites.append(tok)
 
     def _group_with(self, in_link: bool) -> Token | None:
-        """The previous citation when only inline whitespace separates it from this one (the
-        whitespace is dropped), else None."""
+        """The previous citation when only inline whitespace (dropped) separates it from this one."""
         out = self.out
         k = _last_kept(out, len(out))
         prev = out[k] if k >= 0 else None
@@ -272,8 +264,7 @@ class InlinePass:
         self.out.append(tok)
 
     def _alt_text(self, tok: Token) -> list[Token]:
-        """The citations of an image's alt text, returned to stand right after the image (alt text
-        is plain text: a citation there would vanish, its back-link pointing nowhere)."""
+        """The citations of an image's alt text (plain text, where they would vanish), moved after it."""
         sub = Token("inline", "", 0)
         sub.children, sub.content, sub.map = tok.children, tok.content, self.block.map
         InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
@@ -318,8 +309,8 @@ class InlinePass:
             meta["span"] = self.loc.span(self.block, self.content, pos, mk.raw)
             if tok.type != "citation":
                 st.spans.append((*meta["span"], mk.text))
-        if mk.notes:
-            report_mark(st, mk, where(tok, st))
+        for code, detail in mk.notes:
+            st.report(code, detail, where(tok, st))
         if st.offsets:
             off = where(tok, st)
             if st.original[off : off + len(mk.raw)] != mk.raw:

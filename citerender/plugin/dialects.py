@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 
 from markdown_it.rules_inline import StateInline
 
-from ..errors import CiterenderError
 from ..sources.model import Registry
 from ..syntax.types import Citation, Mark, MarkKind, parse_locator
 from .options import PluginOptions
-from .rules import MAX_MARKERS
+from .rules import count_marks
 from .state import CitationState, citation_state
 
 if TYPE_CHECKING:
@@ -98,9 +97,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
         targets = _targets(st.registry, entry, numbers, url, defined)
         if targets is None:  # a link or reference the sources do not name: markdown-it's to read
             return False
-        st.marks += len(targets)
-        if st.marks > MAX_MARKERS:
-            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
+        count_marks(st, len(targets))
         raw = m.group(0)
         for ids, locator in targets:
             lines = parse_locator(locator)[0] if locator else None

@@ -1,12 +1,9 @@
 """The document table: what the plugin decided about one answer, as plain data in
-``env["citerender"]`` (dicts, lists, strings, numbers: ``json.dumps`` takes it as it stands).
+``env["citerender"]`` (``json.dumps`` takes it as it stands).
 
-The rules work on a :class:`~.state.CitationState` (references, marks and diagnostics as
-objects, the registry, their caches); the last rule of the chain (``citerender_document``)
-writes the table from it (:func:`write_table`), appending what is new since the last write (a
-stream parses its blocks into one document), and :func:`read_table` builds the working state
-back from a table alone: the table is the truth, the objects a view of it. Everything is addressed by number or
-id — a reference by its number, a source by its id, a mark by its index — never by pointer.
+The last rule of the chain writes it from the working :class:`~.state.CitationState`
+(:func:`write_table`, appending what is new: a stream parses its blocks into one document);
+:func:`read_table` builds the state back from it. Everything is addressed by number, id or index.
 """
 
 from __future__ import annotations
@@ -39,7 +36,7 @@ class Table(TypedDict, total=False):
     sources: dict[str, dict[str, Any]]  # every source a reference stands for, by id
     diagnostics: list[dict[str, Any]]
     claims: list[dict[str, Any]]
-    marks: list[tuple[Any, ...]]  # what token ``meta["mark"]`` and ``meta["marks"]`` index (:data:`MARK_FIELDS`)
+    marks: list[tuple[Any, ...]]  # what token ``meta["mark"]`` and ``meta["marks"]`` index (:func:`_mark_row`)
     places: int
     mark_count: int
     whole_document: bool
@@ -206,17 +203,12 @@ def _source(row: Mapping[str, Any]) -> Source:
     )
 
 
-#: a mark's row: its fields in order (a row per marker: tuples, the cheapest to make)
-MARK_FIELDS = ("kind", "start", "end", "raw", "citation", "text", "notes")
-#: a citation's, in a mark's row (``lines``: ``[first, last]`` or None)
-CITATION_FIELDS = ("raw", "family", "source_ids", "locator", "start", "end", "lines", "dialect", "title")
-
-
 #: a kind's value, a plain string (``.value`` is a property call per mark)
 _KIND_VALUE = {kind: kind.value for kind in MarkKind}
 
 
 def _mark_row(m: Mark) -> tuple[Any, ...]:
+    """A mark's fields in order, its citation's as a tuple too (a row per marker: the cheapest)."""
     c = m.citation
     cit = None
     if c is not None:

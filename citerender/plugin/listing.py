@@ -25,10 +25,10 @@ def bibliography_rule(state: StateCore, *, opts: PluginOptions) -> None:
     st = citation_state(state.env, opts.registry)
     if not st.whole_document:
         return
-    report_uncited(st, list_all=opts.list_all, consulted=opts.options.consulted)
+    report_uncited(st, list_all=opts.options.list_all, consulted=opts.options.consulted)
     stamp_views(st.references, opts.options)  # where the entries link their cited ranges
     forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
-    if opts.bibliography and (st.references or st.consulted):
+    if opts.options.bibliography and (st.references or st.consulted):
         tok = Token("citerender_bibliography", "", 0)
         tok.block = True
         tok.meta = BibliographyMeta(  # type: ignore[assignment]

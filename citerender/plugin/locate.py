@@ -9,10 +9,9 @@ from markdown_it.token import Token
 
 from ..lazy_re import lazy_compile
 from ..syntax.lines import line_starts
-from ..syntax.types import Mark
 from .state import CitationState
 
-__all__ = ["Locator", "Place", "image_end", "locator", "place", "report_mark", "where"]
+__all__ = ["Locator", "Place", "image_end", "locator", "place", "where"]
 
 #: where a block starts: its first source line, and whether it is a fence (its content starts a line later)
 Place = tuple[int, bool]
@@ -115,11 +114,6 @@ def where(tok: Token, st: CitationState) -> int:
         loc = locator(st, st.original)
         off = meta["offset_abs"] = loc.offset(meta["place"], meta["content"], meta["offset"], st.mark(tok).raw)
     return int(off)
-
-
-def report_mark(st: CitationState, mk: Mark, offset: int) -> None:
-    for code, detail in mk.notes:
-        st.report(code, detail, offset)
 
 
 def image_end(src: str, at: int) -> int | None:

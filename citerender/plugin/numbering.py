@@ -150,7 +150,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
         if cit.dialect == "codex" and (st.registry is None or sid not in st.registry):
             source, known = repo_lookup(st, sid, opts, where(tok, st))
         else:
-            source, known = lookup(st, sid, opts.unknown, tok)
+            source, known = lookup(st, sid, opts.options.unknown, tok)
         if source is None:
             continue
         lines = cit.lines

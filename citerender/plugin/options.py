@@ -42,22 +42,6 @@ class PluginOptions:
     def fmt(self) -> CitationFormat:
         return self.options.fmt
 
-    @property
-    def style(self) -> str:
-        return self.options.style
-
-    @property
-    def unknown(self) -> str:
-        return self.options.unknown
-
-    @property
-    def bibliography(self) -> bool:
-        return self.options.bibliography
-
-    @property
-    def list_all(self) -> bool:
-        return self.options.list_all
-
     @cached_property
     def parsed_marks(self) -> dict[str, Mark]:
         """Well-formed markers already parsed by this parser, by their text (see ``rules``)."""

@@ -1,6 +1,5 @@
-"""Placement checks: where a citation stands in the text (CR301, CR303, CR305–CR307, CR309), and the
-``citerender_placement`` core rule, which makes the checks over the whole answer (CR305, CR308's
-dialect hint) once the citation rule has read every block."""
+"""Placement checks (CR303, CR305–CR307; the citation rule reports CR301 and CR309 itself), and the
+``citerender_placement`` core rule: the checks over the whole answer (CR305, CR308's dialect hint)."""
 
 from __future__ import annotations
 
@@ -23,8 +22,6 @@ __all__ = [
     "check_before_punctuation",
     "check_citation_only_lines",
     "check_grouped_at_end",
-    "check_in_emphasis",
-    "check_in_link",
     "placement_rule",
     "report_verbatim_ids",
     "verbatim_ids",
@@ -115,18 +112,6 @@ def check_grouped_at_end(blocks: list[tuple[int, bool, bool]], tokens: list[Toke
 
 
 _PUNCT_AFTER = tuple(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f)")
-
-
-def check_in_emphasis(st: CitationState, tok: Token, depth: int) -> None:
-    """CR301: a citation inside bold or italics."""
-    if depth:
-        st.report("CR301", "citation inside bold or italics", where(tok, st))
-
-
-def check_in_link(st: CitationState, tok: Token, in_link: bool) -> None:
-    """CR309: a citation inside link text."""
-    if in_link:
-        st.report("CR309", "citation inside link text", where(tok, st))
 
 
 def check_before_punctuation(st: CitationState, citation: Token, following: str) -> None:

@@ -31,12 +31,20 @@ __all__ = [
     "add_terminators",
     "backslash_rule",
     "citation_inline",
+    "count_marks",
     "escapes_rule",
     "text_or_citation",
 ]
 
 #: The most markers one answer may hold (see SECURITY.md).
 MAX_MARKERS = 100_000
+
+
+def count_marks(st: CitationState, n: int = 1) -> None:
+    """Count ``n`` more markers read; past :data:`MAX_MARKERS` the answer is refused."""
+    st.marks += n
+    if st.marks > MAX_MARKERS:
+        raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
 
 
 def add_terminators(md: MarkdownIt, chars: str) -> None:
@@ -119,15 +127,11 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
         kept = tuple(n for n in mk.notes if n[0] != "CR311") if mk.kind is MarkKind.DROPPED else ()
         mk = Mark(MarkKind.DROPPED, pos, end, mk.raw, text=URL_CUT, notes=kept + notes)
     if not silent:
-        st.marks += 1
-        if st.marks > MAX_MARKERS:
-            raise CiterenderError(f"answer has more than {MAX_MARKERS:,} markers", hint="split the answer")
-        if mk.kind is MarkKind.TEXT:  # the text to show, and a token that carries the report
+        count_marks(st)
+        if mk.kind is MarkKind.TEXT or (mk.kind is MarkKind.CITATION and mk.text):  # the text, then the mark
             state.push("text", "", 0).content = mk.text
-            state.push("citation_dropped", "", 0).meta = {"mark": st.add_mark(mk), "offset": pos}
-        elif mk.kind is MarkKind.CITATION and mk.text:
-            state.push("text", "", 0).content = mk.text
-            state.push("citation", "", 0).meta = {"mark": st.add_mark(mk), "offset": pos}
+            kind = "citation" if mk.kind is MarkKind.CITATION else "citation_dropped"
+            state.push(kind, "", 0).meta = {"mark": st.add_mark(mk), "offset": pos}
         else:
             meta = {"mark": st.add_mark(mk), "offset": pos}
             if where is not None:

@@ -1,12 +1,9 @@
 """Per-document citation state: the rules' working view of one answer (:class:`CitationState`),
 and the typed shapes of the plugin's token ``meta``.
 
-``env["citerender"]`` holds plain data only: the document table (:mod:`.document`), written by
-the last rule of the chain. The working state — references, marks and diagnostics as objects,
-the registry, the rules' caches — is kept beside it, found from ``env`` through
-:func:`citation_state` (a few recent documents per thread, by their table), and built back from
-the table when it is not at hand (parsing one document, then another, then rendering the first).
-Nothing here is shared between documents.
+``env["citerender"]`` holds plain data only: the document table (:mod:`.document`). The working
+state (objects, the registry, the rules' caches) is found from ``env`` by :func:`citation_state`
+(a few recent documents per thread, by their table), or built back from the table.
 """
 
 from __future__ import annotations
@@ -81,17 +78,13 @@ class CitationState:
     # positions: the text after markdown-it's normalisation, before escape normalisation
     original: str = ""
     offsets: OffsetMap = field(default_factory=OffsetMap)
-    #: when a list, (start, end, replacement) of every mark that is not a citation, in the original
-    #: text (exports rewrite the source with it); citation tokens keep theirs in ``meta["spans"]``
+    #: for the exports: (start, end, replacement) in the original text of every mark but citations
     spans: list[tuple[int, int, str]] | None = None
-    #: with ``spans``: (start, end) of the code in the original text (code blocks by line, code
-    #: spans), where visible marker forms are the author's text and stay
+    #: with ``spans``: (start, end) of the code in the original text, where marker forms stay
     code: list[tuple[int, int]] = field(default_factory=list)
-    #: with ``RenderOptions.evidence``: every citation group's claim, evidence and verdict
-    #: (:class:`citerender.evidence.claims.Claim`)
+    #: with ``RenderOptions.evidence``: every group's :class:`~citerender.evidence.claims.Claim`
     claims: list[Any] = field(default_factory=list)
-    #: per inline block, in order: (its index in the token stream, or -1 when it cites nothing;
-    #: has text; cites), for the document-wide placement checks after the citation rule
+    #: per inline block: (token index, or -1 when it cites nothing; has text; cites), for placement
     blocks: list[tuple[int, bool, bool]] = field(default_factory=list)
     #: every mark read, in order: token ``meta["mark"]`` and ``meta["marks"]`` are indices into it
     mark_table: list[Mark] = field(default_factory=list)
@@ -114,9 +107,8 @@ class CitationState:
         self._parse_caches.clear()
 
     def cache(self, owner: str, make: Callable[[], T], *, per_parse: bool = False) -> T:
-        """The document's cache of the rule ``owner`` (made by ``make`` on first use): rendered
-        labels, cards, resolved uses, the parse's scanner. ``per_parse``: dropped when a new
-        parse begins (a stream's next block), as anything holding positions in the old text."""
+        """The document's cache of the rule ``owner`` (made by ``make`` on first use);
+        ``per_parse``: dropped when a new parse begins (it holds positions in the old text)."""
         caches = self._parse_caches if per_parse else self._caches
         found = caches.get(owner)
         if found is None:
@@ -143,8 +135,7 @@ class CitationState:
         return [table[k] for k in tok.meta["marks"]]
 
     def use(self, u: Use) -> RefUse:
-        """A group's use of a source, looked up: its reference by number, its source by id
-        (made once per row: groups citing a source alike share their row)."""
+        """A group's use of a source, looked up (once per row: groups citing alike share it)."""
         found = self._views.get(u)
         return found if found is not None else self._view(u)
 
@@ -195,14 +186,11 @@ class _Recent(threading.local):
 
 
 _RECENT = _Recent()
-#: how many documents' working states a thread keeps at hand (a stream, the page it is part of,
-#: a host page's placeholders); an older one is built again from its table when needed
+#: how many documents' working states a thread keeps at hand; an older one is built again from its table
 KEEP = 8
 
 
-#: the last state put at hand, with its thread and table: the rules ask for the state of the
-#: document they are in some thirty times a render (each marker, each citation, each core rule),
-#: and a thread-local read costs three of these checks
+#: the last state put at hand, with its thread and table: checked before the thread-local (~30 reads a render)
 _LAST: tuple[int, Any, CitationState | None] = (0, None, None)
 
 
@@ -220,8 +208,7 @@ def keep(st: CitationState) -> CitationState:
 
 
 def release(st: CitationState) -> None:
-    """Take ``st`` off hand: its document is done (a one-shot render), so nothing it holds stays
-    alive past its caller (its table still rebuilds it, should anyone ask)."""
+    """Take ``st`` off hand: its document is done, so nothing it holds outlives its caller."""
     global _LAST
     states = _RECENT.states
     if states.get(id(st.table)) is st:
@@ -257,16 +244,14 @@ def citation_state(env: MutableMapping[str, Any], registry: Registry | None = No
 
 
 def document_rule(state: StateCore, *, opts: PluginOptions) -> None:
-    """Core rule, the chain's last (``citerender_document``): the document table written into
-    ``env`` (:mod:`.document`)."""
+    """Core rule, the chain's last (``citerender_document``): the document table written into ``env``."""
     st = citation_state(state.env, opts.registry)
     write_table(st, st.table)
 
 
 class CitationMeta(TypedDict, total=False):
-    """``meta`` of a ``citation`` token (and, with ``mark`` and ``offset`` only, of the
-    ``citation_dropped`` and ``citation_highlight_*`` tokens), as mdit-py-plugins types its
-    footnote data. The core rule writes it; render rules only read it."""
+    """``meta`` of a ``citation`` token (``mark`` and ``offset`` only: ``citation_dropped`` and
+    ``citation_highlight_*``). The core rule writes it; render rules only read it."""
 
     mark: int  # the first mark of the group, by index in the state's ``mark_table`` (None on text tokens split from copy-paste forms)
     offset: int  # where the mark starts in the inline token's content

@@ -8,7 +8,7 @@ rule of its own, so a host can change the label without replacing the style.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
@@ -16,9 +16,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..sources.urls import safe_url, text_fragment, with_fragment
-from ..syntax.types import LineRange, line_locator
+from ..syntax.types import line_locator
 from .bibliography import (
-    CARD_STYLES,
     EN_DASH,
     NOTE_STYLES,
     SEPARATOR,
@@ -39,13 +38,6 @@ from .unsupported import card_warning, unsupported_flag, unsupported_reason
 __all__ = ["add_render_rules"]
 
 
-def _uses_by_number(uses: list[RefUse]) -> dict[int, RefUse]:
-    by: dict[int, RefUse] = {}
-    for u in uses:
-        by.setdefault(u.reference.number, u)
-    return by
-
-
 def _by_reference(uses: list[RefUse]) -> list[list[RefUse]]:
     """A group's uses by reference, in visible order: one card item a source, holding every
     passage of it the group cites (``[doc1][doc3]``, two chunks of one document)."""
@@ -57,26 +49,20 @@ def _by_reference(uses: list[RefUse]) -> list[list[RefUse]]:
     return [by[n] for n in sorted(by)]
 
 
-def _title(ref: Reference) -> str:
-    s = ref.source
-    return s.label
-
-
 def _accessible(ref: Reference) -> str:
     """A number link's name: the visible number first (WCAG "label in name"), then the source."""
-    return f"{ref.number}: {_title(ref)}" + ("" if ref.known else ", unverified")
+    return f"{ref.number}: {ref.source.label}" + ("" if ref.known else ", unverified")
 
 
 def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
-    ref = use.reference
-    if bad_lines(use):  # marked: the lines it names are not in its source
+    """A number's link, made once per reference unless it depends on the use (bad lines, a
+    superscript's passage)."""
+    if bad_lines(use) or (style == "superscript" and use.lines_valid):
         return _make_number_link(use, style)
-    if style != "superscript" or not use.lines_valid:  # the link depends on the reference only
-        html = cache.get(ref.number)
-        if html is None:
-            html = cache[ref.number] = _make_number_link(use, style)
-        return html
-    return _make_number_link(use, style)
+    html = cache.get(use.reference.number)
+    if html is None:
+        html = cache[use.reference.number] = _make_number_link(use, style)
+    return html
 
 
 def _make_number_link(use: RefUse, style: str) -> str:
@@ -106,16 +92,13 @@ def passage_href(use: RefUse) -> str | None:
     if url is None:
         return None
     if source.line_anchors:  # a repository file: GitHub/GitLab line anchors
-        return f"{url}#{_line_anchor(use.lines)}" if use.lines_valid and use.lines is not None else url
+        lines = use.lines
+        return f"{url}#{line_locator(lines.low, lines.high)}" if use.lines_valid and lines is not None else url
     page = source.meta.get("page")
     if isinstance(page, int) and not isinstance(page, bool) and page > 0 and "#" not in url:
         return f"{url}#page={page}"
     frag = text_fragment([t for _, t in source.cited_lines(use.lines)]) if use.lines_valid else None
     return with_fragment(url, frag)
-
-
-def _line_anchor(lines: LineRange) -> str:
-    return line_locator(lines.low, lines.high)
 
 
 #: labels kept for reuse per document: an answer citing every sentence has thousands of distinct
@@ -144,15 +127,12 @@ def citation_label(
 
 
 def _label(uses: list[RefUse], style: str, linked: bool, cache: dict[int, str]) -> str:
-    by = _uses_by_number(uses)
+    by: dict[int, RefUse] = {}
+    for u in uses:
+        by.setdefault(u.reference.number, u)
     if not linked:
         return group_label(list(by), lambda n: f"{n}{BAD_MARK}" if bad_lines(by[n]) else str(n), EN_DASH)
     return group_label(list(by), lambda n: _number_link(by[n], style, cache), EN_DASH)
-
-
-def _navlist_title(meta: CitationMeta) -> str:
-    title = meta.get("title")
-    return f'<span class="citerender-navlist-title">{escape(title)}</span> ' if title else ""
 
 
 def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, style: str) -> str:
@@ -162,14 +142,10 @@ def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any,
     return _titled(meta, f'{JOIN}<sup class="{cls}" id="{meta["anchor"]}">{label}</sup>')
 
 
-def _group_classes(uses: list[RefUse]) -> str:
+def _group_classes(uses: Sequence[RefUse]) -> str:
     """A group's classes: it cites a source not in the registry; it names lines a source lacks."""
-    unverified = bad = False
-    for u in uses:
-        if not u.reference.known:
-            unverified = True
-        elif bad_lines(u):
-            bad = True
+    unverified = any(not u.reference.known for u in uses)
+    bad = any(bad_lines(u) for u in uses)
     return (" citerender-unverified" if unverified else "") + (" citerender-badlines" if bad else "")
 
 
@@ -189,25 +165,23 @@ def _card_item(same: list[RefUse], views: str = VIEWS_OFF) -> str:
     """One source in a card: its title linking to the (first) passage (see :func:`passage_href`),
     its domain and date, every passage of it the group cites or its snippet, and a link to its
     entry under Sources."""
-    use = same[0]
-    ref = use.reference
+    ref = same[0].reference
     s = ref.source
-    href = passage_href(use)
-    title = f"<bdi>{nobr_dates(escape(_title(ref)))}</bdi>"
+    href = passage_href(same[0])
+    title = f"<bdi>{nobr_dates(escape(s.label))}</bdi>"
     head = (
         f'<a class="citerender-card-title" href="{escape(href)}" target="_blank" rel="noopener noreferrer">{title}</a>'
         if href
         else f'<span class="citerender-card-title">{title}</span>'
     )
-    domain = s.domain if s.domain != _title(ref) else None  # a title-less source is named by its site already
+    domain = s.domain if s.domain != s.label else None  # a title-less source is named by its site already
     meta_bits = [escape(b) for b in (domain, s.pages, f"updated {s.updated}" if s.updated else None) if b]
     if not ref.known:
         meta_bits.append("unverified source")
     meta = f'<span class="citerender-card-meta">{nobr_dates(SEPARATOR.join(meta_bits))}</span>' if meta_bits else ""
     body = "".join(bad_lines_note(u) if bad_lines(u) else _lines_body(u, views) for u in same)
     if not body and s.text and s.text.strip():  # a snippet (a search result's, a text block): quoted, shortened
-        quote = " ".join(s.text.split())
-        quote = quote if len(quote) <= CARD_CHARS else quote[: CARD_CHARS - 1].rstrip() + "\u2026"
+        quote = shorten(" ".join(s.text.split()), CARD_CHARS)
         body = (
             '<span class="citerender-card-body"><span class="citerender-card-lines">'
             f'<span class="citerender-ltext">{nobr_dates(escape(quote))}</span></span></span>'
@@ -255,10 +229,10 @@ def _pill_name(ref: Reference, env: Any) -> str:
     domain with another of the answer's sources is named by its title (:func:`.card_marks.pill_names`)."""
     reg = citation_state(env).registry
     names = reg.derived("styles.pill_names", lambda: pill_names(reg.shown(k) or reg[k] for k in reg)) if reg else {}
-    return names.get(ref.source.id) or shorten(ref.source.domain or _title(ref))
+    return names.get(ref.source.id) or shorten(ref.source.domain or ref.source.label)
 
 
-def _card_cite(
+def _noted_cite(
     self: Any,
     tokens: Sequence[Token],
     idx: int,
@@ -268,17 +242,21 @@ def _card_cite(
     note: str | None = None,
     views: str = VIEWS_OFF,
 ) -> str:
-    """A citation that opens a card: ``hovercard`` (its numbers) or ``pills`` (a chip naming the
-    first source, ``+N`` for the rest; it prints as its numbers). ``note``: why its claim is flagged
-    (``mark_unsupported``), said at the top of the card."""
+    """A citation whose sources' items (:func:`_card_items`) show beside it: in a card it opens
+    (``hovercard``: its numbers; ``pills``: a chip naming the first source, ``+N`` for the rest,
+    printed as its numbers), or in a sidenote (:func:`_sidenote`). ``note``: why its claim is
+    flagged (``mark_unsupported``), said at the top."""
     meta = citation_meta(tokens[idx])
     if meta.get("in_link"):
         return _plain(self, tokens, idx, options, env, style)
     anchor = meta["anchor"]
-    card_id = f"{anchor}-card"
     label = self.rules["citation_label"](tokens, idx, options, env)
     sources = _by_reference(citation_state(env).uses(tokens[idx]))  # the card in visible order
-    items, unverified = _card_items(sources, env, note, views)
+    items = _card_items(sources, env, note, views)
+    classes = _group_classes([u for same in sources for u in same])
+    if style == "sidenotes":
+        return _titled(meta, _sidenote(anchor, classes, label, items))
+    card_id = f"{anchor}-card"
     if style == "pills":
         more = f' <span class="citerender-pill-more">+{len(sources) - 1}</span>' if len(sources) > 1 else ""
         face = f"<bdi>{escape(_pill_name(sources[0][0].reference, env))}</bdi>{more}"
@@ -291,7 +269,7 @@ def _card_cite(
     # hover and keyboard focus show the card (interestfor), a tap shows it (popovertarget), Escape
     # and a tap elsewhere hide it; the name is the visible label, the card is the description
     html = (
-        f'<span class="citerender-cite citerender-{style} citerender-has-card{unverified}" id="{anchor}">{JOIN}'
+        f'<span class="citerender-cite citerender-{style} citerender-has-card{classes}" id="{anchor}">{JOIN}'
         f'<button type="button" class="{trigger_cls}" interestfor="{card_id}" popovertarget="{card_id}" '
         f'popovertargetaction="show" aria-describedby="{card_id}">{face}</button>{printed}'
         f'<span class="citerender-card" id="{card_id}" popover="hint">{items}</span></span>'
@@ -299,10 +277,22 @@ def _card_cite(
     return _titled(meta, html)
 
 
-def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: str = VIEWS_OFF) -> tuple[str, str]:
+def _sidenote(anchor: str, classes: str, label: str, items: str) -> str:
+    """Sources in the margin beside the citation's line (Tufte's sidenotes), in a note that follows
+    its number, so a screen reader reads it there. The number is a toggle (a checkbox covering it:
+    one target, 24 px or more) that folds the note open under its line on narrow screens; no
+    script. In print the note is hidden and the bibliography quotes the lines."""
+    return (
+        f'<span class="citerender-cite citerender-sidenotes{classes}" id="{anchor}">{JOIN}'
+        f'<label class="citerender-sn-num"><input type="checkbox" class="citerender-sn-toggle" id="{anchor}-note">'
+        f"{label}</label>"
+        f'<span class="citerender-sidenote" role="note">{items}</span></span>'
+    )
+
+
+def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: str = VIEWS_OFF) -> str:
     """A card's (or sidenote's) items, one a source, each made once per document (places repeat
-    them), the warning first when ``note`` flags the claim; and the classes of the citation: one
-    unknown (unverified), lines named that a source lacks (badlines)."""
+    them), the warning first when ``note`` flags the claim."""
     cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)
     items = ""
     for same in sources:
@@ -311,67 +301,31 @@ def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: 
         if item is None:
             item = cache[key] = _card_item(same, views)
         items += item
-    if note is not None:
-        items = card_warning(note) + items
-    unverified = " citerender-unverified" if any(not s[0].reference.known for s in sources) else ""
-    return items, unverified + _bad_class([u for same in sources for u in same])
-
-
-def _bad_class(uses: list[RefUse]) -> str:
-    """The class of a citation naming lines its source lacks: it looks different in the text."""
-    return " citerender-badlines" if any(bad_lines(u) for u in uses) else ""
+    return items if note is None else card_warning(note) + items
 
 
 def _titled(meta: CitationMeta, html: str) -> str:
     """A navigation list's citation after its title; any other as it is."""
-    return f'<span class="citerender-navlist">{_navlist_title(meta)}{html}</span>' if meta.get("title") else html
-
-
-def _sidenote_cite(
-    self: Any,
-    tokens: Sequence[Token],
-    idx: int,
-    options: Any,
-    env: Any,
-    note: str | None = None,
-    views: str = VIEWS_OFF,
-) -> str:
-    """A citation whose sources sit in the margin beside its line (Tufte's sidenotes): the same
-    items as a card, in a note that follows its number in the text, so a screen reader reads it
-    there. The number is a toggle (a checkbox inside it, covering it: one target, 24 px or more):
-    on narrow screens it folds the note open under its line, beside the line it holds the note in
-    the state pointing at it gives; no script. In print the note is hidden and the bibliography notes it."""
-    meta = citation_meta(tokens[idx])
-    if meta.get("in_link"):
-        return _plain(self, tokens, idx, options, env, "sidenotes")
-    anchor = meta["anchor"]
-    toggle = f"{anchor}-note"
-    label = self.rules["citation_label"](tokens, idx, options, env)
-    items, unverified = _card_items(_by_reference(citation_state(env).uses(tokens[idx])), env, note, views)
-    html = (
-        f'<span class="citerender-cite citerender-sidenotes{unverified}" id="{anchor}">{JOIN}'
-        f'<label class="citerender-sn-num"><input type="checkbox" class="citerender-sn-toggle" id="{toggle}">'
-        f"{label}</label>"
-        f'<span class="citerender-sidenote" role="note">{items}</span></span>'
+    title = meta.get("title")
+    if not title:
+        return html
+    return (
+        f'<span class="citerender-navlist"><span class="citerender-navlist-title">{escape(title)}</span> {html}</span>'
     )
-    return _titled(meta, html)
 
 
-def _empty(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    return ""
+def _markup(html: str) -> Callable[..., str]:
+    """A render rule writing ``html`` whatever the token."""
 
+    def rule(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return html
 
-def _highlight_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    return '<span class="citerender-highlight">'
-
-
-def _highlight_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    return "</span>"
+    return rule
 
 
 def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     """Register the chosen style's rules on ``md``."""
-    style = opts.style
+    style = opts.options.style
     views = views_mode(opts.options)  # the cards' passage links: to the source views, when there are any
 
     def label(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
@@ -380,10 +334,8 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
     md.add_render_rule("citation_label", label)
 
     def cite(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any, note: str | None = None) -> str:
-        if style in CARD_STYLES:
-            return _card_cite(self, tokens, idx, options, env, style, note, views)
-        if style == "sidenotes":
-            return _sidenote_cite(self, tokens, idx, options, env, note, views)
+        if style in NOTE_STYLES:
+            return _noted_cite(self, tokens, idx, options, env, style, note, views)
         return _plain(self, tokens, idx, options, env, style)
 
     if opts.options.mark_unsupported:
@@ -396,9 +348,9 @@ def add_render_rules(md: MarkdownIt, opts: PluginOptions) -> None:
         md.add_render_rule("citation", flagged)
     else:
         md.add_render_rule("citation", cite)
-    md.add_render_rule("citation_dropped", _empty)
-    md.add_render_rule("citation_highlight_open", _highlight_open)
-    md.add_render_rule("citation_highlight_close", _highlight_close)
+    md.add_render_rule("citation_dropped", _markup(""))
+    md.add_render_rule("citation_highlight_open", _markup('<span class="citerender-highlight">'))
+    md.add_render_rule("citation_highlight_close", _markup("</span>"))
     renderer = opts.bibliography_renderer or render_bibliography
     # the built-in markup and the themes' renderer write the class themselves; another renderer's
     # HTML gets it added (a copy of the whole bibliography, which can be a megabyte)
