@@ -8,28 +8,12 @@ output of the whole answer, for any chunking:
   after ``close``, ``render(text).body``;
 * ``output="markdown"``: ``citerender render --to markdown`` of the answer (note definitions with ``close``).
 
-Both sinks read whole lines (no marker spans a line break, so none is ever shown in part) and
-parse each *decided* block with the pipeline, the one parser ``render()`` uses, into one document
-state: numbering, labels, heading ids and checks are ``render()``'s own, and the stream has no
-block rules of its own — markdown-it's block rules say when a block is decided (:mod:`.blocks`).
-
-**How long a block may wait.** A block is shown when the parser has closed it: a heading or a
-thematic break at its line's end, a paragraph, quote or table at the blank line after it, a list,
-indented code, a fence, raw HTML or a note definition when the next block starts (or at ``close``).
-It waits longer when its output can still change, as the output only grows:
-
-* it looked up a link or note label not yet defined (``[text][ref]``, ``[text][]``, ``[ref]``,
-  ``[^note]`` — also text such as ``a[i]``): until a definition of every label it missed arrives,
-  or ``close``; every block after it waits with it;
-* Markdown: a block that cites waits until the answer shows ``[^`` (the export then labels
-  citations ``[^s1]``, apart from the model's own notes) or until ``close`` (then ``[^1]``); a
-  model's note definition that cites waits for ``close`` (its citations are numbered last).
-
-The model's notes section (HTML) and the note definitions (Markdown) come with ``close``. The
-work per decided block is the pipeline's on that block, plus one block-rule pass over the block
-still open at each line that may close it; past 1,024 characters an open block (a long list,
-table or fence) is read again only once it has grown by a quarter, so the cost stays linear and
-the end of such a block may show up to a quarter of its length later.
+Both sinks read whole lines (no marker spans a line break) and parse each block the parser has
+closed (:mod:`.blocks`) with the pipeline ``render()`` uses, into one document state: numbering,
+labels, heading ids and checks are ``render()``'s own. A block waits longer while its output can
+still change: it looked up a label not yet defined (:mod:`.sink`), or, in Markdown, it may cite
+(:mod:`.markdown`). Past 1,024 characters an open block (a long list, table or fence) is read
+again only once it has grown by a quarter: the cost stays linear, its end shown a little later.
 """
 
 from __future__ import annotations
@@ -64,9 +48,8 @@ class StreamRenderer:
         bibliography comes from :meth:`bibliography_html` when the stream ends.
     :param output: ``markdown`` (the Markdown export, block by block) or ``html`` (``render()``'s
         page, block by block).
-    :param placeholder: no longer read: the Markdown stream writes the export's note labels
-        (``[^1]``, ``[^1-L2-L4]``, ``[^s1]`` beside the model's own notes); only its old default
-        is accepted.
+    :param placeholder: no longer read (the Markdown stream writes the export's note labels);
+        only its old default is accepted.
     """
 
     def __init__(
@@ -89,7 +72,6 @@ class StreamRenderer:
         self.options = opts
         self.registry = registry
         self.output = output
-        self.fmt = opts.fmt
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._closed = False
         if output == "html":
@@ -100,7 +82,6 @@ class StreamRenderer:
         env = p.new_env(registry, spans=output == "markdown", whole_document=False)
         env[SLUGS_KEY] = set()  # heading ids unique across blocks
         self._state: CitationState = citation_state(env)
-        self._diagnostics: list[Diagnostic] = []
         self._sink: HtmlSink | MarkdownSink = (
             HtmlSink(p, env, self._state)
             if output == "html"
@@ -110,13 +91,10 @@ class StreamRenderer:
 
     def feed(self, chunk: str | bytes) -> str:
         """Add a chunk; return what can be shown now (possibly empty)."""
-        if chunk.__class__ is str and "\n" not in chunk and not self._closed:  # most chunks: a line goes on
-            self._partial.append(chunk)  # (no marker spans a line break: nothing is read before one)
-            return ""
         if self._closed:
             raise ValueError("feed() after close()")
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
-        if "\n" not in text:
+        if "\n" not in text:  # a line goes on (no marker spans a line break: nothing is read before one)
             self._partial.append(text)
             return ""
         keep(self._state)  # at hand for the rules (other documents may have been parsed since)
@@ -157,7 +135,7 @@ class StreamRenderer:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        return sorted(self._diagnostics + self._state.diagnostics, key=sort_key)
+        return sorted(self._state.diagnostics, key=sort_key)
 
 
 async def astream(

@@ -1,6 +1,6 @@
 """Where a stream's text splits into decided blocks, as markdown-it's own block parser reads it.
 
-The stream owns no block rules: it runs the pipeline's block rules (:meth:`.chain.Chain.blocks`)
+The stream owns no block rules: it runs the pipeline's block rules (:meth:`.chain.Chain.block_state`)
 over the complete lines not yet decided and takes every top-level block but the last. A later
 line can only change the block still open at the end (a paragraph becoming a setext heading or a
 table, a list going on or becoming loose, a fence or raw HTML running on, a definition's title on

@@ -1,9 +1,9 @@
 """The pipeline's core chain, run in the steps a stream needs: ``md.parse`` is its core rules in
 order, and a stream runs the same rules on each decided block, stopping where it must look.
 
-* :meth:`Chain.blocks` runs the rules up to markdown-it's ``block`` rule: the block structure
+* :meth:`Chain.block_state` runs the rules up to markdown-it's ``block`` rule: the block structure
   alone, which says where the text's blocks end (:mod:`.blocks`).
-* :meth:`Chain.inline` runs them up to ``inline``: every link label and footnote label the text
+* :meth:`Chain.go_on` runs them on up to ``inline``: every link label and footnote label the text
   looks up is known then (:class:`Labels`), before any citerender rule has numbered anything,
   so a block that looked up a label not yet defined can be put back and parsed again later.
 * :meth:`Chain.finish` runs the rest, but for the footnotes' tail: the model's note definitions
@@ -19,19 +19,11 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore, block, inline
 from markdown_it.token import Token
+from mdit_py_plugins.footnote.index import footnote_tail
 
 __all__ = ["Chain", "Labels", "NoteLabels", "define", "label_env"]
 
 Rule = Callable[[StateCore], None]
-
-
-def _tail_rule(md: MarkdownIt) -> Any:
-    """The footnote plugin's tail rule, if the parser has it (the full preset)."""
-    try:
-        from mdit_py_plugins.footnote.index import footnote_tail
-    except ImportError:  # pragma: no cover - mdit-py-plugins is a dependency
-        return None
-    return footnote_tail if footnote_tail in md.core.ruler.getRules("") else None
 
 
 class Chain:
@@ -40,47 +32,31 @@ class Chain:
     def __init__(self, md: MarkdownIt) -> None:
         self.md = md
         rules: list[Rule] = list(md.core.ruler.getRules(""))
-        self.tail: Rule | None = _tail_rule(md)
+        self.tail: Rule | None = footnote_tail if footnote_tail in rules else None  # the full preset's
         b, i = rules.index(block), rules.index(inline)
-        self._to_block = rules[: b + 1]
         self._before_block, self._block_to_inline = rules[:b], rules[b + 1 : i + 1]
         self._rest = [r for r in rules[i + 1 :] if r is not self.tail]
         self._after_tail = rules[rules.index(self.tail) + 1 :] if self.tail is not None else self._rest
 
-    def blocks(self, text: str, env: dict[str, Any]) -> list[Token]:
-        """The block tokens of ``text`` (inline content not parsed)."""
-        return self.block_state(text, env).tokens
-
-    def block_state(self, text: str, env: dict[str, Any]) -> StateCore:
-        """``text`` parsed up to its block tokens (:meth:`go_on` parses it on)."""
-        state = StateCore(text, self.md, env)
-        for rule in self._to_block:
-            rule(state)
-        return state
-
-    def go_on(self, state: StateCore) -> StateCore:
-        """A :meth:`block_state` parsed on up to its inline tokens."""
-        return self._inline(state)
-
-    def inline(self, text: str, env: dict[str, Any]) -> StateCore:
-        """``text`` parsed up to its inline tokens (no citerender numbering yet)."""
-        state = StateCore(text, self.md, env)
-        for rule in self._to_block:
-            rule(state)
-        return self._inline(state)
-
-    def inline_blocks(self, text: str, env: dict[str, Any], tokens: list[Token]) -> StateCore:
-        """:meth:`inline` for a text whose block tokens :meth:`blocks` gave already (in another
-        env: the caller brings the definitions over, :func:`define`)."""
+    def block_state(self, text: str, env: dict[str, Any], tokens: list[Token] | None = None) -> StateCore:
+        """``text`` parsed up to its block tokens, or given them (``tokens``, read in another env:
+        the caller brings the definitions over, :func:`define`)."""
         state = StateCore(text, self.md, env)
         for rule in self._before_block:
             rule(state)
-        state.tokens = tokens
-        return self._inline(state)
+        if tokens is None:
+            block(state)
+        else:
+            state.tokens = tokens
+        return state
 
-    def _inline(self, state: StateCore) -> StateCore:
-        """The rules after ``block`` up to ``inline``; the labels noted as missed are those the
-        inline rules looked up (a definition's own check whether its label is taken is not one)."""
+    def inline(self, text: str, env: dict[str, Any]) -> StateCore:
+        """``text`` parsed up to its inline tokens (no citerender numbering yet)."""
+        return self.go_on(self.block_state(text, env))
+
+    def go_on(self, state: StateCore) -> StateCore:
+        """A :meth:`block_state` parsed on up to its inline tokens; the labels noted as missed are
+        those the inline rules looked up (a definition's own check whether its label is taken is not one)."""
         for table in (state.env.get("references"), state.env.get("footnotes", {}).get("refs")):
             if isinstance(table, Labels):
                 table.missed.clear()
@@ -166,7 +142,7 @@ class NoteLabels(Labels):
 
 
 def define(env: dict[str, Any], scratch: dict[str, Any], lines: int, tokens: Sequence[Token]) -> None:
-    """Bring into ``env`` the definitions :meth:`Chain.blocks` read into ``scratch`` in the
+    """Bring into ``env`` the definitions :meth:`Chain.block_state` read into ``scratch`` in the
     first ``lines`` lines (``tokens``: their blocks), as the block rules would have."""
     refs = env["references"]
     for label, ref in (scratch.get("references") or {}).items():

@@ -108,7 +108,7 @@ class Sink:
         if direct and cut == len(lines):
             return self._take(self.chain.go_on(state), decided)
         define(self.env, env, line, tokens[:count])
-        return self._take(self.chain.inline_blocks(decided, self.env, tokens[:count]), decided)
+        return self._take(self.chain.go_on(self.chain.block_state(decided, self.env, tokens[:count])), decided)
 
     def close(self) -> str:
         rest = "".join(self._held) + "".join(self._open) + _lines("".join(self.partial))
@@ -160,7 +160,7 @@ class Sink:
         """Does ``text`` define a label the held blocks missed (worth parsing them again)?"""
         env = self.pipeline.new_env(self.state.registry)
         refs, notes = label_env(env)
-        self.chain.blocks(text, env)
+        self.chain.block_state(text, env)
         defined = set(dict.keys(refs)) | set(dict.keys(notes))
         defined |= {"^" + k[1:].upper() for k in dict.keys(notes)}  # ``[^x]`` read as a link first
         return bool(defined & self._missed)
