@@ -1,9 +1,6 @@
-"""ALCE's citation recall and precision, computed as ALCE's ``eval.py`` computes them.
-
-princeton-nlp/ALCE scores a result file (``{"args": …, "data": [{question, output, docs}]}``, as
-its ``run.py`` writes it) with ``compute_autoais``, called the way its ``main()`` calls it. This
-module follows that definition rule for rule, so an eval team's numbers match the paper's code
-given the same entailment judge:
+"""ALCE's citation recall and precision, computed rule for rule as princeton-nlp/ALCE's ``eval.py``
+computes them (``compute_autoais`` as its ``main()`` calls it on a result file ``{"args", "data":
+[{question, output, docs}]}``), so an eval team's numbers match the paper's code given the same judge:
 
 * the output is stripped, cut at its first newline, and ``<|im_end|>`` removed;
 * it is split into sentences by NLTK's Punkt (English parameters when the ``punkt_tab`` data is
@@ -12,8 +9,8 @@ given the same entailment judge:
   ``[5, 3]`` or ``[1-2]``; ``[0]`` names the *last* document, as Python's ``docs[-1]`` does there;
 * the hypothesis is the sentence with citations removed as ALCE's ``remove_citations`` removes them;
 * a sentence without citations, or citing past the last document, scores 0 (no judge call); only
-  its first ``at_most`` (3) citations are used; the premise is ``"Title: T\\n" + text`` per
-  document, joined by newlines;
+  its first :data:`AT_MOST_CITATIONS` (3) citations are used; the premise is ``"Title: T\\n" + text``
+  per document, joined by newlines;
 * precision: a citation of a supported sentence citing several documents counts when its document
   alone entails the sentence, or the other cited documents without it do not; a sentence citing
   one document counts its verdict;
@@ -48,6 +45,8 @@ __all__ = [
     "alce_refs",
     "alce_sentences",
     "alce_text",
+    "document_text",
+    "entailment",
     "qampari_sentences",
     "remove_citations",
     "score_item",
@@ -75,7 +74,6 @@ class AlceItem:
     question: str
     output: str
     docs: tuple[tuple[str, str], ...]
-    row: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -88,7 +86,6 @@ class AlceScore:
     sentences: int
     citations: int
     entailed: int
-    judge_calls: int
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,35 +97,48 @@ class AlceScore:
         }
 
 
-def alce_items(data: object, path: str | None = None) -> list[AlceItem]:
+def alce_items(data: object) -> list[AlceItem]:
     """The items of an ALCE result file (``{"args", "data": [...]}``) or of its ``data`` list."""
     if isinstance(data, Mapping) and "data" in data:
         data = data["data"]
     if not isinstance(data, list):
         raise CiterenderError(
             "not an ALCE result file: expected {'data': [...]} or a list of items",
-            path=path,
             hint="give the JSON file ALCE's run.py wrote",
         )
-    return [_item(row, k, path) for k, row in enumerate(data)]
+    return [_item(row, k) for k, row in enumerate(data)]
 
 
-def _item(row: object, k: int, path: str | None) -> AlceItem:
+def _item(row: object, k: int) -> AlceItem:
     if not isinstance(row, Mapping) or not isinstance(row.get("output"), str):
-        raise CiterenderError(
-            f"item {k + 1} has no 'output' text", path=path, hint="each item needs an 'output' string"
-        )
+        raise CiterenderError(f"item {k + 1} has no 'output' text", hint="each item needs an 'output' string")
     docs = row.get("docs") or []
     if not isinstance(docs, list):
-        raise CiterenderError(f"item {k + 1}: 'docs' must be a list", path=path)
+        raise CiterenderError(f"item {k + 1}: 'docs' must be a list")
     shown = []
     for n, doc in enumerate(docs):
         if not isinstance(doc, Mapping):
-            raise CiterenderError(f"item {k + 1}: document {n + 1} is not an object", path=path)
-        body = doc["sent"] if "sent" in doc else doc.get("text", "")  # QA-extracted docs carry 'sent'
-        shown.append((str(doc.get("title", "")), str(body)))
+            raise CiterenderError(f"item {k + 1}: document {n + 1} is not an object")
+        shown.append((str(doc.get("title", "")), document_text(doc)))
     question = row.get("question")
-    return AlceItem(question if isinstance(question, str) else "", row["output"], tuple(shown), row)
+    return AlceItem(question if isinstance(question, str) else "", row["output"], tuple(shown))
+
+
+def document_text(doc: Mapping[str, Any]) -> str:
+    """A document's passage as eval.py's ``_format_document`` reads it (QA-extracted docs carry ``sent``)."""
+    return str(doc["sent"] if "sent" in doc else doc.get("text", ""))
+
+
+def entailment(scorer: Any, claim: str, evidence: str) -> bool | None:
+    """Does ``scorer`` find ``evidence`` supports ``claim`` (a score of 0.5 or more)? None when it
+    raises or gives no number in [0, 1]: a team's model gives no verdict, never our crash."""
+    try:
+        value = scorer.score(claim, evidence)
+    except Exception:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
+        return None
+    return float(value) >= 0.5
 
 
 def remove_citations(sentence: str) -> str:
@@ -180,20 +190,15 @@ def qampari_sentences(question: str, output: str) -> list[str]:
     return [question + " " + x.strip() for x in text.split(",")]
 
 
-def score_item(
-    item: AlceItem, judge: Judge, at_most: int | None = AT_MOST_CITATIONS, *, qampari: bool = False
-) -> AlceScore:
+def score_item(item: AlceItem, judge: Judge, *, qampari: bool = False) -> AlceScore:
     """eval.py's ``compute_autoais`` on one item (see the module docstring); ``qampari``: as
     eval.py scores a file whose path names QAMPARI (:func:`qampari_sentences`)."""
     sents = qampari_sentences(item.question, item.output) if qampari else alce_sentences(item.output)
     if not sents:
-        return AlceScore(None, None, 0, 0, 0, 0)
+        return AlceScore(None, None, 0, 0, 0)
     docs = item.docs
-    calls = 0
 
     def entails(ids: Sequence[int], claim: str) -> bool:
-        nonlocal calls
-        calls += 1
         return bool(judge(claim, _premise(docs, ids)))
 
     entailed = counted = citations = 0
@@ -202,8 +207,7 @@ def score_item(
         ref = alce_refs(sent)
         if not ref or any(r >= len(docs) for r in ref):
             continue  # no citation, or one past the last document: 0, no judge call
-        if at_most is not None:
-            ref = ref[:at_most]
+        ref = ref[:AT_MOST_CITATIONS]
         citations += len(ref)
         joint = entails(ref, claim)
         entailed += joint
@@ -217,9 +221,7 @@ def score_item(
                 counted += not entails(rest, claim)
         else:
             counted += joint
-    return AlceScore(
-        entailed / len(sents), counted / citations if citations else 0.0, len(sents), citations, entailed, calls
-    )
+    return AlceScore(entailed / len(sents), counted / citations if citations else 0.0, len(sents), citations, entailed)
 
 
 def summarise(scores: Iterable[AlceScore]) -> dict[str, Any]:

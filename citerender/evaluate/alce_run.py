@@ -16,16 +16,9 @@ from typing import Any
 
 from ..errors import CiterenderError
 from ..options import RenderOptions
-from .alce import alce_items, alce_text, score_item
+from .alce import alce_items, alce_text, document_text, entailment, score_item
 
-__all__ = [
-    "ALCE_COLS",
-    "DEFINITION",
-    "AlceJudge",
-    "AlceTotals",
-    "alce_record",
-    "check_alce",
-]
+__all__ = ["ALCE_COLS", "DEFINITION", "AlceJudge", "AlceTotals", "alce_record", "check_alce"]
 
 #: the columns of an ALCE item citerender reads as the answer and its sources
 ALCE_COLS = {"answer_col": "output", "sources_col": "docs"}
@@ -45,15 +38,9 @@ class AlceJudge:
         self.scorer, self.problems = scorer, 0
 
     def __call__(self, claim: str, evidence: str) -> bool:
-        try:
-            value = self.scorer.score(claim, evidence)
-        except Exception:  # a team's model: a verdict we cannot use, counted, never our crash
-            self.problems += 1
-            return False
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
-            self.problems += 1
-            return False
-        return float(value) >= 0.5
+        verdict = entailment(self.scorer, claim, evidence)
+        self.problems += verdict is None
+        return bool(verdict)
 
 
 def alce_record(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -62,8 +49,9 @@ def alce_record(item: Mapping[str, Any]) -> dict[str, Any]:
     sources = []
     for n, doc in enumerate(docs if isinstance(docs, list) else [], start=1):
         if isinstance(doc, Mapping):
-            body = doc["sent"] if "sent" in doc else doc.get("text", "")  # as eval.py's _format_document
-            sources.append({"id": str(n), "title": str(doc.get("title") or f"Document {n}"), "text": str(body)})
+            sources.append(
+                {"id": str(n), "title": str(doc.get("title") or f"Document {n}"), "text": document_text(doc)}
+            )
     out = {k: v for k, v in item.items() if k not in ALCE_COLS.values() and _scalar(v)}
     output = item.get("output")
     out["output"] = alce_text(output) if isinstance(output, str) else output

@@ -1,15 +1,9 @@
-"""The report's charts: matplotlib figures as inline SVG, drawn to be read at any width and in
-either colour scheme.
-
-* The groups' rates are a dot plot, one row per group (so 18 or more group names never overlap),
-  each rate a marker with its 95% interval, the value axis fitted to the data (rates that all lie
-  between 70% and 92% are not drawn on 0–100, where a 5-point difference is invisible).
-* Text is :data:`FONT` points on a figure :data:`WIDTH` inches wide: scaled down to a phone's
-  width it stays at 10 CSS pixels or more. Legends sit below the plot, never on its marks.
-* Backgrounds are transparent and black is drawn in ``currentColor``: the page's own text colour,
-  so a chart in dark mode is light on dark, with no white panel.
-* Text stays text (the reader's fonts draw it) and is never parsed as mathtext: a group called
-  ``cost$$`` is just that.
+"""The report's charts: matplotlib figures as inline SVG, read at any width and in either colour
+scheme. Group rates are a dot plot, a row a group (names never overlap), each rate a marker with
+its 95% interval on an axis fitted to the data (a 5-point difference between 70% and 92% stays
+visible). Text is :data:`FONT` points on :data:`WIDTH` inches (10 CSS pixels or more on a phone),
+legends sit below the plot, backgrounds are transparent and black is ``currentColor`` (dark mode
+draws light on dark); text stays text, never parsed as mathtext (``cost$$`` is just that).
 """
 
 from __future__ import annotations
@@ -18,7 +12,8 @@ import io
 import math
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from markupsafe import Markup
@@ -33,16 +28,12 @@ WIDTH = 4.4
 _STYLES = (("#0072B2", "o"), ("#D55E00", "s"), ("#009E73", "D"))
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
 _BLACK = re.compile(r"#000000\b")
-_RC: Any = {  # matplotlib types its keys as literals
+_SIZES = ("font.size", "axes.titlesize", "axes.labelsize", "xtick.labelsize", "ytick.labelsize", "legend.fontsize")
+_RC: Any = {
     "svg.fonttype": "none",
     "svg.hashsalt": "citerender",
-    "font.size": FONT,
-    "axes.titlesize": FONT,
-    "axes.labelsize": FONT,
-    "xtick.labelsize": FONT,
-    "ytick.labelsize": FONT,
-    "legend.fontsize": FONT,
     "savefig.transparent": True,
+    **dict.fromkeys(_SIZES, FONT),
 }
 
 
@@ -68,12 +59,7 @@ def fitted(lows: Sequence[float], highs: Sequence[float]) -> tuple[float, float]
 def rates_svg(names: list[str], rates: list[list[dict[str, Any]]], labels: Sequence[str], title: str) -> Markup:
     """Each group a row, each rate a marker with its 95% interval (``rates[group][rate]`` as the
     summary holds it: ``value`` and ``ci95``)."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(WIDTH, 1.4 + 0.4 * len(names)), layout="constrained")
-        ax = fig.subplots()
+    with _axes(1.4 + 0.4 * len(names)) as (fig, ax):
         lows, highs = [], []
         for j, name in enumerate(labels):
             ys, xs, below, above = [], [], [], []
@@ -102,12 +88,7 @@ def rates_svg(names: list[str], rates: list[list[dict[str, Any]]], labels: Seque
 
 def hist_svg(hist: dict[str, list[int]], title: str) -> Markup:
     """Answers per tenth of the support rate, a bar a group in each tenth."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(WIDTH, 2.6 + 0.25 * len(hist)), layout="constrained")
-        ax = fig.subplots()
+    with _axes(2.6 + 0.25 * len(hist)) as (fig, ax):
         n = max(len(hist), 1)
         for j, (name, counts) in enumerate(sorted(hist.items())):
             xs = [k * 10 + 5 + (j - (n - 1) / 2) * 8 / n for k in range(10)]
@@ -119,6 +100,17 @@ def hist_svg(hist: dict[str, list[int]], title: str) -> Markup:
         if hist:
             _plain_text(fig.legend(loc="outside lower center", ncols=1, frameon=False))
         return _svg(fig, title)
+
+
+@contextmanager
+def _axes(height: float) -> Iterator[tuple[Any, Any]]:
+    """A figure :data:`WIDTH` wide and ``height`` inches high, and its axes, drawn in the charts' style."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(WIDTH, height), layout="constrained")
+        yield fig, fig.subplots()
 
 
 def _plain_text(legend: Any) -> None:

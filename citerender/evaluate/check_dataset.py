@@ -1,12 +1,9 @@
 """``citerender check-dataset``: every answer of a dataset checked (:func:`check_record`), the
-results written as they come, and the measures reduced per group (:mod:`.quality_rows`).
-
-Records stream in and results stream out, in the dataset's order whatever ``jobs`` is, so memory
-stays flat and a run killed and resumed writes the same results file as one that was not. Results
-are keyed by the row: each carries its row number, and a resume skips as many rows of an id as the
-results already hold of it (ids shared across rows — a question asked of several models — lose
-nothing). The worst answers are kept — a bounded number — for the report, which renders each with
-its unsupported claims marked.
+results written as they come, in the dataset's order whatever ``jobs`` is, and the measures
+reduced per group (:mod:`.metrics`). Memory stays flat, and a run killed and resumed writes the
+same results as one that was not: each result carries its row number, and a resume skips as many
+rows of an id as the results already hold of it (ids shared across rows lose nothing). The worst
+answers are kept, a bounded number, for the report.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ from .compare import Comparison, compare_ready
 from .datasets import read_records, results_format
 from .intervals import METHOD
 from .metrics import Totals, definitions
-from .records import check_record
+from .records import check_record, empty_result
 from .results_file import ResultsWriter, done_ids, earlier_results
 from .worst import Worst
 
@@ -153,20 +150,16 @@ def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, An
     record = task["record"]
     failure = record.get("__failure__")
     if failure is not None:
-        result = _failed(failure)
+        result = empty_result(None, str(failure))
     elif task["alce"]:
         result, record = check_alce(record, task["options"], task["cols"]["id_col"], qampari=task["qampari"])
     else:
         result = check_record(record, task["options"], **task["cols"])
-    result["id"], result["row"] = task["id"], task["k"] + 1
     try:
         json.dumps(result, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError) as e:
-        result = {
-            **_failed(f"its result cannot be written as JSON ({type(e).__name__})"),
-            "id": task["id"],
-            "row": task["k"] + 1,
-        }
+        result = empty_result(None, f"its result cannot be written as JSON ({type(e).__name__})")
+    result["id"], result["row"] = task["id"], task["k"] + 1
     return task["k"], result, record
 
 
@@ -183,10 +176,6 @@ def _end_with_the_run() -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="citerender-end-with-the-run", daemon=True).start()
-
-
-def _failed(why: str) -> dict[str, Any]:
-    return {"id": None, "columns": {}, "diagnostics": [], "claims": [], "metrics": {}, "failure": str(why)}
 
 
 def one_line(text: str) -> str:
@@ -230,11 +219,9 @@ def check_dataset(
         opts, (answer_col, sources_col) = _alce_ready(opts), ALCE_COLS.values()
     if opts.scorer is not None and jobs > 1:
         _picklable(opts.scorer)
-    summary = _new_summary(opts.scorer, group_by, alce)
     cols = {"id_col": id_col, "answer_col": answer_col, "sources_col": sources_col}
-    summary.cols = dict(cols)
-    within = summary.within = "data" if alce else None
-    summary.data = data
+    within = "data" if alce else None
+    summary = _new_summary(opts.scorer, group_by, alce, cols=dict(cols), data=data, within=within)
     records = read_records(data, id_col, within=within)  # checked before anything is written
     if compare is not None or pair_by is not None:
         if not compare or not pair_by:
@@ -246,8 +233,7 @@ def check_dataset(
         for earlier in earlier_results(results):
             summary.add(earlier, None)
     seen: Counter[str] = Counter()  # rows of each id already in the results, met so far
-    # every task the same but for its record (a worker whose run is gone ends itself: _end_with_the_run;
-    # QAMPARI is told as eval.py tells it, by the file's path)
+    # every task the same but for its record; QAMPARI is told as eval.py tells it, by the file's path
     common = {
         "options": opts,
         "cols": cols,
@@ -300,14 +286,14 @@ def _write(
     bar.close()
 
 
-def _new_summary(scorer: object, group_by: Sequence[str], alce: bool) -> DatasetSummary:
+def _new_summary(scorer: object, group_by: Sequence[str], alce: bool, **fields: Any) -> DatasetSummary:
     judge = (
         f"scorer {scorer_name(scorer)} and citerender's lexical checks"
         + (" (the scorer is ALCE's entailment judge too: a score of 0.5 or more entails)" if alce else "")
         if scorer is not None
         else "citerender's lexical support checks (built in; --scorer adds a model's verdict)"
     )
-    return DatasetSummary(judge, tuple(group_by), alce={} if alce else None, scored=scorer is not None)
+    return DatasetSummary(judge, tuple(group_by), alce={} if alce else None, scored=scorer is not None, **fields)
 
 
 def _alce_ready(opts: RenderOptions) -> RenderOptions:

@@ -1,13 +1,9 @@
 """A paired A/B comparison (``check-dataset --compare COL --pair-by COL``): the two values of a
-column (two models, two prompts) compared on the questions both answered, ``--pair-by`` naming the
-question. For each rate: both sides pooled over those questions, the difference (the second value
-minus the first, in sort order) and its paired 95% interval, a bootstrap over questions
-(:func:`~citerender.evaluate.intervals.difference_interval`) — questions differ in difficulty far
-more than two models do, and pairing takes that difference out of the interval.
-
-A question answered several times by one side (several runs) counts its answers' sums; a failed
-record is no answer. :func:`compare_ready` reads the dataset's columns first, so a column without
-exactly two values, or two values that share no question, is a usage error before any work.
+column (two models, two prompts) compared on the questions (``--pair-by``) both answered. Per rate:
+both sides pooled over those questions, and the difference (second minus first, in sort order)
+with its paired 95% interval (:func:`~citerender.evaluate.intervals.difference_interval`):
+questions differ in difficulty far more than two models do, and pairing takes that out. A question
+answered several times by one side counts its answers' sums; a failed record is no answer.
 """
 
 from __future__ import annotations

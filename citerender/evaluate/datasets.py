@@ -1,16 +1,8 @@
-"""Datasets of answers in and results out: JSON Lines, JSON and Parquet, read and written as
-streams of records (a batch at a time), so memory does not grow with the dataset.
-
-Parquet needs ``pyarrow`` (``pip install 'citerender[parquet]'``). A results file keeps one record
-per answer: JSON Lines as they are, Parquet with the nested parts (columns, diagnostics, claims,
-metrics) as JSON text columns, so reading either back gives the same records (see
-:mod:`citerender.evaluate.results_file`).
-
-What is read is checked as it enters, so a run never ends in a traceback: a dataset is UTF-8 (a
-gzip-compressed JSON Lines or JSON file is read through gzip; any other compression is refused),
-a ``.json`` dataset is a list of records, a Parquet file is valid Parquet, and every value of a
-record is plain JSON (a timestamp, date, decimal or binary column becomes text, see
-:func:`plain`).
+"""Datasets of answers in and results out: JSON Lines, JSON and Parquet (``pyarrow``, the
+``parquet`` extra), read as streams of records, so memory does not grow with the dataset. What is
+read is checked as it enters, so a run never ends in a traceback: a dataset is UTF-8 (gzip read
+through, other compressions refused), a ``.json`` dataset is a list of records, a Parquet file is
+valid Parquet, and every value is plain JSON (:func:`plain`). Results: :mod:`.results_file`.
 """
 
 from __future__ import annotations
@@ -208,13 +200,15 @@ def numbered_records(
 
 def _plain_items(items: Iterator[tuple[int, Any]], id_col: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, item in items:
-        if isinstance(item, dict) and "__failure__" in item:
-            yield n, item
-            continue
-        try:
-            yield n, plain(item)
-        except CiterenderError as e:  # too deep: that record fails, keeping its id for a resume
-            yield n, {"__failure__": f"{where} {n}: {e.message}", **_ident(item, id_col)}
+        yield n, item if isinstance(item, dict) and "__failure__" in item else _plain_record(n, item, id_col, where)
+
+
+def _plain_record(n: int, item: Any, id_col: str, where: str) -> Any:
+    """``item`` made :func:`plain`; too deep, that record's failure, keeping its id for a resume."""
+    try:
+        return plain(item)
+    except CiterenderError as e:
+        return {"__failure__": f"{where} {n}: {e.message}", **_ident(item, id_col)}
 
 
 def _ident(item: Any, id_col: str) -> dict[str, str]:
@@ -255,8 +249,6 @@ def _json_list(p: Path, within: str | None = None) -> None:
     """A ``.json`` dataset is one well-formed list of records (or, ``within``, an object holding
     it under that key): any other document, or JSON cut short, is an input error before anything
     is written (read through once, in linear time)."""
-    import ijson
-
     with _open(p) as f:
         head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"[") and not (within and head.startswith(b"{")):
@@ -266,32 +258,21 @@ def _json_list(p: Path, within: str | None = None) -> None:
             path=str(p),
             hint="give a list [{...}, {...}], or one record a line as JSON Lines (.jsonl)",
         )
-    with _open(p) as f:
-        if f.read(3) != b"\xef\xbb\xbf":
-            f.seek(0)
-        depth, listed, after_key = 0, not head.startswith(b"{"), False
-        try:
-            for event, value in ijson.basic_parse(f):
-                listed = listed or (after_key and event == "start_array")
-                after_key = depth == 1 and event == "map_key" and value == within
-                depth += event in ("start_map", "start_array")
-                depth -= event in ("end_map", "end_array")
-        except (ijson.JSONError, ijson.IncompleteJSONError) as e:
-            raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
-    if not listed:
-        raise CiterenderError(
-            f"not a list of records, nor an object with a {within!r} list",
-            path=str(p),
-            hint=f'give {{"{within}": [...]}}',
-        )
+    for _ in _json_items(p, within):
+        pass
+
+
+def _no_list(p: Path, key: str | None) -> CiterenderError:
+    return CiterenderError(
+        f"not a list of records, nor an object with a {key!r} list", path=str(p), hint=f'give {{"{key}": [...]}}'
+    )
 
 
 def _json_items(p: Path, within: str | None = None) -> Iterator[tuple[int, Any]]:
-    """The items of a JSON list, streamed (an item that is not an object is that record's failure,
-    as a JSON Lines line that is not one). Built
-    from the parser's events here, not by ijson's item builder, whose cost grows with the square
-    of the nesting (30,000 levels: out of memory): an item nested deeper than :data:`MAX_DEPTH`
-    is that item's failure, read past in linear time."""
+    """The items of a JSON list, streamed (one that is not an object is that record's failure),
+    and the rest of the document read through. Built from the parser's events, not by ijson's item
+    builder, whose cost grows with the square of the nesting: an item nested deeper than
+    :data:`MAX_DEPTH` fails, read past in linear time."""
     import ijson
 
     with _open(p) as f:
@@ -305,19 +286,19 @@ def _json_items(p: Path, within: str | None = None) -> Iterator[tuple[int, Any]]
             elif first != "start_array":
                 return
             for n, (event, value) in enumerate(events, start=1):
-                if event == "end_array":  # the list's end
+                if event == "end_array":  # the list's end: the rest must be JSON too
+                    for _ in events:
+                        pass
                     return
                 item, deep = _item(event, value, events)
                 if deep:
-                    yield (
-                        n,
-                        {
-                            "__failure__": f"item {n}: nested too deeply (more than {MAX_DEPTH} levels)",
-                            **_ident(item, "id"),
-                        },
-                    )
-                else:
-                    yield n, item if isinstance(item, dict) else {"__failure__": f"item {n}: not an object (a record)"}
+                    item = {
+                        "__failure__": f"item {n}: nested too deeply (more than {MAX_DEPTH} levels)",
+                        **_ident(item, "id"),
+                    }
+                elif not isinstance(item, dict):
+                    item = {"__failure__": f"item {n}: not an object (a record)"}
+                yield n, item
         except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError) as e:
             raise CiterenderError(f"invalid JSON: {' '.join(str(e).split())[:120]}", path=str(p)) from None
 
@@ -333,9 +314,9 @@ def _seek_key(events: Iterator[tuple[str, Any]], key: str, p: Path) -> None:
             _item(*next(events), events)
         else:  # the object's end
             break
-    raise CiterenderError(
-        f"not a list of records, nor an object with a {key!r} list", path=str(p), hint=f'give {{"{key}": [...]}}'
-    )
+    for _ in events:  # invalid JSON after it is said first
+        pass
+    raise _no_list(p, key)
 
 
 def _item(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool]:
@@ -393,10 +374,7 @@ def _parquet_records(p: Path, file: Any, id_col: str) -> Iterator[tuple[int, dic
         for batch in file.iter_batches(batch_size=BATCH):
             for row in batch.to_pylist():
                 n += 1
-                try:
-                    yield n, plain(row)
-                except CiterenderError as e:
-                    yield n, {"__failure__": f"row {n}: {e.message}", **_ident(row, id_col)}
+                yield n, _plain_record(n, row, id_col, "row")
     except (pa.ArrowException, OSError, ValueError) as e:
         raise CiterenderError(
             f"not a valid Parquet file at row {n + 1} ({type(e).__name__}: {str(e)[:120]})", path=str(p)

@@ -1,8 +1,7 @@
-"""What a Dask, Ray or Spark job needs beyond :func:`~citerender.evaluate.records.check_line` and
+"""What a Dask, Ray or Spark job needs beside :func:`~citerender.evaluate.records.check_line` and
 :func:`~citerender.evaluate.records.check_record`: a :class:`Tally` that adds results up per
-partition and merges in any order (the measures as ``check-dataset`` reduces them, and the failed
-records, counted and named), and :func:`require_engine`, which stops a script before any work when
-its engine is not installed, naming the extra to install. The recipes are in ``docs/scale.md``."""
+partition and merges in any order, and :func:`require_engine`, which stops a script before any
+work when its engine is not installed. The recipes are in ``docs/scale.md``."""
 
 from __future__ import annotations
 
@@ -32,11 +31,9 @@ ENGINES: dict[str, tuple[str, tuple[str, ...], str]] = {
 
 
 class Tally:
-    """Results added up: the measures (:class:`~citerender.evaluate.metrics.Totals`, what
-    ``check-dataset`` sums), how many records, how many failed and the first
-    :data:`FAILED_NAMED` of those by id with why. Partitions' tallies merge in any order to the
-    tally of one pass. Any per-record results with an ``id`` and a ``failure`` add up so
-    (:func:`~citerender.publish.records.render_record`'s pages too: their measures are empty)."""
+    """Results added up: the measures (:class:`~citerender.evaluate.metrics.Totals`), how many
+    records, how many failed and the first :data:`FAILED_NAMED` of those by id with why. Any
+    results with an ``id`` and a ``failure`` add up (``render_record``'s pages: no measures)."""
 
     def __init__(self) -> None:
         self.totals = Totals()

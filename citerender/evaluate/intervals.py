@@ -1,17 +1,13 @@
-"""95% intervals over answers, not claims: a rate pools claims (or citations) of many answers, and
-claims of one answer are not independent — an answer that misreads its source gets all its claims
-wrong together — so a Wilson interval on the pooled counts is too narrow when answers differ.
+"""95% intervals over answers, not claims: claims of one answer are not independent (an answer
+that misreads its source gets all its claims wrong together), so a Wilson interval on pooled
+counts is too narrow when answers differ.
 
-Each rate is a ratio of sums over answers (``Σ num / Σ den``); its interval is a percentile
-bootstrap over answers: :data:`RESAMPLES` resamples of the answers with replacement, the pooled
-rate of each, the 2.5th and 97.5th percentiles. An answer enters only through its pair
-``(num, den)``, so answers are kept as counts of distinct pairs, and a resample as the counts
-drawn of each pair (a multinomial draw): the cost and memory follow the distinct pairs, not the
-answers, and reducing results in any order, on any machine, gives the same intervals (the pairs
-are sorted, the generator seeded with :data:`SEED`). With more than :data:`MAX_KINDS` distinct
-pairs (so a great many answers), the cluster-robust normal interval of the ratio — what the
-bootstrap converges to — stands in. A paired difference (two systems on the same questions) is
-bootstrapped over questions the same way (:func:`difference_interval`).
+A rate ``Σ num / Σ den`` gets a percentile bootstrap over answers. An answer enters only through
+its ``(num, den)``, so answers are kept as counts of distinct pairs and a resample is a
+multinomial draw over them: cost follows the distinct pairs, and any order of reduction gives the
+same interval (pairs sorted, the generator seeded). Beyond :data:`MAX_KINDS` distinct pairs the
+cluster-robust normal interval, what the bootstrap converges to, stands in. A paired difference
+is bootstrapped over questions the same way (:func:`difference_interval`).
 """
 
 from __future__ import annotations
@@ -104,10 +100,14 @@ def _percentiles(values: list[float]) -> tuple[float, float]:
     return at(0.025), at(0.975)
 
 
-def _bootstrap(rows: Mapping[K, int], stat: Stat) -> tuple[float, float] | None:
+def _columns(rows: Mapping[K, int]) -> tuple[list[K], list[int], list[list[int]]]:
+    """The kinds of ``rows`` sorted, how many of each, and their columns (numerators, denominators …)."""
     kinds = sorted(rows)
-    counts = [rows[k] for k in kinds]
-    cols = [list(col) for col in zip(*kinds, strict=True)]
+    return kinds, [rows[k] for k in kinds], [list(col) for col in zip(*kinds, strict=True)]
+
+
+def _bootstrap(rows: Mapping[K, int], stat: Stat) -> tuple[float, float] | None:
+    _, counts, cols = _columns(rows)
     n = sum(counts)
     if n == 0 or stat(cols, counts) is None:
         return None
@@ -149,9 +149,8 @@ def difference_interval(quads: Mapping[tuple[int, int, int, int], int]) -> tuple
 
 def _normal(pairs: Mapping[K, int]) -> tuple[float, float] | None:
     """The ratio's normal interval clustered by answer (linearised: Σ (num − R·den)² / (Σ den)²)."""
-    kinds = sorted(pairs)
-    counts = [pairs[k] for k in kinds]
-    r = _ratio([list(col) for col in zip(*kinds, strict=True)], counts)
+    kinds, counts, cols = _columns(pairs)
+    r = _ratio(cols, counts)
     if r is None:
         return None
     n = sum(counts)
@@ -162,9 +161,7 @@ def _normal(pairs: Mapping[K, int]) -> tuple[float, float] | None:
 
 
 def _normal_difference(quads: Mapping[K, int]) -> tuple[float, float] | None:
-    kinds = sorted(quads)
-    counts = [quads[k] for k in kinds]
-    cols = [list(col) for col in zip(*kinds, strict=True)]
+    kinds, counts, cols = _columns(quads)
     first, second = _ratio(cols, counts, 0), _ratio(cols, counts, 2)
     if first is None or second is None:
         return None

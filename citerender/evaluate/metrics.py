@@ -1,25 +1,9 @@
-"""Citation quality as rows: one answer's claims and metrics as plain data (what
-:func:`citerender.evaluate.records.check_record` returns), and their reduction over a dataset,
-per group, with confidence intervals — the same code on one machine and after a cluster's map.
-
-The measures, for an answer and summed over a group:
-
-* **citation coverage**: cited sentences / sentences (the quality report's segmentation);
-* **support rate**: supported claims / checked claims (``unchecked``: the source holds no text);
-* **citation recall** (ALCE-style): cited claims judged supported by their citations together / cited
-  claims (sentences without a citation are not counted: ALCE's recall divides by all sentences);
-* **citation precision** (ALCE): relevant citations / citations of checked claims — a citation is
-  relevant when its claim is supported or partly supported and it is its claim's only citation,
-  or, with a scorer, the scorer finds its passage alone supports the claim or the other citations
-  without it no longer do (ALCE's rule); without a scorer, when its own passage speaks of the
-  claim (shares at least a quarter of its content words, the checks' threshold for one that does);
-* **unknown-id rate** and **invented-locator rate**: citing places naming an id the sources lack
-  (CR101) or lines a source does not have (CR102), per citing place.
-
-The built-in judge is citerender's lexical support checks (precision over recall); a scorer
-(``--scorer``) adds a model's verdict. Rates carry 95% intervals over answers (a bootstrap,
-:mod:`.intervals`: claims of one answer are not independent), so two runs or two models can be
-compared honestly; :func:`wilson` remains for a single count.
+"""Citation quality as rows: one answer's claims and counts as plain data (what
+:func:`citerender.evaluate.records.check_record` returns), and their sums over a group, with 95%
+intervals over answers (:mod:`.intervals`: claims of one answer are not independent) — the same
+code on one machine and after a cluster's map. :func:`definitions` says what each rate of
+:data:`METRICS` divides by; the judge is citerender's lexical support checks, to which a scorer
+(``--scorer``) adds a model's verdict.
 """
 
 from __future__ import annotations
@@ -34,7 +18,7 @@ from ..evidence.claims import Claim
 from ..evidence.support import LOW
 from ..evidence.words import content_stems
 from ..options import SupportScorer
-from .alce import alce_problem
+from .alce import alce_problem, entailment
 from .intervals import ratio_interval
 
 __all__ = [
@@ -139,23 +123,11 @@ def relevant_citations(c: Claim, verdict: str, scorer: SupportScorer | None = No
         return lexical
     out = []
     for k, e in enumerate(c.evidence):
-        alone = _entails(scorer, c.text, e.text)
+        alone = entailment(scorer, c.text, e.text)
         rest = "\n".join(o.text for j, o in enumerate(c.evidence) if j != k and o.text)
-        others = None if alone else _entails(scorer, c.text, rest)
+        others = None if alone else entailment(scorer, c.text, rest)
         out.append(True if alone else lexical[k] if alone is None or others is None else not others)
     return out
-
-
-def _entails(scorer: SupportScorer, claim: str, evidence: str) -> bool | None:
-    """Does the scorer find ``evidence`` supports ``claim`` (a score of 0.5 or more)? None when it
-    raises or gives no number in [0, 1] (the support checks report that, CR407)."""
-    try:
-        value = scorer.score(claim, evidence)
-    except Exception:  # a team's model: no verdict, never our crash
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
-        return None
-    return float(value) >= 0.5
 
 
 def answer_metrics(
@@ -210,9 +182,9 @@ class Totals:
     pairs). Reducing results in any order, on any machine, gives the same totals."""
 
     def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
+        self.counts: Counter[str] = Counter()
         self.failures = 0
-        self.codes: dict[str, int] = {}
+        self.codes: Counter[str] = Counter()
         #: per rate: how many answers have each (numerator, denominator)
         self.pairs: dict[str, Counter[tuple[int, int]]] = {name: Counter() for name, _, _ in METRICS}
         self._summary: dict[str, Any] | None = None
@@ -223,21 +195,16 @@ class Totals:
             self.failures += 1
             return
         m = result.get("metrics") or {}
-        for k, v in m.items():
-            if isinstance(v, int) and not isinstance(v, bool):
-                self.counts[k] = self.counts.get(k, 0) + v
+        self.counts.update({k: v for k, v in m.items() if isinstance(v, int) and not isinstance(v, bool)})
         for name, a, b in METRICS:
             self.pairs[name][(int(m.get(a, 0)), int(m.get(b, 0)))] += 1
-        for d in result.get("diagnostics") or []:
-            self.codes[d["code"]] = self.codes.get(d["code"], 0) + 1
+        self.codes.update(d["code"] for d in result.get("diagnostics") or [])
 
     def merge(self, other: Totals) -> Totals:
         out = Totals()
         for src in (self, other):
-            for k, v in src.counts.items():
-                out.counts[k] = out.counts.get(k, 0) + v
-            for k, v in src.codes.items():
-                out.codes[k] = out.codes.get(k, 0) + v
+            out.counts.update(src.counts)
+            out.codes.update(src.codes)
             for name, pairs in src.pairs.items():
                 out.pairs[name].update(pairs)
             out.failures += src.failures
@@ -271,10 +238,7 @@ def result_problem(result: Any) -> str | None:
         return f"a result is an object, not {type(result).__name__}"
     if "__failure__" in result:
         return str(result["__failure__"])
-    problem = _fields_problem(result)
-    if problem is None:
-        problem = _rows_problem(result)
-    return problem
+    return _fields_problem(result) or _rows_problem(result)
 
 
 def _fields_problem(result: Mapping[str, Any]) -> str | None:

@@ -1,9 +1,7 @@
 """One answer record in, one result out: the per-record check of a dataset, run by
-``check-dataset`` or mapped by an engine that already spreads work over machines (Dask, Ray,
-Spark). :func:`check_record` takes and returns plain, picklable data, never raises for a bad
-record and reports the failure in the result instead; :func:`check_row` and :func:`check_line` are
-the same for a table's row and a JSON Lines line, read as ``check-dataset`` reads them (the result
-it writes); :func:`render_checked` renders the page a report links to. See ``docs/scale.md``; rendering records is :mod:`citerender.publish.records`."""
+``check-dataset`` or mapped by an engine (Dask, Ray, Spark; see ``docs/scale.md``). Plain,
+picklable data in and out; a bad record is never an exception, its result's ``failure`` says why.
+Rendering records is :mod:`citerender.publish.records`."""
 
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import Registry, registry_from_data
 
-__all__ = ["answer_of", "check_line", "check_record", "check_row", "render_checked"]
+__all__ = ["answer_of", "check_line", "check_record", "check_row", "empty_result", "render_checked"]
 
 
 def check_record(
@@ -44,14 +42,9 @@ def check_record(
 
     opts = RenderOptions.build(options, **kwargs)
     ok = isinstance(record, Mapping)
-    out: dict[str, Any] = {
-        "id": record.get(id_col) if ok else None,
-        "columns": {k: v for k, v in record.items() if k not in (id_col, answer_col, sources_col)} if ok else {},
-        "diagnostics": [],
-        "claims": [],
-        "metrics": {},
-        "failure": None,
-    }
+    out = empty_result(record.get(id_col) if ok else None)
+    if ok:
+        out["columns"] = {k: v for k, v in record.items() if k not in (id_col, answer_col, sources_col)}
     try:
         if not ok:
             raise CiterenderError(f"a record must be an object, not {type(record).__name__}")
@@ -85,9 +78,9 @@ def check_line(
         text = line.decode("utf-8") if isinstance(line, bytes) else line
         item = json.loads(text.removeprefix("\ufeff").rstrip("\r\n"))  # with or without its line end
     except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
-        return _row_failure(None, f"invalid JSON ({str(e)[:80]})")
+        return empty_result(None, f"invalid JSON ({str(e)[:80]})")
     if not isinstance(item, dict):
-        return _row_failure(None, "not an object")
+        return empty_result(None, "not an object")
     return check_row(item, options, id_col=id_col, answer_col=answer_col, sources_col=sources_col, **kwargs)
 
 
@@ -111,15 +104,16 @@ def check_row(
         record = plain(row)
     except CiterenderError as e:  # too deep: the id kept when it is plain
         rid = row.get(id_col)
-        return _row_failure(str(rid) if isinstance(rid, str | int) and not isinstance(rid, bool) else None, e.message)
+        return empty_result(str(rid) if isinstance(rid, str | int) and not isinstance(rid, bool) else None, e.message)
     result = check_record(record, options, id_col=id_col, answer_col=answer_col, sources_col=sources_col, **kwargs)
     rid = record.get(id_col)
     result["id"] = None if rid is None or rid == "" else str(rid)  # as check-dataset names it
     return result
 
 
-def _row_failure(rid: str | None, why: str) -> dict[str, Any]:
-    return {"id": rid, "columns": {}, "diagnostics": [], "claims": [], "metrics": {}, "failure": why}
+def empty_result(rid: object, failure: str | None = None) -> dict[str, Any]:
+    """A result with nothing checked (yet): a failed record's, with why."""
+    return {"id": rid, "columns": {}, "diagnostics": [], "claims": [], "metrics": {}, "failure": failure}
 
 
 def render_checked(

@@ -1,16 +1,10 @@
-"""The page a person looks at after ``check-dataset --report``: one self-contained HTML file (no
-script, nothing fetched) with the measures per group, charts drawn by matplotlib as inline SVG
-(:mod:`.charts`: readable on a phone and in dark mode; each with a title and its data as a table
-for screen readers), what each rate divides by, the paired comparison (``--compare``), the most
-frequent diagnostics with an example each, and the worst answers, each rendered to a page of its
-own with its unsupported claims marked. Its tables reflow on a narrow window, never scrolled sideways.
-
-matplotlib is an optional extra: ``pip install 'citerender[report]'``.
-
-Its cost is bounded in the number of groups: the table lists the :data:`LISTED` groups with the
-most answers (the rest summed in one row), the rates chart draws :data:`CHARTED` and the histogram
-:data:`HISTOGRAM`, each saying so; every group stays in the results and the ``--summary`` JSON.
-Labels are drawn as plain text (never parsed as mathtext: a model called ``cost$$`` is just that).
+"""``check-dataset --report``: one self-contained HTML page (no script, nothing fetched) with the
+measures per group, charts (:mod:`.charts`, each with its data as a table), what each rate divides
+by, the paired comparison, the most frequent diagnostics with an example each, and the worst
+answers, each rendered to a page of its own with its unsupported claims marked. matplotlib is the
+``report`` extra. Its cost is bounded in the groups: the table lists :data:`LISTED` (the rest
+summed in one row), the charts draw :data:`CHARTED` and :data:`HISTOGRAM`, each saying so; every
+group stays in the results and the ``--summary`` JSON.
 """
 
 from __future__ import annotations
@@ -113,7 +107,7 @@ def _worst_pages(summary: DatasetSummary, out: Path, opts: RenderOptions) -> lis
                 "id": rid if row is None else f"{rid} (row {row})",
                 "href": f"./{quote(pages.name)}/{quote(page.name)}",
                 "group": group_key(result, summary.group_by),
-                "support": _pct(m.get("support_rate")),
+                "support": _pct(m.get("support_rate"), 0),
                 "unsupported": m.get("unsupported", 0),
                 "unknown": m.get("unknown_ids", 0),
                 "invented": m.get("invented_locators", 0),
@@ -137,7 +131,7 @@ def _comparison(summary: DatasetSummary) -> dict[str, Any] | None:
             rows.append([_LABELS[m], "–", "–", "–", "–"])
             continue
         lo, hi = r["ci95"]
-        rows.append([_LABELS[m], _pct1(r["first"]), _pct1(r["second"]), f"{100 * r['difference']:+.1f} points",
+        rows.append([_LABELS[m], _pct(r["first"]), _pct(r["second"]), f"{100 * r['difference']:+.1f} points",
                      f"{100 * lo:+.1f} to {100 * hi:+.1f}"])  # fmt: skip
     return {
         "column": one_line(c["column"]),
@@ -158,8 +152,8 @@ def _alce(summary: DatasetSummary) -> dict[str, Any] | None:
             "scored": a["items_scored"], "definition": a["definition"]}  # fmt: skip
 
 
-def _pct1(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1%}"
+def _pct(value: float | None, places: int = 1) -> str:
+    return "–" if value is None else f"{value:.{places}%}"
 
 
 def _cell(rate: dict[str, Any]) -> str:
@@ -167,10 +161,6 @@ def _cell(rate: dict[str, Any]) -> str:
         return "–"
     lo, hi = rate["ci95"]
     return f"{rate['value']:.1%} ({lo:.0%}–{hi:.0%}, n={rate['n']})"
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0%}"
 
 
 def _file_name(rid: str) -> str:

@@ -1,7 +1,7 @@
 """The results file of ``check-dataset``: written as results come (JSON Lines appended, JSON and
-Parquet replaced whole at the end), and read back to resume — where every line must be a result
-(:func:`~citerender.evaluate.metrics.result_problem`): a hand-edited or foreign line is an
-input error naming it, never a traceback, and the file is left as it was.
+Parquet replaced whole at the end), and read back to resume, where a line that is not a result
+(:func:`~citerender.evaluate.metrics.result_problem`) is an input error naming it, the file left
+as it was.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CiterenderError
+from ..jobs.pool import batched
 from .datasets import BATCH, MAX_LINE_BYTES, dataset_format, numbered_records, pyarrow_modules, results_format
 from .metrics import result_problem
 
@@ -30,13 +31,11 @@ def done_ids(path: str | Path) -> Counter[str]:
     results file and in its journal (JSON and Parquet results, see :class:`ResultsWriter`). A line
     a killed run left half-written is dropped; a line that is not a result is an input error
     naming it (the file is not changed)."""
-    p = Path(path)
     done: Counter[str] = Counter()
-    for f in dict.fromkeys((p, journal_path(p))):  # JSON Lines: the file is its own journal
-        if f.exists():
-            done.update(str(r["id"]) for r in read_results(f, partial_tail=True))
-            if dataset_format(f) == "jsonl":
-                _repair_tail(f)
+    for f in _written(path):
+        done.update(str(r["id"]) for r in read_results(f, partial_tail=True))
+        if dataset_format(f) == "jsonl":
+            _repair_tail(f)
     return done
 
 
@@ -49,10 +48,14 @@ def journal_path(path: str | Path) -> Path:
 
 def earlier_results(path: str | Path) -> Iterator[dict[str, Any]]:
     """The results a resumed run finds: the results file's, then its journal's."""
+    for f in _written(path):
+        yield from read_results(f)
+
+
+def _written(path: str | Path) -> list[Path]:
+    """The results file and its journal, those that exist (JSON Lines: the file is its own journal)."""
     p = Path(path)
-    for f in dict.fromkeys((p, journal_path(p))):
-        if f.exists():
-            yield from read_results(f)
+    return [f for f in dict.fromkeys((p, journal_path(p))) if f.exists()]
 
 
 def _repair_tail(p: Path) -> None:
@@ -161,15 +164,9 @@ def _write_parquet(tmp: Path, results: Iterable[dict[str, Any]]) -> None:
     pa, pq = pyarrow_modules()
     schema = _schema(pa)
     with pq.ParquetWriter(tmp, schema) as writer:
-        for batch in _batches(results):
+        for batch in batched(results, BATCH):
             rows = [{k: _cell(k, v) for k, v in r.items()} for r in batch]
             writer.write_table(pa.Table.from_pylist(rows, schema=schema))
-
-
-def _batches(results: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    it = iter(results)
-    while batch := list(itertools.islice(it, BATCH)):
-        yield batch
 
 
 def _cell(key: str, value: Any) -> Any:

@@ -1,13 +1,8 @@
-"""The worst answers of a dataset run, kept in bounded memory for the report.
-
-An answer ranks by what a reader of the report fixes first: its contradicted (unsupported)
-claims, then its citations that name ids the sources lack or lines a source does not have, then
-the share of its checked claims left unsupported. Answers that score the same keep the dataset's
-order (their row), never an order of their ids as text (``q9`` before ``q10``).
-
-Two bounded heaps: the :data:`WORST` worst answers, and the :data:`WRONG_IDS` worst of those with
-an unknown id or an invented locator, so an answer whose only problem is a citation of nothing
-is listed even when twenty answers have contradicted claims.
+"""The worst answers of a dataset run, kept in bounded memory for the report: ranked by their
+contradicted (unsupported) claims, then citations of ids or lines that do not exist, then the
+share of checked claims unsupported; ties keep the dataset's order (``q9`` before ``q10``). Besides
+the :data:`WORST`, the :data:`WRONG_IDS` worst with an unknown id or invented locator are kept, so
+an answer whose only problem is a citation of nothing is listed too.
 """
 
 from __future__ import annotations

@@ -14,11 +14,9 @@ __all__ = ["RACY_NS", "linked_part", "refuse_links", "settled", "write_atomic"]
 
 
 def linked_part(root: Path, path: Path) -> Path | None:
-    """The first entry on the way from ``root`` down to ``path`` (``path`` itself included) that is a
-    symbolic link, or that ``path`` does not lie under; None when the way is plain folders.
-
-    Paths are followed component by component with ``lstat``, never resolved: a link inside the
-    folder, wherever it points (even back inside), is a way out that a later change can redirect."""
+    """The first entry on the way from ``root`` down to ``path`` (``path`` included) that is a
+    symbolic link, or that ``path`` does not lie under; None when the way is plain folders. Followed
+    with ``lstat``, never resolved: a link inside, wherever it points, is a way out a change can redirect."""
     try:
         rel = path.relative_to(root)
     except ValueError:
@@ -68,9 +66,8 @@ _NAME_MAX = 255
 
 
 def _exclusive(p: Path) -> tuple[int, str]:
-    """A new temporary file beside ``p``, created exclusively (``O_EXCL``, mode 0600, a link in
-    its place refused): what ``tempfile.mkstemp`` does, without its start-up cost for every
-    command that writes one file."""
+    """A new temporary file beside ``p``, created exclusively (``O_EXCL``, mode 0600, a link in its
+    place refused): ``tempfile.mkstemp`` without its start-up cost for every command that writes a file."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     # a file name may be 255 bytes: the temporary one takes at most what the name itself may
     stem = p.name.encode("utf-8")[: _NAME_MAX - 15].decode("utf-8", "ignore")
@@ -86,15 +83,10 @@ def _exclusive(p: Path) -> tuple[int, str]:
 def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = False, root: Path | None = None) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically; failures become :class:`CiterenderError`.
 
-    The temporary file is ``.NAME.XXXXXXXX.tmp`` next to the target, created exclusively, so a site
-    build can recognise and remove the leftovers of a run that was killed. A target that is not a
-    regular file (``-o /dev/null``, ``/dev/stdout``, a named pipe) is written in place: a rename
-    would put a regular file where the device was — for ``/dev/null``, breaking every program on
-    the machine that opens it.
-
-    With ``root`` (a build's output folder) the file is written only if no folder on its way from
-    ``root``, nor the file itself, is a symbolic link, and never in place: a build writes nothing
-    outside its folder.
+    The temporary file is ``.NAME.XXXXXXXX.tmp`` beside the target (a site build removes a killed
+    run's leftovers). A target that is not a regular file (``/dev/null``, a named pipe) is written
+    in place: a rename would put a regular file where the device was. With ``root`` (a build's
+    output folder), never in place and never through a symbolic link on the way from ``root``.
     """
     p = Path(path)
     if root is not None:
@@ -130,13 +122,11 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
             os.fsync(f.fileno())
         tmp.chmod(0o644)
         tmp.replace(p)
-    except OSError as e:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise CiterenderError(f"cannot write the output: {e.strerror or e}", path=str(p.parent)) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if isinstance(e, OSError):
+            raise CiterenderError(f"cannot write the output: {e.strerror or e}", path=str(p.parent)) from None
         raise
 
 

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, TextIO, TypeVar
 
-__all__ = ["PageResult", "Progress", "run_pages"]
+__all__ = ["PageResult", "Progress", "batched", "run_pages"]
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 @dataclass
@@ -74,7 +75,7 @@ def run_pages(tasks: Iterable[dict[str, Any]], jobs: int, work: Callable[[dict[s
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         pending: set[Future[list[R]]] = set()
-        for batch in _batches(tasks, BATCH):
+        for batch in batched(tasks, BATCH):
             pending.add(pool.submit(_run_batch, work, batch))
             if len(pending) >= jobs * 2:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -88,7 +89,8 @@ def _run_batch(work: Callable[[dict[str, Any]], R], batch: list[dict[str, Any]])
     return [work(t) for t in batch]
 
 
-def _batches(tasks: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    it = iter(tasks)
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size`` (the last shorter): ``itertools.batched`` before Python 3.12."""
+    it = iter(items)
     while batch := list(islice(it, size)):
         yield batch
