@@ -1,18 +1,10 @@
 """Source text as it enters: every string read from a sources file, a provider response or an
-export is made safe once, here, so no later stage meets what it cannot encode or must not show.
+export is made safe once, here. A lone surrogate (JSON's ``"\\udfff"``) becomes U+FFFD (it cannot
+be encoded as UTF-8); displayed text (a title, a cited line) loses every marker form, as answers'
+prose does. What was changed is returned, to be reported (CR114).
 
-* a lone surrogate (JSON's ``"\\udfff"``) becomes U+FFFD: it cannot be encoded as UTF-8, and
-  ``urllib.parse.quote`` or a file write would fail on it much later;
-* displayed text (a title, a cited line, a text block) loses every marker form, visible or not
-  (canonical markers, escapes, copy-paste forms, bracket forms, ChatGPT's copy residue): it is
-  shown to readers as text, so it obeys the rule for answers' prose.
-
-What was changed is returned, so the caller can report it (CR114).
-
-It is also the one depth guard of parsed data: every sources file, provider response, dataset row
-and export conversation passes :func:`clean_data`, which refuses data nested deeper than
-``MAX_NESTING`` (``CiterenderError``, "nested too deeply"), so no later walk of the data (an
-adapter, an export, the conversation tree, ``json.dumps``) can run out of stack.
+:func:`clean_data` is also the one depth guard of parsed data: it refuses data nested deeper than
+``MAX_NESTING``, so no later walk of the data can run out of stack.
 """
 
 from __future__ import annotations

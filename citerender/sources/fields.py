@@ -27,28 +27,20 @@ KNOWN_KEYS = {"id", "title", "url", "updated", "lines", "text", "meta"}
 
 
 def check_date(value: object, where: str, path: str | None, line: int | None) -> str | None:
+    """The entry's ``updated`` date as ISO text (a string as written, a YAML or TOML date read)."""
     if value is None:
         return None
     if isinstance(value, str):
-        text = value.strip()
-        if _plain_date(text) or _iso(text):
-            return text
-        raise CiterenderError(
-            f"{where}: 'updated' is not an ISO date: '{value[:40]}'",
-            path=path,
-            line=line,
-            hint="write it as 2026-03-01",
-        )
-    from datetime import date  # a YAML or TOML reader gave a date: datetime is loaded already
+        if _plain_date(value.strip()) or _iso(value.strip()):
+            return value.strip()
+        problem = f"is not an ISO date: '{value[:40]}'"
+    else:
+        from datetime import date  # a YAML or TOML reader gave a date: datetime is loaded already
 
-    if isinstance(value, date):  # a datetime too
-        return value.isoformat()
-    raise CiterenderError(
-        f"{where}: 'updated' must be an ISO date string, not {type(value).__name__}",
-        path=path,
-        line=line,
-        hint="write it as 2026-03-01",
-    )
+        if isinstance(value, date):  # a datetime too
+            return value.isoformat()
+        problem = f"must be an ISO date string, not {type(value).__name__}"
+    raise CiterenderError(f"{where}: 'updated' {problem}", path=path, line=line, hint="write it as 2026-03-01")
 
 
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)

@@ -24,6 +24,9 @@ __all__ = ["MAX_REPO_FILE_BYTES", "RepoFile", "Repository"]
 #: The largest repository file read for its lines (larger ones are cited without lines).
 MAX_REPO_FILE_BYTES = 4 * 1024 * 1024
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+_HIDDEN = (
+    "hidden (a dotfile or a VCS folder such as .git): not read or quoted; --repo-include-hidden reads hidden paths"
+)
 
 
 @dataclass(frozen=True)
@@ -65,19 +68,10 @@ class Repository:
         if clean is None:
             return RepoFile(Source(path, title=path), False, f"path {path[:200]!r} is outside the repository")
         if not self.include_hidden and any(part.startswith(".") for part in clean.split("/")):
-            return RepoFile(
-                Source(clean, title=clean),
-                False,
-                f"path {clean[:200]!r} is hidden (a dotfile or a VCS folder such as .git): not read or quoted;"
-                " --repo-include-hidden reads hidden paths",
-            )
+            return RepoFile(Source(clean, title=clean), False, f"path {clean[:200]!r} is {_HIDDEN}")
         url = self.url.rstrip("/") + "/" + quote(clean, safe="/-_.~") if self.url else None
-        lines: tuple[str, ...] | None = None
-        problem = None
-        found = False
-        if self.root is not None:
-            lines, problem = _read_lines(Path(self.root), clean, self.include_hidden)
-            found = problem is None
+        lines, problem = (None, None) if self.root is None else _read_lines(Path(self.root), clean, self.include_hidden)
+        found = self.root is not None and problem is None
         return RepoFile(Source(clean, title=clean, url=url, lines=lines, line_anchors=True).shown(), found, problem)
 
 
@@ -102,11 +96,7 @@ def _read_lines(root: Path, path: str, include_hidden: bool) -> tuple[tuple[str,
         return None, f"{path!r} leads outside the repository checkout (through a symbolic link): not read or quoted"
     inside = target.relative_to(base).parts
     if not include_hidden and any(part.startswith(".") for part in inside):
-        shown = "/".join(inside)
-        return None, (
-            f"path {path[:200]!r} is a symbolic link to {shown[:200]!r}, which is hidden (a dotfile or a VCS"
-            " folder such as .git): not read or quoted; --repo-include-hidden reads hidden paths"
-        )
+        return None, f"path {path[:200]!r} is a symbolic link to {'/'.join(inside)[:200]!r}, which is {_HIDDEN}"
     if not target.is_file():
         return None, f"{path!r} is not in the repository checkout"
     if target.stat().st_size > MAX_REPO_FILE_BYTES:

@@ -6,9 +6,7 @@
 * ``line`` — one source per document with numbered lines (long lines wrapped at ``width``
   without breaking words), cited with ``L8-L13`` locators.
 
-Ids are stable: the same documents in the same order give the same ids on every run and
-machine — ``turn{T}file{N}`` for tool results, ``block{N}`` for injected context, or
-``content`` ids derived from the text, which survive reordering.
+Ids are stable: the same documents in the same order give the same ids on every run and machine.
 """
 
 from __future__ import annotations

@@ -8,10 +8,8 @@ carry their own source (a title and a URL), or name sources by id in a tag.
   and its companion ``<Link url="…" title="…"/>``;
 * the copy residue objects ``{"fallbackMarkdown":…}`` (:mod:`.copy_residue`).
 
-:func:`find_copied` finds them all in one pass; what each becomes (a citation of its pages, a
-link, text) is the plugin's business (``citerender.plugin.copied``). ``utm_source=chatgpt.com``
-(or ``openai``), which ChatGPT adds to every link it shows, is taken off the URL; a text fragment
-(``#:~:text=…``), which points at the cited words, stays.
+:func:`find_copied` finds them all in one pass; what each becomes is the plugin's business
+(``citerender.plugin.copied``).
 """
 
 from __future__ import annotations

@@ -56,17 +56,12 @@ def normalize_escapes(text: str) -> tuple[str, OffsetMap]:
     breaks: list[int] = []
     shifts: list[int] = []
     pos = 0
-    npos = 0
     shift = 0
     for m in ESCAPE_RE.finditer(text):
         hexa = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-        ch = chr(int(hexa, 16)) if hexa else chr(int(m.group(5)))
-        pieces.append(text[pos : m.start()])
-        npos += m.start() - pos
-        pieces.append(ch)
-        npos += 1
-        shift += (m.end() - m.start()) - 1
-        breaks.append(npos)
+        pieces += (text[pos : m.start()], chr(int(hexa, 16)) if hexa else chr(int(m.group(5))))
+        shift += m.end() - m.start() - 1
+        breaks.append(m.end() - shift)  # where the escape ends in the normalised text
         shifts.append(shift)
         pos = m.end()
     if not breaks:

@@ -39,27 +39,13 @@ def extract_citations(
     """
     if not families:
         return []
-    id_re = fmt.id_re
     out: list[Citation] = []
-    delim = fmt.delimiter
-    append = out.append
     for m in _token_re(fmt, tuple(families)).finditer(text):
         family, body = m.groups()
-        if delim in body:
-            parts = [p for p in map(str.strip, body.split(delim)) if p]
-        else:
-            body = body.strip()
-            parts = [body] if body else []
-        if not parts:
-            continue
+        parts = [p for p in map(str.strip, body.split(fmt.delimiter)) if p]
         locator, lines, _ = pop_locator(parts)
-        if not parts:
-            continue
-        for p in parts:
-            if not id_re.match(p):
-                break
-        else:
-            append(Citation(m.group(0), family, tuple(parts), locator, m.start(), m.end(), lines))
+        if parts and all(map(fmt.id_re.match, parts)):
+            out.append(Citation(m.group(0), family, tuple(parts), locator, m.start(), m.end(), lines))
     return out
 
 

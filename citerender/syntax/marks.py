@@ -122,9 +122,6 @@ def apply_marks(text: str, marks: Iterable[Mark]) -> str:
     return "".join(pieces)
 
 
-# --------------------------------------------------------------------------- the scanner
-
-
 def shift(mk: Mark, by: int) -> Mark:
     """``mk`` moved by ``by`` characters."""
     start, end = mk.start + by, mk.end + by

@@ -19,13 +19,11 @@ __all__ = [
     "pop_locator",
 ]
 
-_STRICT_LOCATOR = re.compile(r"L(\d+)(?:-L(\d+))?\Z")
-_LOOSE_LOCATOR = lazy_compile(r"\s*L\s*(\d+)\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d+))?\s*\Z")
+#: at most nine digits: no source has a billion lines
+_STRICT_LOCATOR = re.compile(r"L(\d{1,9})(?:-L(\d{1,9}))?\Z")
+_LOOSE_LOCATOR = lazy_compile(r"\s*L\s*(\d{1,9})\s*(?:[-\u2010-\u2015\u2212~]\s*L?\s*(\d{1,9}))?\s*\Z")
 #: The longest body a marker may have before we call it unterminated (real ones are < 200).
 MAX_MARKER_BODY = 4000
-
-
-_MAX_DIGITS = 9
 
 
 def line_locator(first: int, last: int) -> str:
@@ -73,8 +71,6 @@ def parse_locator(text: str) -> tuple[LineRange | None, bool]:
         m = _LOOSE_LOCATOR.match(text)
         if m is None:
             return None, False
-    if len(m.group(1)) > _MAX_DIGITS or len(m.group(2) or "") > _MAX_DIGITS:
-        return None, False  # no source has a billion lines: not a locator
     first = int(m.group(1))
     last = int(m.group(2)) if m.group(2) else first
     return LineRange(first, last), canonical
