@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import CiterenderError
 from ..jobs.files import write_atomic
-from ..providers.inputs import Input, read_input
+from ..providers.inputs import read_input
 from ..syntax.escapes import visible
 from .answers import answer_input, read_answer
 from .options import cli_options, cli_scorer, require_extra
@@ -242,7 +242,9 @@ def cmd_render(a: argparse.Namespace) -> int:
         require_extra("pdf", "weasyprint", "render --to pdf")
     src = read_input(a.answer, getattr(a, "from_", None))  # the one read of the input
     if src.kind in ("export", "transcript"):
-        return _render_conversation(a, src)
+        from .transcripts import render_conversation_page
+
+        return render_conversation_page(a, src)
     if getattr(a, "conversation", None):
         raise CiterenderError("--conversation names a conversation of a chat export", path=a.answer)
     inp = answer_input(a, src)
@@ -264,17 +266,12 @@ def cmd_render(a: argparse.Namespace) -> int:
     else:
         from ..rendering.exports.parsed import parse_answer
 
-        unknown = cli_options(a).unknown
-        with _about(name):
-            parsed = parse_answer(
-                text,
-                registry,
-                cli_options(a),
-                evidence=a.to == "json",  # the JSON export carries every claim's verdict
-            )
+        opts = cli_options(a)
+        with _about(name):  # the JSON export carries every claim's verdict
+            parsed = parse_answer(text, registry, opts, evidence=a.to == "json")
         diags = inp.notes + inp.in_file(parsed.diagnostics)
         parsed.state.diagnostics.extend(inp.notes)  # what the adapter reported is in the JSON export too
-        if unknown == "error" and parsed.state.unknown_ids:
+        if opts.unknown == "error" and parsed.state.unknown_ids:
             _print_diagnostics(diags, name, "text", sys.stderr)
             print(
                 f"{name}: unknown source id(s): {', '.join(map(repr, dict.fromkeys(parsed.state.unknown_ids)))}",
@@ -294,20 +291,6 @@ def cmd_render(a: argparse.Namespace) -> int:
     _print_diagnostics(diags, name, "text", sys.stderr)
     _write_rendered(a, out)
     return 1 if has_errors(diags) else 0
-
-
-def _render_conversation(a: argparse.Namespace, src: Input) -> int:
-    """``render`` of a chat export or a transcript: the page of one conversation, whose sources
-    are its own (``--sources`` is refused)."""
-    if a.sources:
-        raise CiterenderError(
-            f"a {'chat export' if src.kind == 'export' else 'transcript'} carries its own sources",
-            path=a.sources,
-            hint="drop --sources",
-        )
-    from .transcripts import render_conversation_page
-
-    return render_conversation_page(a, src)
 
 
 def _write_rendered(a: argparse.Namespace, out: str) -> None:

@@ -17,9 +17,30 @@ __all__ = ["cli_options", "cli_scorer", "require_extra"]
 
 def cli_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
     """The one options object of this command line."""
+    from ..options import ENGINE_REMOVED, RenderOptions
 
+    if getattr(a, "engine", None) is not None:
+        raise CiterenderError(f"--engine {a.engine}: {ENGINE_REMOVED}")
     try:
-        return _build_options(a, **extra)
+        return RenderOptions.build(
+            style=a.style,
+            theme=a.theme,
+            unknown=a.unknown,
+            markdown=a.markdown,
+            id_prefix=a.id_prefix,
+            repo=a.repo,
+            repo_url=a.repo_url,
+            repo_include_hidden=getattr(a, "repo_include_hidden", None),
+            keep_code_residue=getattr(a, "keep_code_residue", None),
+            list_all=getattr(a, "all_sources", None) or None,
+            consulted=getattr(a, "consulted", None),
+            dialect=getattr(a, "dialect", None),
+            html=getattr(a, "allow_html", None) or None,
+            mark_unsupported=getattr(a, "mark_unsupported", None) or None,
+            evidence=getattr(a, "check_support", None) or None,
+            scorer=cli_scorer(a),
+            **extra,
+        )
     except ValueError as e:  # an option's value (an id prefix, say): a usage error, not a traceback
         raise CiterenderError(str(e)) from None
 
@@ -51,30 +72,3 @@ def require_extra(extra: str, module: str, needed_for: str, package: str | None 
             f"{needed_for} needs the {extra} extra (citerender[{extra}]), which cannot start: {e}",
             hint="install its system libraries (WeasyPrint: Debian's libpango-1.0-0 libpangoft2-1.0-0)",
         ) from None
-
-
-def _build_options(a: argparse.Namespace, **extra: Any) -> RenderOptions:
-    from ..options import ENGINE_REMOVED, RenderOptions
-
-    if getattr(a, "engine", None) is not None:
-        raise CiterenderError(f"--engine {a.engine}: {ENGINE_REMOVED}")
-
-    return RenderOptions.build(
-        style=a.style,
-        theme=a.theme,
-        unknown=a.unknown,
-        markdown=a.markdown,
-        id_prefix=a.id_prefix,
-        repo=a.repo,
-        repo_url=a.repo_url,
-        repo_include_hidden=getattr(a, "repo_include_hidden", None),
-        keep_code_residue=getattr(a, "keep_code_residue", None),
-        list_all=getattr(a, "all_sources", None) or None,
-        consulted=getattr(a, "consulted", None),
-        dialect=getattr(a, "dialect", None),
-        html=getattr(a, "allow_html", None) or None,
-        mark_unsupported=getattr(a, "mark_unsupported", None) or None,
-        evidence=getattr(a, "check_support", None) or None,
-        scorer=cli_scorer(a),
-        **extra,
-    )

@@ -32,10 +32,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's help formatter, told the terminal's width by ``os``: argparse makes one for each
-    argument added and asks ``shutil`` each time, whose import (bz2, lzma) was a sixth of the
-    parser's start-up. The width is ``shutil.get_terminal_size``'s: ``$COLUMNS``, else the
-    terminal's, else 80."""
+    """argparse's help formatter, told the terminal's width (``$COLUMNS``, else the terminal's,
+    else 80, as ``shutil.get_terminal_size`` says) by ``os``: importing ``shutil`` (bz2, lzma),
+    which argparse does for each argument, slowed the start-up."""
 
     def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
         if not args and kwargs.get("width") is None:
@@ -160,30 +159,27 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
     q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")
     q.add_argument("--repo-url", metavar="URL", help="repository web address: file citations link to URL/path#L10-L20")
-    q.add_argument(
-        "--repo-include-hidden",
-        action="store_true",
-        default=None,
-        help="let file citations quote hidden paths of the checkout (.env, .git/config): refused by default",
-    )
-    q.add_argument(
-        "--consulted",
-        action="store_true",
-        default=None,
-        help="list the sources consulted but never cited (search results, pages read) after the bibliography",
-    )
-    q.add_argument(
-        "--keep-code-residue",
-        action="store_true",
-        default=None,
-        help="keep ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) inside code: removed by default",
-    )
+    for flag, text in _SWITCHES:  # None when not given, as their RenderOptions fields
+        q.add_argument(flag, action="store_true", default=None, help=text)
     q.add_argument(
         "--mark-unsupported",
         action="store_true",
         help="flag claims their cited passage does not support (a badge, and a note in the hover card)",
     )
     _add_scorer(q)
+
+
+_SWITCHES = (
+    (
+        "--repo-include-hidden",
+        "let file citations quote hidden paths of the checkout (.env, .git/config): refused by default",
+    ),
+    ("--consulted", "list the sources consulted but never cited (search results, pages read) after the bibliography"),
+    (
+        "--keep-code-residue",
+        "keep ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) inside code: removed by default",
+    ),
+)
 
 
 def _add_scorer(q: argparse.ArgumentParser) -> None:
@@ -351,14 +347,10 @@ class _VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
-        print(f"citerender {_version()}")
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"citerender {version('citerender')}")
+        except PackageNotFoundError:
+            print("citerender 0+unknown")
         parser.exit()
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("citerender")
-    except PackageNotFoundError:
-        return "0+unknown"

@@ -16,7 +16,14 @@ __all__ = ["render_conversation_page"]
 
 
 def render_conversation_page(a: argparse.Namespace, src: Input) -> int:
-    """``render conversations.json --conversation ID_OR_TITLE`` (or a transcript): one page."""
+    """``render conversations.json --conversation ID_OR_TITLE`` (or a transcript): one page,
+    whose sources are the conversation's own (``--sources`` is refused)."""
+    if a.sources:
+        raise CiterenderError(
+            f"a {'chat export' if src.kind == 'export' else 'transcript'} carries its own sources",
+            path=a.sources,
+            hint="drop --sources",
+        )
     from ..providers.exports import find_conversation
     from ..providers.transcripts import transcript_titled
     from ..publish.conversations import conversation_page
