@@ -1,9 +1,7 @@
 """The markdown-it-py plugin: markers become ``citation`` tokens, numbered and grouped.
 
-Wiring only; the pieces live in their modules: ``rules`` and ``links`` (parsing rules and the
-link policy), the chain of core rules — ``scrub`` → ``core`` (read, group, number) →
-``placement`` → ``listing`` (the bibliography token) — ``locate``, ``numbering``, ``state``
-(per-document state and typed token meta), ``styles`` and ``bibliography`` (render rules).
+Wiring only: parsing rules (``rules``, ``links``), the chain of core rules (``scrub`` → ``core`` →
+``placement`` → ``listing``), render rules (``styles``, ``bibliography``).
 """
 
 from __future__ import annotations
@@ -45,14 +43,12 @@ def citation_plugin(
     """Turn citation markers into numbered citations with a bibliography.
 
     :param options: every rendering setting (:class:`citerender.RenderOptions`); keyword
-        arguments (``style="hovercard"``, ``families=("cite",)``, ``unknown="keep"`` …) build or
-        change one, with the same defaults as every other entry point.
+        arguments (``style="hovercard"``, ``unknown="keep"`` …) build or change one.
     :param registry: the sources an answer may cite. After a parse, ``env["citerender"]``
         holds what the plugin decided as plain data (:mod:`citerender.plugin.document`);
-        :func:`citerender.plugin.state.citation_state` gives its working state (references,
-        diagnostics as objects).
-    :param bibliography_renderer: ``(references, style) -> HTML`` for the bibliography token
-        (a theme's template); the built-in markup otherwise.
+        :func:`citerender.plugin.state.citation_state` gives its working state.
+    :param bibliography_renderer: ``(references, style) -> HTML`` for the bibliography token;
+        the built-in markup otherwise.
 
     .. code-block:: python
 
@@ -63,8 +59,7 @@ def citation_plugin(
     add_terminators(md, opts.triggers)
     LinkPolicy(opts.fmt.marker_chars).install(md)
     md.core.ruler.after("normalize", "citerender_escapes", partial(escapes_rule, opts=opts))
-    # the text rule, tried first at every position, reads the markers it stops at; the rule of
-    # its own, last, is for a parser whose text rule was replaced or disabled
+    # the text rule reads the markers it stops at; the rule of its own is for a parser without it
     text = next((r.fn for r in md.inline.ruler.__rules__ if r.name == "text"), None)
     if text is not None:
         md.inline.ruler.at("text", text_or_citation(text, opts))

@@ -1,15 +1,10 @@
 """Bidirectional controls in the model's text never move a citation.
 
-An embedding, override or isolate the model opens (U+202A–U+202E, U+2066–U+2068) and leaves open
-reorders everything after it in its paragraph, citations included: ``The price is 100`` + U+202E +
-`` dollars.[1, 2] Unrelated claim[3]`` shows ``[3]`` beside the price. A mark (U+200E, U+200F,
-U+061C) pulls a citation into the run of the text after it. So in a block holding any of these,
-each citation is written between closers and openers: every control still open before it is closed
-(U+202C for an embedding or override, U+2069 for an isolate), the citation stands between two marks
-of its paragraph's direction, and the controls are opened again after it, so the model's text reads
-as written and each citation stays after the words it follows. Closing one that was left open is
-reported (CR312, once the code table holds it). Nothing is removed; blocks without a control are
-left as they are.
+An embedding, override or isolate left open reorders everything after it in its paragraph,
+citations included; a mark pulls a citation into the run after it. So in a block holding any of
+these, each citation is written between closers and openers: every control still open before it
+is closed (reported: CR312, once the code table holds it), the citation stands between two marks
+of its paragraph's direction, and the controls are opened again after it. Nothing is removed.
 """
 
 from __future__ import annotations
@@ -31,15 +26,14 @@ _CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\
 
 
 def _holds_control(text: str) -> bool:
-    """Does ``text`` hold a bidirectional control? (C scans: the class is compiled for a text that does.)"""
+    """Does ``text`` hold a bidirectional control? (C scans, no regex compiled.)"""
     return not text.isascii() and any(c in text for c in _CONTROLS)
 
 
 _EMBEDDINGS = "\u202a\u202b\u202d\u202e"  # LRE RLE LRO RLO, closed by PDF
 _ISOLATES = "\u2066\u2067\u2068"  # LRI RLI FSI, closed by PDI
 _PDF, _PDI = "\u202c", "\u2069"
-#: what closing a control the model left open is reported as, once the code table has it (codes.py is
-#: at its size limit: the entry waits for its split)
+#: what closing a control the model left open is reported as, once the code table has it
 _CODE = "CR312"
 _LRM, _RLM = "\u200e", "\u200f"
 #: a strong character of each direction (the first one sets a ``dir="auto"`` block's direction)
@@ -49,9 +43,8 @@ _TEXTUAL = frozenset({"text", "code_inline", "math_inline", "math_inline_double"
 
 
 def open_controls(text: str, stack: list[str] | None = None) -> list[str]:
-    """The embeddings, overrides and isolates still open after ``text`` (outermost first), as the
-    Unicode bidirectional algorithm matches them: a PDF closes the innermost embedding unless an
-    isolate is innermost; a PDI closes the innermost isolate and everything opened inside it."""
+    """The embeddings, overrides and isolates still open after ``text`` (outermost first), matched
+    as the Unicode bidirectional algorithm matches them."""
     open_: list[str] = [] if stack is None else stack
     for m in BIDI_CONTROLS.finditer(text):
         c = m.group()
@@ -70,8 +63,7 @@ def _closers(open_: list[str]) -> str:
 
 
 def _mark(text: str) -> str:
-    """The mark of a block's direction: right-to-left when its first strong character is (outside
-    isolates, as ``dir="auto"`` and the algorithm's P2 read it), else left-to-right."""
+    """The mark of a block's direction: its first strong character's outside isolates (rule P2)."""
     depth = 0
     for c in text:
         if c in _ISOLATES:
@@ -88,9 +80,8 @@ _GUARDS = "bidi_guard.between"
 
 
 def guarded(st: CitationState, citation: Token) -> tuple[str, str]:
-    """What a citation is written between in a block holding bidirectional controls (closers and a
-    mark before it, a mark and the openers after it), for the exports that write the answer's own
-    text; ``("", "")`` for any other citation."""
+    """What a citation is written between in a block holding bidirectional controls, for the
+    exports; ``("", "")`` for any other citation."""
     found: dict[int, tuple[str, str]] = st.cache(_GUARDS, dict, per_parse=True)
     return found.get(id(citation), ("", ""))
 
@@ -102,8 +93,7 @@ def _text(content: str) -> Token:
 
 
 def guard_citations(state: Any) -> None:
-    """Core rule step: in every block holding a bidirectional control, each citation is closed
-    off from the model's text around it (see the module docstring)."""
+    """Core rule: each citation in a block holding a bidirectional control closed off from its text."""
     if not _holds_control(state.src):
         return
     st = citation_state(state.env)

@@ -64,7 +64,11 @@ def scrub_code(tok: Token, st: CitationState, loc: Locator, fmt: CitationFormat,
         return
     removed: list[tuple[int, int]] = []
     copied: list[tuple[int, int]] | None = [] if residue else None
-    tok.content = _block_text(tok, st, loc, fmt, removed, copied)
+    first = (tok.map[0] if tok.map else 0) + (1 if tok.type == "fence" else 0)
+    lines = tok.content.split("\n")
+    tok.content = "\n".join(
+        _line_suffix(line, first + j, st, loc, fmt, removed, copied) for j, line in enumerate(lines)
+    )
     report_removed(st, removed, "CR302")
     report_residue(st, copied)
     if tok.info:
@@ -147,34 +151,14 @@ def _remove(
             for m in COPY_RESIDUE_RE.finditer(text)
             if not joins_runs(text, m.start(), m.end(), "`~")
         ]
-    if not cuts:
-        found = [(start + m.start(), start + m.end()) for m in pattern.finditer(text)]
-        removed.extend(found)
-        return pattern.sub("", text) if found else text
-    assert copied is not None  # cuts are only looked for then
+        copied.extend((start + a, start + b) for a, b in cuts)
     out, pos = [], 0
     for a, b in [*cuts, (len(text), len(text))]:
         piece = text[pos:a]
         removed.extend((start + pos + m.start(), start + pos + m.end()) for m in pattern.finditer(piece))
         out.append(pattern.sub("", piece))
         pos = b
-    copied.extend((start + a, start + b) for a, b in cuts)
     return "".join(out)
-
-
-def _block_text(
-    tok: Token,
-    st: CitationState,
-    loc: Locator,
-    fmt: CitationFormat,
-    removed: list[tuple[int, int]],
-    copied: list[tuple[int, int]] | None = None,
-) -> str:
-    content = tok.content
-    first = (tok.map[0] if tok.map else 0) + (1 if tok.type == "fence" else 0)
-    lines = content.split("\n")
-    out = [_line_suffix(line, first + j, st, loc, fmt, removed, copied) for j, line in enumerate(lines)]
-    return "\n".join(out)
 
 
 def _line_suffix(

@@ -23,6 +23,7 @@ from ..sources.clean import display_text
 from ..sources.model import Registry, Source
 from ..syntax.escapes import printable
 from ..syntax.types import Citation, Mark, MarkKind
+from .dialects import ids_by_url
 from .options import PluginOptions
 from .rules import count_marks
 from .state import CitationState, citation_state
@@ -234,7 +235,7 @@ def _carry(st: CitationState, page: Page) -> str:
         return known
     registry = st.registry
     if page.url and registry is not None:
-        by_url: dict[str, str] = registry.derived("copied.urls", lambda: _ids_by_url(registry))
+        by_url: dict[str, str] = registry.derived("copied.urls", lambda: _clean_ids_by_url(registry))
         if page.url in by_url:
             keys[page.key] = by_url[page.url]
             return by_url[page.url]
@@ -262,14 +263,10 @@ def _cited_before(st: CitationState, page: Page) -> str | None:
     return None
 
 
-def _ids_by_url(registry: Registry) -> dict[str, str]:
+def _clean_ids_by_url(registry: Registry) -> dict[str, str]:
     from ..syntax.copied import clean_url
 
-    out: dict[str, str] = {}
-    for source in registry.values():
-        if source.url:
-            out.setdefault(clean_url(source.url), source.id)
-    return out
+    return ids_by_url(registry, clean_url)
 
 
 def _percent(m: re.Match[str]) -> str:

@@ -40,11 +40,8 @@ _MATH_INLINE = ("math_inline", "math_inline_double")
 def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
     """Core rule (see the module docstring)."""
     doc = DocumentPass(state.src, state.env, opts)
-    if doc.quiet:
-        doc.skim(state.tokens)
-    else:
-        for i, tok in enumerate(state.tokens):
-            doc.visit(i, tok)
+    for i, tok in enumerate(state.tokens):
+        doc.visit(i, tok)
     doc.st.blocks = doc.blocks
 
 
@@ -78,19 +75,13 @@ class DocumentPass:
         """The parse's locator (``where(tok, st)`` finds the same one); a quiet answer needs none."""
         return locator(self.st, self.src)
 
-    def skim(self, tokens: list[Token]) -> None:
-        """The blocks of a quiet answer (nothing of ours anywhere): their text only, in one pass."""
-        self.blocks.extend(
-            (-1, bool(tok.content.strip()), False)
-            for tok in tokens
-            if tok.type == "inline" and tok.children is not None
-        )
-
     def visit(self, index: int, tok: Token) -> None:
         if tok.type != "inline" or tok.children is None:
             return
         st, opts, content = self.st, self.opts, tok.content
-        if not (opts.needs_attention(content) or verbatim_ids(content, st.registry) or may_hold(self.dialect, content)):
+        if self.quiet or not (
+            opts.needs_attention(content) or verbatim_ids(content, st.registry) or may_hold(self.dialect, content)
+        ):
             self.blocks.append((-1, bool(content.strip()), False))  # nothing of ours in here
             return
         has_text, cited = InlinePass(tok, st, self.loc, opts, self.copy_paste).run()

@@ -1,16 +1,11 @@
 """The numbered citation forms of RAG frameworks, read only when named (``dialect=``, ``--from``,
-or a provider adapter's registry): Azure On Your Data ``[doc1]``; DeepSeek ``[citation:1]``
-(``【citation:1】``, ``[reference:1]``); RAGFlow ``[ID:0]`` (0-based; its older ``##0$$``); xAI /
-Onyx ``[[1]](url)`` and ``[1](url)``; and ``[1]``, ``[1, 3]``, ``[2-4]`` against an ordered source
-list. On ordinary Markdown these are text and links, so they are never guessed at.
+or a provider adapter's registry): Azure ``[doc1]``; DeepSeek ``[citation:1]``; RAGFlow ``[ID:0]``
+(``##0$$``); xAI / Onyx ``[[1]](url)``, ``[1](url)``; and ``[1]``, ``[1, 3]``, ``[2-4]``.
 
-An inline rule before ``link``: it runs only where inline rules run, so code spans and blocks keep
-such text as written. Each number names the registry's source in that place of its order (or the
-one whose id is the label, ``doc1``); a link cites the source with its URL, and is left a link when
-no source has it. A provider adapter may say what each number names (:attr:`Registry.numbered`:
-chunks of one document share a source, so one document cited under two numbers gets one number).
-A number that names nothing is the unknown id it spells (``doc7``: CR101, dropped or kept as
-``unknown`` says) — never another source.
+An inline rule before ``link`` (code keeps such text). Each number names the registry's source in
+that place of its order (or :attr:`Registry.numbered`'s, or the one whose id is the label); a link
+cites the source with its URL, else stays a link. A number naming nothing is the unknown id it
+spells (CR101), never another source.
 """
 
 from __future__ import annotations
@@ -32,9 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["OPENERS", "active_dialect", "dialect_hint", "dialect_rule", "holds_form", "may_hold"]
 
-#: where any dialect's form may start (the table's ``first`` characters; a test holds them equal):
-#: a constant, so that the rule tried at every stop of the text loads the table only for a
-#: document read in a dialect
+#: where any dialect's form may start (the table's ``first`` characters; a test holds them equal),
+#: so that the rule loads the table only for a document read in a dialect
 OPENERS = "#[\u3010"
 MAX_RANGE = 32  # ``[1-40]`` is no citation of forty sources
 
@@ -58,8 +52,7 @@ def holds_form(dialect: str, text: str) -> bool:
 
 
 def dialect_hint(text: str) -> str | None:
-    """What to tell the reader of a report when an answer that cites nothing writes one of these
-    forms (it is not read as one unless asked: ``[1]`` is often just text)."""
+    """What to tell the reader when an answer citing nothing writes one of these forms."""
     if "[" not in text and "$$" not in text and "\u3010" not in text:  # every form needs one of them
         return None
     from ..formats import FORMATS
@@ -77,8 +70,7 @@ def dialect_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
 
     def rule(state: StateInline, silent: bool) -> bool:
         pos = state.pos
-        # tried at every stop of the text: the cheap test first. Silent (markdown-it measuring a
-        # link's text, ``[see [1]](url)``): not taken, or the bracket would end the link
+        # silent (markdown-it measuring a link's text, ``[see [1]](url)``): not taken, or the bracket would end the link
         if silent or state.src[pos] not in OPENERS:
             return False
         st = citation_state(state.env, opts.registry)
@@ -125,9 +117,9 @@ def _numbers(written: str) -> list[int]:
 def _targets(
     registry: Registry | None, entry: Format, numbers: list[int], url: str | None, defined: Mapping[str, object]
 ) -> list[tuple[tuple[str, ...], str | None]] | None:
-    """The (source ids, locator) of each citation the numbers make: numbers naming sources
-    without a locator are one citation. ``None`` (left to markdown-it) when a link names no
-    source, or a bare number none but the answer defines it as a link reference (``[1]: url``)."""
+    """The (source ids, locator) of each citation the numbers make (those without a locator are
+    one); ``None`` (markdown-it's) when a link names no source, or a bare number none but the
+    answer defines it as a link reference (``[1]: url``)."""
     plain: list[str] = []
     located: list[tuple[tuple[str, ...], str | None]] = []
     for n in numbers:
@@ -149,7 +141,7 @@ def _target(registry: Registry | None, entry: Format, n: int, url: str | None) -
     if registry is None:
         return None
     if url is not None:  # a link cites the source with its URL; another link stays a link
-        by_url: dict[str, str] = registry.derived("dialects.urls", lambda: _first_ids_by_url(registry))
+        by_url: dict[str, str] = registry.derived("dialects.urls", lambda: ids_by_url(registry))
         return (by_url[url], None) if url in by_url else None
     index = n - entry.base
     if registry.numbered:
@@ -177,9 +169,10 @@ def _form(entry: Format) -> re.Pattern[str]:
     return entry.form
 
 
-def _first_ids_by_url(registry: Registry) -> dict[str, str]:
+def ids_by_url(registry: Registry, clean: Callable[[str], str] = str) -> dict[str, str]:
+    """The first registry id of each URL (as ``clean`` writes it)."""
     out: dict[str, str] = {}
     for source in registry.values():
         if source.url:
-            out.setdefault(source.url, source.id)
+            out.setdefault(clean(source.url), source.id)
     return out

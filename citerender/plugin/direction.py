@@ -1,18 +1,7 @@
-"""Right-to-left answers: a block whose text starts in Hebrew, Arabic or another right-to-left
-script reads right to left, its citations after its words and punctuation on the left, its cards
-opening leftwards and reading right to left.
-
-Each top-level block (a paragraph, a list, a quote, a table, the notes section) whose text holds a
-right-to-left character gets ``dir="auto"`` on its blocks: the browser gives each the direction of
-its first strong character, so a Hebrew paragraph in an English answer, or an English one in an
-Arabic answer, each read their own way (CSS's ``unicode-bidi: plaintext`` would reorder the text but
-leave ``direction``, which cards and alignment follow, as the page's). The choice is made per
-block, not per answer: a block's markup depends on its own text only, so a stream that renders an
-answer block by block writes what ``render()`` writes. A block with no right-to-left character
-keeps the page's direction, which ``dir="auto"`` gave it too.
-
-Bidirectional controls the model writes cannot move a citation: in a block holding one, the text
-before each citation is closed off (:mod:`citerender.plugin.bidi_guard`)."""
+"""Right-to-left answers: each top-level block whose text holds a right-to-left character gets
+``dir="auto"`` on its blocks, so each reads in the direction of its first strong character, cards
+and alignment included. The choice is per block (its markup depends on its own text only, so a
+stream writes what ``render()`` writes). Bidirectional controls are :mod:`.bidi_guard`'s."""
 
 from __future__ import annotations
 
@@ -31,9 +20,7 @@ RTL = lazy_compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 
 
 def has_rtl(text: str) -> bool:
-    """Does ``text`` hold a strong right-to-left character (:data:`RTL`)? The class is compiled on
-    first need (~0.4 ms, once a process), then searched in C: a pass over the text in Python (or
-    ``max(text)``, which makes an object of every character) costs each paragraph more."""
+    """Does ``text`` hold a strong right-to-left character (:data:`RTL`)? (One C search.)"""
     return not text.isascii() and RTL.search(text) is not None
 
 

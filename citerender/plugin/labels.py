@@ -6,6 +6,7 @@ The Markdown outputs write footnote references instead, one function of their ow
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import groupby
 
 __all__ = ["collapse_runs", "group_label"]
 
@@ -13,19 +14,10 @@ __all__ = ["collapse_runs", "group_label"]
 def collapse_runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
     """Sorted unique numbers as runs: ``[1, 2, 3, 5]`` → ``[(1, 3), (5, 5)]``. Only runs of three or
     more collapse (``1–3``); two neighbours stay ``1, 2``."""
-    nums = sorted(set(numbers))
-    runs: list[tuple[int, int]] = []
-    for n in nums:
-        if runs and runs[-1][1] == n - 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
     out: list[tuple[int, int]] = []
-    for lo, hi in runs:
-        if hi - lo == 1:
-            out.extend([(lo, lo), (hi, hi)])
-        else:
-            out.append((lo, hi))
+    for _, run in groupby(enumerate(sorted(set(numbers))), lambda kn: kn[1] - kn[0]):  # consecutive numbers
+        ns = [n for _, n in run]
+        out.extend([(n, n) for n in ns] if len(ns) < 3 else [(ns[0], ns[-1])])
     return out
 
 

@@ -1,16 +1,10 @@
-"""The parser's link policy: which URLs become links, and that no URL a marker sits in does.
+"""The parser's link policy: which URLs become links, and that no URL a marker sits in does
+(README: "a URL that needed marker residue removed is never a link").
 
-README's rule: "a URL that needed marker residue removed is never a link". A marker can sit in a
-URL's host, its path or its query, in every link form — inline links, reference definitions,
-autolinks, linkify's bare URLs. markdown-it normalises a destination before it checks it (the
-host punycoded, the path percent-encoded), so a marker in a host became ``xn--citeturn…`` and
-passed; and linkify stops a bare URL at the marker, linking the part before it. So:
-
-* ``normalizeLink`` leaves a URL holding a marker character as it is, which ``validateLink``
-  (:class:`LinkPolicy`) refuses: such a link, autolink or reference is never made;
-* a marker inside a bare URL or an autolink (a URL before it that goes on right after it) is
-  removed and reported (:func:`in_url`), and linkify, inline and core, makes no link that ends at
-  it or starts right after it: the URL is shown as text.
+* ``normalizeLink`` leaves a URL holding a marker character as it is (punycoding would hide it in
+  the host), which ``validateLink`` (:class:`LinkPolicy`) refuses, in every link form;
+* a marker inside a bare URL or an autolink is removed and reported (:func:`in_url`), and
+  linkify makes no link that ends at it or starts right after it: the URL is shown as text.
 """
 
 from __future__ import annotations
@@ -41,8 +35,7 @@ _WWW = lazy_compile(r"www\.", re.I)
 
 
 def in_destination(src: str, pos: int) -> bool:
-    """Does the marker at ``pos`` sit in a link destination (``](url…`` right before it)? The
-    ``](`` is found first, so a marker costs one ``rfind``, not a regex tried at 400 positions."""
+    """Does the marker at ``pos`` sit in a link destination (``](url…`` right before it)?"""
     opener = src.rfind("](", max(0, pos - _LOOKBACK), pos)
     return opener != -1 and _IN_DESTINATION.fullmatch(src, opener + 2, pos) is not None
 
@@ -60,9 +53,8 @@ def url_before(src: str, pos: int) -> bool:
 
 def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -> bool:
     """Does the marker at ``pos``–``end`` sit inside a bare URL or an autolink: a URL right before
-    it that goes on right after it (past any further markers: ``next_mark(src, at)`` is the end of
-    a marker starting at ``at``, or -1)? A citation right after a URL (``…/page`` + marker + ``.``)
-    is not inside it."""
+    it that goes on right after it, past any further markers (``next_mark(src, at)``: the end of a
+    marker starting at ``at``, or -1)?"""
     if not url_before(src, pos):
         return False  # first, as it looks back a bounded way: a run of markers is not walked per marker
     at = end
@@ -72,8 +64,7 @@ def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -
 
 
 def _may_hold_url(text: str) -> bool:
-    """Could ``text`` hold a URL a marker sat in? Only one with a scheme, ``mailto:`` or ``www.``
-    (:func:`url_before`): a paragraph without any is not walked token by token."""
+    """Could ``text`` hold a URL (:func:`url_before`) a marker sat in?"""
     return ":" in text or _WWW.search(text) is not None
 
 
@@ -82,12 +73,9 @@ def _in_url_mark(tok: Token | None) -> bool:
 
 
 class LinkPolicy:
-    """The parser's ``validateLink`` (answer links, autolinks, linkify, reference definitions):
-    :func:`citerender.sources.urls.allowed_link`, the one allow-list, instead of markdown-it's
-    deny-list of four schemes; ``data:image/…`` only while the ``image`` rule reads an image's
-    destination (shown, or written as ``[image: alt]`` text, as ``images`` says). A URL holding
-    marker residue is refused too: residue is removed from the output afterwards, and removal
-    could make a refused URL (``java%EE%88%80script:``) live."""
+    """The parser's ``validateLink``: :func:`citerender.sources.urls.allowed_link`, the one
+    allow-list (``data:image/…`` only while the ``image`` rule reads a destination). A URL holding
+    marker residue is refused too: removing it later could make a refused URL live."""
 
     def __init__(self, marker_chars: str) -> None:
         self.marker_chars = marker_chars
@@ -114,8 +102,7 @@ class LinkPolicy:
 
     def _normalize(self, normalize: Callable[[str], str]) -> Callable[[str], str]:
         """markdown-it's ``normalizeLink``, except that a URL holding a marker character stays as
-        written (punycoding would hide the marker in the host, where ``validateLink`` could not
-        see it): the link check then refuses it."""
+        written, for the link check to refuse."""
         chars = self.marker_chars
 
         def normalize_link(url: str) -> str:
@@ -155,8 +142,8 @@ class LinkPolicy:
 
     @staticmethod
     def _core_linkify(linkify: Callable[[StateCore], None]) -> Callable[[StateCore], None]:
-        """markdown-it's core ``linkify`` rule, blind to the text on either side of a marker that
-        sat inside a URL (that text is the URL's two halves: never a link)."""
+        """markdown-it's core ``linkify`` rule, blind to the text either side of a marker that sat
+        inside a URL (the URL's two halves)."""
 
         def rule(state: StateCore) -> None:
             hidden: list[Token] = []

@@ -52,8 +52,7 @@ class Locator:
         return self._starts
 
     def _breaks(self, content: str) -> list[int]:
-        """Positions of the newlines of ``content``, found once per content (many marks in one
-        long paragraph would otherwise count newlines from its start again for each mark)."""
+        """Positions of the newlines of ``content``, found once per content."""
         breaks = self._newlines.get(content)  # keyed by the string: its hash is computed once
         if breaks is None:
             breaks = self._newlines[content] = [m.start() for m in _NEWLINE.finditer(content)]
@@ -62,11 +61,8 @@ class Locator:
     def span(
         self, at: Token | Place, content: str, pos: int | None, raw: str, *, header: bool = False
     ) -> tuple[int, int]:
-        """Start and end in ``st.original`` of ``raw`` at ``pos`` of a block's content.
-
-        A content line is its source line with a prefix (indentation, ``>``, list markers)
-        removed, so the column is the content column plus where that line sits in the source.
-        """
+        """Start and end in ``st.original`` of ``raw`` at ``pos`` of a block's content (a content
+        line is its source line less a prefix: indentation, ``>``, list markers)."""
         first, fence = place(at) if isinstance(at, Token) else at
         if pos is None:
             pos = max(content.find(raw), 0)
@@ -106,8 +102,7 @@ class Locator:
 
 
 def where(tok: Token, st: CitationState) -> int:
-    """Offset in the original text of a citation token (computed once, on demand, from the plain
-    place its meta holds)."""
+    """Offset in the original text of a citation token (computed once, on demand, from its meta)."""
     meta = tok.meta
     off = meta.get("offset_abs")
     if off is None:
@@ -118,32 +113,30 @@ def where(tok: Token, st: CitationState) -> int:
 
 def image_end(src: str, at: int) -> int | None:
     """Where the image whose alt text holds offset ``at`` of ``src`` ends: past its ``](dest
-    "title")``, its ``][label]`` or its ``]`` (a shortcut reference); None when no end is found
-    (the caller keeps what it had). Backslash escapes, nested brackets, ``<…>`` destinations,
-    nested parentheses and quoted titles are followed as CommonMark reads them."""
-    close = _closing(src, at, "[", "]")
+    "title")``, its ``][label]`` or its ``]``, read as CommonMark reads them; None when no end is found."""
+    close = _closing(src, at)
     if close is None:
         return None
     after = close + 1
     if src.startswith("[", after):
-        label = _closing(src, after + 1, "[", "]")
+        label = _closing(src, after + 1)
         return None if label is None else label + 1
     if not src.startswith("(", after):
         return after
     return _destination_end(src, after + 1)
 
 
-def _closing(src: str, at: int, opener: str, closer: str) -> int | None:
-    """The index of the ``closer`` that closes an ``opener`` before ``at`` (escapes skipped)."""
+def _closing(src: str, at: int) -> int | None:
+    """The index of the ``]`` that closes a ``[`` before ``at`` (escapes skipped)."""
     depth, i, limit = 1, at, min(len(src), at + 4096)
     while i < limit:
         c = src[i]
         if c == "\\":
             i += 2
             continue
-        if c == opener:
+        if c == "[":
             depth += 1
-        elif c == closer:
+        elif c == "]":
             depth -= 1
             if depth == 0:
                 return i

@@ -38,8 +38,7 @@ def reference_for(st: CitationState, source: Source, *, known: bool) -> Referenc
 
 def lookup(st: CitationState, sid: str, unknown: str, offset: int | Token | None) -> tuple[Source | None, bool]:
     """The source for ``sid`` and whether the registry knows it; an unknown id is reported (CR101)
-    and, under ``unknown="drop"``, gives None. ``offset`` may be the citation token: its offset is
-    then computed only for a report (locating a mark is most of a known citation's cost)."""
+    and, under ``unknown="drop"``, gives None. ``offset``: or the token, located only to report."""
     carried = carried_source(st, sid)  # a page a copied form names (issue 49): the text carries it
     if carried is not None:
         return carried, True
@@ -58,9 +57,8 @@ def lookup(st: CitationState, sid: str, unknown: str, offset: int | Token | None
 
 
 def repo_lookup(st: CitationState, path: str, opts: PluginOptions, offset: int) -> tuple[Source, bool]:
-    """The source for a Codex file citation: read from the repository checkout or linked to the
-    repository's web address when given, else the path itself (unverified). A file the checkout
-    lacks is reported (CR113) and the citation still shows its path and lines."""
+    """The source for a Codex file citation, from the repository checkout or its web address, else
+    the path itself (unverified); a file the checkout lacks is reported (CR113)."""
     ref = st.by_id.get(path)
     if ref is not None:
         return ref.source, ref.known
@@ -71,10 +69,9 @@ def repo_lookup(st: CitationState, path: str, opts: PluginOptions, offset: int) 
 
 
 def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool = False) -> None:
-    """Every registry source the answer never cites: one a provider cited without a place in the
-    text (``listed: cited``) is listed in the bibliography and reported (CR510); any other is
-    reported (CR308) and listed in the bibliography with ``list_all``, or under "Consulted, not
-    cited" with ``consulted`` (once: a page whose URL is cited is not listed again)."""
+    """Every registry source the answer never cites: one cited without a place (``listed: cited``)
+    is listed and reported (CR510); any other is reported (CR308) and listed with ``list_all``, or
+    under "Consulted, not cited" with ``consulted``."""
     if st.registry is None:
         return
     cited = {s.id for r in st.references for s in [r.source, *r.merged]}
@@ -97,8 +94,7 @@ def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool
 
 
 def _list_consulted(st: CitationState, never: list[str]) -> None:
-    """The sources never cited, under "Consulted, not cited", numbered after every reference;
-    a page whose URL a reference (or an earlier one of them) has is not listed again."""
+    """The sources never cited, numbered after every reference, each page once."""
     assert st.registry is not None
     urls: set[str] = set()
     for sid in never:
@@ -112,8 +108,7 @@ def _list_consulted(st: CitationState, never: list[str]) -> None:
 
 
 def _never_cited(registry: Registry, sid: str, how: str) -> Diagnostic:
-    """CR308 for ``sid``: the same for every answer over ``registry``, so made once and kept with
-    it (a service renders many answers over one set of sources, most of them never cited)."""
+    """CR308 for ``sid``: the same for every answer over ``registry``, so made once and kept with it."""
     made: dict[tuple[str, str], Diagnostic] = registry.derived("numbering.never-cited", dict)
     found = made.get((sid, how))
     if found is None:
@@ -126,8 +121,7 @@ _USES = "numbering.uses"
 
 
 def forget_uses(st: CitationState) -> None:
-    """Drop :func:`resolve`'s table once a document is numbered (thousands of entries on an
-    answer citing every sentence, held otherwise through the HTML: the peak)."""
+    """Drop :func:`resolve`'s table once a document is numbered (it would live through the HTML)."""
     st.forget(_USES)
 
 
@@ -166,7 +160,7 @@ def _numbered_use(
     st: CitationState, known_uses: dict[tuple[str, LineRange | None], Use], sid: str, lines: LineRange | None
 ) -> Use | None:
     """The use of a registry source already numbered, when its locator (if any) is valid: one
-    lookup by (id, locator) in ``known_uses`` (the document's), the same value for every group citing it so."""
+    lookup by (id, locator) in ``known_uses``, shared by every group citing it so."""
     use = known_uses.get((sid, lines))
     if use is not None or st.registry is None:
         return use
@@ -183,8 +177,7 @@ def _numbered_use(
 
 def _locator_holds(st: CitationState, tok: Token, cit: Citation, sid: str, source: Source, known: bool) -> bool:
     """Does the citation's line locator name lines ``source`` has? Each problem is reported
-    (CR103 backwards, CR110 no numbered lines, CR102 out of range); a Codex citation of a file
-    no checkout was read for keeps its lines as written."""
+    (CR103 backwards, CR110 no numbered lines, CR102 out of range)."""
     lines = cit.lines
     assert lines is not None
     if lines.is_reversed:
@@ -209,8 +202,7 @@ def _why_unverified(st: CitationState, dialect: str, opts: PluginOptions) -> str
 
 
 def drop_empty_groups(tokens: list[Token], st: CitationState) -> list[Token]:
-    """Remove citation groups left without a source and the tokens of dropped marks, tidying the
-    text either side so that no stray space is left (see :func:`tidy_seam`)."""
+    """Remove citation groups left without a source and dropped marks' tokens, tidying each seam."""
     out: list[Token] = []
     seam = False
     for tok in tokens:

@@ -49,7 +49,7 @@ class Reference:
 
 class Use(NamedTuple):
     """One source as one citing group uses it, as token ``meta["uses"]`` holds it: plain data
-    (the reference by number, the source by id), read through :meth:`CitationState.use`."""
+    (the reference by number, the source by id), read through :meth:`CitationState.uses`."""
 
     ref: int
     source: str

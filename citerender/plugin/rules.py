@@ -1,12 +1,10 @@
-"""The plugin's parsing rules (markdown-it contracts: core ``(state)``, inline ``(state, silent)``).
+"""The plugin's parsing rules.
 
 * core ``citerender_escapes`` (after ``normalize``): literal escapes become the characters;
-* inline ``citation``: a marker, read atomically like a code span, becomes a ``citation`` token
-  (entities become text, highlight marks become ``citation_highlight_*``); the ``text`` rule, first
-  of all, hands it the markers it stops at (``text_or_citation``);
+* inline ``citation``: a marker, read atomically, becomes a ``citation`` token (entities text,
+  highlight marks ``citation_highlight_*``); the ``text`` rule hands it the markers it stops at;
 * inline ``citation_backslash`` (before ``escape``): a backslash never swallows a marker;
-* a marker inside a link destination or a URL is removed and reported (the link policy, ``links``,
-  makes no link of that URL).
+* a marker inside a link destination or a URL is removed and reported.
 """
 
 from __future__ import annotations
@@ -48,10 +46,8 @@ def count_marks(st: CitationState, n: int = 1) -> None:
 
 
 def add_terminators(md: MarkdownIt, chars: str) -> None:
-    """Make the ``text`` rule stop at ``chars`` (the markers' characters). markdown-it's
-    ``add_terminator_char`` compiles its stop class again for each new character (~0.2 ms each,
-    eight for the default markers); all but the last join its set first, so the class is
-    compiled once, with every one of them."""
+    """Make the ``text`` rule stop at ``chars``: all but the last join markdown-it's set first, so
+    ``add_terminator_char`` compiles its stop class once, not once a character."""
     inline = md.inline
     new = [ch for ch in sorted(set(chars)) if inline.terminator_re.search(ch) is None]
     extra = getattr(inline, "_extra_terminator_chars", None)
@@ -73,10 +69,8 @@ def text_or_citation(
     text: Callable[[StateInline, bool], bool], opts: PluginOptions
 ) -> Callable[[StateInline, bool], bool]:
     """markdown-it's ``text`` rule (the first inline rule), reading a marker where the text stops at
-    one: a marker costs one rule call instead of a call to each other inline rule first (13 to 16:
-    most of the inline parse's work on an answer citing every sentence). No other rule starts at
-    a marker character, so the order changes nothing else. A closure, not a ``partial``: this runs
-    at every stop of the text, and a partial's keywords are copied at each call."""
+    one: one rule call a marker, not one to each inline rule first (no other starts at a marker
+    character). A closure: a ``partial`` copies its keywords at each call."""
     triggers = opts.triggers
 
     def rule(state: StateInline, silent: bool) -> bool:
@@ -87,8 +81,7 @@ def text_or_citation(
     return rule
 
 
-#: the most well-formed markers a parser keeps parsed (a marker's parse depends on its text only;
-#: the offsets a kept one holds are its first occurrence's, and only ``pos`` is read)
+#: the most well-formed markers a parser keeps parsed (a parse depends on the marker's text only)
 MAX_PARSED_MARKS = 8192
 
 
@@ -142,8 +135,7 @@ def citation_inline(state: StateInline, silent: bool, *, opts: PluginOptions) ->
 
 
 def _scan(state: StateInline, st: CitationState, opts: PluginOptions, well_formed: bool) -> Mark | None:
-    """The marker at ``state.pos`` read by the scanner (one per parse), when no parse of it is
-    kept: None when none starts there. A ``well_formed`` one is kept for its next occurrence."""
+    """The marker at ``state.pos`` read by the parse's scanner, or None; a ``well_formed`` one is kept."""
     scanners: dict[int, Scanner] = st.cache("rules.scanner", dict, per_parse=True)
     scanner = scanners.get(0)
     if scanner is None or scanner.text is not state.src:
@@ -159,8 +151,7 @@ def _scan(state: StateInline, st: CitationState, opts: PluginOptions, well_forme
 
 def backslash_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
     """Inline rule: a backslash before a marker character is literal, so that the escape rule
-    does not swallow the marker (it would turn ``\\`` + U+E200 into text). A closure: it is tried
-    at every stop of the text that no earlier rule takes."""
+    does not swallow the marker."""
     triggers = opts.triggers
 
     def rule(state: StateInline, silent: bool) -> bool:

@@ -10,7 +10,6 @@ from functools import partial
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from ..lazy_re import lazy_compile
 from ..syntax.escapes import printable
 from ..syntax.format import CitationFormat
 from ..syntax.marks import apply_marks
@@ -23,12 +22,18 @@ from .state import CitationState, citation_state
 
 __all__ = ["scrub_attr", "scrub_html_block", "scrub_html_inline", "scrub_rule"]
 
-_FENCE_LINE = lazy_compile(r" {0,3}(?:`{3,}|~{3,})")
 _MATH_BLOCKS = ("math_block", "math_block_label")
 _MATH_INLINE = ("math_inline", "math_inline_double")
 #: the block and inline tokens this rule reads (any other is passed over at once)
 _READ = frozenset({"html_block", "fence", "code_block", "inline", *_MATH_BLOCKS})
 _READ_INLINE = frozenset({"code_inline", "html_inline", "link_open", "image", *_MATH_INLINE})
+
+
+def _removed(st: CitationState, span: tuple[int, int], text: str, message: str) -> None:
+    """CR311 at ``span``, which the exports replace with ``text``."""
+    if st.spans is not None:
+        st.spans.append((*span, text))
+    st.report("CR311", message, span[0])
 
 
 def scrub_rule(state: StateCore, *, opts: PluginOptions) -> None:
@@ -96,9 +101,8 @@ def _scrub_inline(
 def _scrub_attributes(
     tok: Token, st: CitationState, loc: Locator, block: Token, cursor: list[int], fmt: CitationFormat, defined: set[str]
 ) -> None:
-    """Marks in a link's or image's URL and title, removed; each reported where the block writes
-    it and, for the exports, recorded as a removal. One a reference definition holds (``defined``)
-    was reported at the definition; any other the block does not write as such is reported at it."""
+    """Marks in a link's or image's URL and title, removed and reported where the block writes them
+    (one a reference definition holds, ``defined``, was reported there; any other at the block)."""
     content = block.content
     for name in ("href", "src", "title"):
         val = tok.attrs.get(name)
@@ -114,10 +118,7 @@ def _scrub_attributes(
             if pos == -1:
                 continue
             found, cursor[0] = True, pos + len(mk.raw)
-            off, end = loc.span(block, content, pos, mk.raw)
-            if st.spans is not None:
-                st.spans.append((off, end, ""))
-            st.report("CR311", f"marker removed from a link {name}", off)
+            _removed(st, loc.span(block, content, pos, mk.raw), "", f"marker removed from a link {name}")
         if not found and val not in defined:
             st.report("CR311", f"marker removed from a link {name}", loc.offset(block, content, None, ""))
         if name == "title":
@@ -141,7 +142,7 @@ _CONTAINERS = frozenset(
 
 def _scrub_definitions(state: StateCore, st: CitationState, loc: Locator, opts: PluginOptions) -> None:
     """Marks in reference definitions (``[r]: url "title"``), which no token holds: the lines no
-    leaf block covers are read, each mark reported at its line and, for the exports, removed."""
+    leaf block covers are read, each mark reported and, for the exports, removed."""
     covered: set[int] = set()
     for tok in state.tokens:
         if tok.map is not None and tok.nesting != -1 and tok.type not in _CONTAINERS:
@@ -157,10 +158,8 @@ def _scrub_definitions(state: StateCore, st: CitationState, loc: Locator, opts: 
             last += 1
         text = "\n".join(lines[first : last + 1])
         for mk in scan(text, fmt=opts.fmt):
-            off, end = loc.span((first, False), text, mk.start, mk.raw)
-            if st.spans is not None:
-                st.spans.append((off, end, ""))
-            st.report("CR311", f"marker {printable(mk.raw)} removed from a reference definition", off)
+            where = loc.span((first, False), text, mk.start, mk.raw)
+            _removed(st, where, "", f"marker {printable(mk.raw)} removed from a reference definition")
         first = last + 1
 
 
@@ -170,10 +169,9 @@ def scrub_html_block(text: str, st: CitationState, loc: Locator, block: Token, o
         return text
     marks = scan(text, fmt=opts.fmt)
     for mk in marks:
-        off, end = loc.span(block, text, mk.start, mk.raw)
-        if st.spans is not None:
-            st.spans.append((off, end, mk.text))
-        st.report("CR311", f"marker {printable(mk.raw)} removed from raw HTML", off)
+        _removed(
+            st, loc.span(block, text, mk.start, mk.raw), mk.text, f"marker {printable(mk.raw)} removed from raw HTML"
+        )
     return apply_marks(text, marks) if marks else text
 
 
@@ -191,14 +189,14 @@ def scrub_html_inline(
         if pos == -1:
             pos = max(content.find(mk.raw), 0)
         cursor[0] = pos + len(mk.raw)
-        off, end = loc.span(block, content, pos, mk.raw)
-        if st.spans is not None:
-            st.spans.append((off, end, mk.text))
-        st.report("CR311", f"marker {printable(mk.raw)} removed from raw HTML", off)
+        _removed(
+            st, loc.span(block, content, pos, mk.raw), mk.text, f"marker {printable(mk.raw)} removed from raw HTML"
+        )
     return apply_marks(text, marks)
 
 
 def scrub_attr(value: str, fmt: CitationFormat) -> str:
+    """An attribute's value without marks (what each means kept), residue or marker characters."""
     value = PCT_RESIDUE.sub("", value)
     if any(c in value for c in fmt.marker_chars) or "\\u" in value.lower() or "&#" in value:
         value = apply_marks(value, scan(value, fmt=fmt))

@@ -1,10 +1,9 @@
-"""Where a cited source's view is, and which sources have one: the names and links the card's
-passage link (``#source-1-L8-L13``, ``sources/a/turn0file0.html#L8-L13``) and the source views
-(:mod:`citerender.rendering.source_view`) share, so that every link finds its range.
+"""Where a cited source's view is, and which sources have one: the names and links the cards
+(``#source-1-L8-L13``, ``sources/a/turn0file0.html#L8-L13``) and the source views
+(:mod:`citerender.rendering.source_view`) share.
 
-A view shows a source's numbered lines: only a source the answer cites (a place in the text
-names it), known to the registry, with lines. Sources merged into one reference by a shared URL
-each get a view of their own (``source-1``, ``source-1-2`` …), as each place says which it cites.
+A view shows the numbered lines of a cited, known source; sources merged into one reference each
+get their own (``source-1``, ``source-1-2`` …).
 """
 
 from __future__ import annotations
@@ -48,8 +47,7 @@ _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10
 
 def views_mode(options: RenderOptions) -> str:
     """What ``options.source_views`` means for this render: :data:`VIEWS_OFF`, :data:`VIEWS_PAGE`,
-    or the folder (a relative URL ending in ``/``) holding one page per source. ``auto``: views on
-    a standalone page, none in a fragment (whose page may hold no view)."""
+    or the folder (a relative URL ending in ``/``); ``auto``: views on a standalone page only."""
     mode = options.source_views
     if mode == "auto":
         return VIEWS_PAGE if options.standalone else VIEWS_OFF
@@ -57,20 +55,25 @@ def views_mode(options: RenderOptions) -> str:
 
 
 def stamp_views(references: list[Reference], options: RenderOptions) -> None:
-    """Say on each reference where the views are for this render (:func:`views_mode`): its
-    bibliography entry links its cited ranges there, whatever renders it (the plugin's rule, a
-    theme's template, a host's page)."""
+    """Say on each reference where the views are (:func:`views_mode`), for whatever renders its entry."""
     mode = views_mode(options)
     for ref in references:
         ref.views = mode
 
 
 def place_source(ref: Reference, place: CitingPlace) -> int:
-    """Which of ``ref``'s sources ``place`` cites: 0 for its own, ``k`` for ``ref.merged[k - 1]``
-    (a place that names none, or one the reference lacks, cites its own)."""
+    """Which of ``ref``'s sources ``place`` cites: 0 for its own (or none named, or one it lacks),
+    ``k`` for ``ref.merged[k - 1]``."""
     if not ref.merged or not place.source or place.source == ref.source.id:
         return 0
-    return next((k for k, s in enumerate(ref.merged, 1) if s.id == place.source), 0)
+    return _which(ref, place.source, 0)
+
+
+def _which(ref: Reference, sid: str, missing: int) -> int:
+    """The index of ``ref``'s source ``sid`` (0: its own), or ``missing``."""
+    if sid == ref.source.id:
+        return 0
+    return next((k for k, s in enumerate(ref.merged, 1) if s.id == sid), missing)
 
 
 def _source(ref: Reference, which: int) -> Source:
@@ -78,8 +81,7 @@ def _source(ref: Reference, which: int) -> Source:
 
 
 def view_sources(ref: Reference) -> list[tuple[int, Source]]:
-    """``(which, source)`` for each of ``ref``'s sources that gets a view (:func:`has_view`): its
-    own first, then those merged into it, each cited by a place in the text and with lines."""
+    """``(which, source)`` for each of ``ref``'s sources that gets a view: cited, with lines."""
     if not ref.places or not ref.known:
         return []
     if not ref.merged:
@@ -89,16 +91,14 @@ def view_sources(ref: Reference) -> list[tuple[int, Source]]:
 
 
 def has_view(ref: Reference) -> bool:
-    """Does ``ref`` get a source view? Cited in the text, known, and one of its cited sources has
-    numbered lines."""
+    """Does ``ref`` get a source view (cited, known, one cited source with numbered lines)?"""
     if not ref.merged:  # the common case, without a look at the places
         return bool(ref.places) and ref.known and ref.source.lines is not None
     return bool(view_sources(ref))
 
 
 def view_id(ref: Reference, which: int = 0) -> str:
-    """The HTML id of the view of ``ref``'s source ``which`` on a page holding the views
-    (``source-1``; ``source-1-2`` for the first source merged into it)."""
+    """The HTML id of the view of ``ref``'s source ``which`` (``source-1``; ``source-1-2``)."""
     return f"{ref.prefix}source-{ref.number}" + (f"-{which + 1}" if which else "")
 
 
@@ -110,11 +110,9 @@ def range_id(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str
 
 
 def view_file(ref: Reference, which: int = 0) -> str:
-    """The file name of the page of ``ref``'s source ``which`` in its answer's views folder: the
-    source id when it is a safe name (lower case letters, digits, ``-``, ``_``), else its number
-    and what is safe of the id (``3.doc-1.html``; ``3-2.doc-2.html`` for a source merged into
-    reference 3). Names never meet: a safe id holds no dot, and numbers are unique, so neither
-    case nor a file system that ignores it can make two sources one file."""
+    """The file name of the page of ``ref``'s source ``which`` in the views folder: the source id
+    when it is a safe name, else its number and what is safe of the id (``3.doc-1.html``;
+    ``3-2.doc-2.html`` merged into reference 3). A safe id holds no dot, so names never meet."""
     sid = _source(ref, which).id
     if _SAFE_NAME.fullmatch(sid) and sid not in _RESERVED:
         return f"{sid}.html"
@@ -124,14 +122,12 @@ def view_file(ref: Reference, which: int = 0) -> str:
 
 
 def view_href_of(ref: Reference, mode: str, which: int = 0) -> str:
-    """The link to the view of ``ref``'s source ``which`` (``mode``: not :data:`VIEWS_OFF`):
-    in-page (``#source-1``), or to its page in the views folder."""
+    """The link to the view of ``ref``'s source ``which``: in-page, or its page in the folder ``mode``."""
     return f"#{view_id(ref, which)}" if mode == VIEWS_PAGE else f"{mode}{view_file(ref, which)}"
 
 
 def range_href(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str:
-    """The link to a cited range in the view of ``ref``'s source ``which`` (``mode``: not
-    :data:`VIEWS_OFF`): in-page, or to the source's page in the views folder."""
+    """The link to a cited range in the view of ``ref``'s source ``which`` (as :func:`view_href_of`)."""
     if mode == VIEWS_PAGE:
         return f"#{range_id(ref, lines, mode, which)}"
     return f"{mode}{view_file(ref, which)}#{range_id(ref, lines, mode, which)}"
@@ -139,14 +135,12 @@ def range_href(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> s
 
 def view_href(use: RefUse, mode: str) -> str | None:
     """Where the card's passage link for ``use`` goes: its range in the view of the source it
-    cites, or None (no views, no valid locator, or a source without a view). An out-of-range
-    locator is never clamped: it has no range, so no link."""
+    cites, or None (no views, no valid locator, or a source without a view; never clamped)."""
     lines = use.lines
     ref = use.reference
     if mode == VIEWS_OFF or lines is None or not use.lines_valid or not ref.known or not ref.places:
         return None
-    sid = use.source.id
-    which = 0 if sid == ref.source.id else next((k for k, s in enumerate(ref.merged, 1) if s.id == sid), -1)
+    which = _which(ref, use.source.id, -1)
     if which < 0 or not _source(ref, which).has_lines(lines):
         return None  # (has_lines: the source has lines, and every one of these)
     return range_href(ref, lines, mode, which)

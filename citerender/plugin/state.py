@@ -94,7 +94,7 @@ class CitationState:
     _line_starts: array[int] | None = field(default=None, repr=False)
     _caches: dict[str, Any] = field(default_factory=dict, repr=False)
     _parse_caches: dict[str, Any] = field(default_factory=dict, repr=False)
-    _views: dict[Use, RefUse] = field(default_factory=dict, repr=False)  # :meth:`use`'s, by row
+    _views: dict[Use, RefUse] = field(default_factory=dict, repr=False)  # :meth:`uses`', by row
 
     def __post_init__(self) -> None:
         self.registry = require_registry(self.registry)
@@ -134,12 +134,8 @@ class CitationState:
         table = self.mark_table
         return [table[k] for k in tok.meta["marks"]]
 
-    def use(self, u: Use) -> RefUse:
-        """A group's use of a source, looked up (once per row: groups citing alike share it)."""
-        found = self._views.get(u)
-        return found if found is not None else self._view(u)
-
     def _view(self, u: Use) -> RefUse:
+        """A group's use of a source, looked up (once per row: groups citing alike share it)."""
         ref = self.references[u.ref - 1]
         source = ref.source
         if source.id != u.source:
@@ -154,7 +150,7 @@ class CitationState:
         return self.references[number - 1] if number <= cited else self.consulted[number - cited - 1]
 
     def uses(self, tok: Token) -> list[RefUse]:
-        """Every source a citation group cites, looked up (:meth:`use`), in order."""
+        """Every source a citation group cites, looked up (:meth:`_view`), in order."""
         views = self._views
         return [views.get(u) or self._view(u) for u in tok.meta["uses"]]
 
