@@ -15,8 +15,8 @@ from citerender.evaluate.alce import (
     alce_sentences,
     remove_citations,
     score_item,
-    summarise,
 )
+from citerender.evaluate.alce_run import AlceTotals
 
 pytest.importorskip("nltk")
 
@@ -133,10 +133,13 @@ def test_aggregates_are_per_item_means_in_percent_over_items_with_a_sentence() -
         score_item(item("Sky is blue. Sky is blue [1].", *docs), words_judge),  # rec .5, prec 1
         score_item(item("", *docs), words_judge),  # no sentence: left out
     ]
-    agg = summarise(scores)
+    totals = AlceTotals()
+    for s in scores:
+        totals.add(s.to_dict())
+    agg = totals.summary()
     assert agg["alce_citation_recall"] == pytest.approx(75.0)
     assert agg["alce_citation_precision"] == pytest.approx(100.0)
-    assert agg["alce_items_scored"] == 2
+    assert agg["items_scored"] == 2
 
 
 def test_result_files_and_their_data_lists_are_read() -> None:

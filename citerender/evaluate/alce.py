@@ -50,7 +50,6 @@ __all__ = [
     "qampari_sentences",
     "remove_citations",
     "score_item",
-    "summarise",
 ]
 
 #: eval.py's ``--at_most_citations`` default
@@ -222,18 +221,6 @@ def score_item(item: AlceItem, judge: Judge, *, qampari: bool = False) -> AlceSc
         else:
             counted += joint
     return AlceScore(entailed / len(sents), counted / citations if citations else 0.0, len(sents), citations, entailed)
-
-
-def summarise(scores: Iterable[AlceScore]) -> dict[str, Any]:
-    """The aggregates eval.py prints: per-item means in percent, over items with a sentence."""
-    scored = [s for s in scores if s.recall is not None and s.precision is not None]
-    n = len(scored)
-    return {
-        "alce_citation_recall": 100 * sum(s.recall or 0.0 for s in scored) / n if n else None,
-        "alce_citation_precision": 100 * sum(s.precision or 0.0 for s in scored) / n if n else None,
-        "alce_items_scored": n,
-        "alce_definition": "princeton-nlp/ALCE eval.py compute_autoais (at most 3 citations a sentence)",
-    }
 
 
 def alce_problem(value: object) -> str | None:

@@ -8,13 +8,14 @@ answers are kept, a bounded number, for the report.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pickle
 import sys
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -160,7 +161,7 @@ def _check_task(task: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, An
     except (TypeError, ValueError, RecursionError) as e:
         result = empty_result(None, f"its result cannot be written as JSON ({type(e).__name__})")
     result["id"], result["row"] = task["id"], task["k"] + 1
-    return task["k"], result, record
+    return task["seq"], result, record
 
 
 @cache
@@ -233,6 +234,7 @@ def check_dataset(
         for earlier in earlier_results(results):
             summary.add(earlier, None)
     seen: Counter[str] = Counter()  # rows of each id already in the results, met so far
+    handed = itertools.count()  # the tasks handed out, numbered: results are written in that order
     # every task the same but for its record; QAMPARI is told as eval.py tells it, by the file's path
     common = {
         "options": opts,
@@ -251,11 +253,10 @@ def check_dataset(
                 if seen[rid] <= done[rid]:
                     summary.skipped += 1
                     continue
-            yield {"k": k, "id": rid, "record": record, **common}
+            yield {"k": k, "seq": next(handed), "id": rid, "record": record, **common}
 
-    order: deque[int] = deque()  # the indices handed out, in order: results are written in it
     writer = ResultsWriter(results, resume=bool(done))
-    _write(writer, summary, run_pages(_ordered(tasks(), order), jobs, _check_task), order, progress)
+    _write(writer, summary, run_pages(tasks(), jobs, _check_task), progress)
     return summary
 
 
@@ -263,18 +264,17 @@ def _write(
     writer: ResultsWriter,
     summary: DatasetSummary,
     checked: Iterator[tuple[int, dict[str, Any], dict[str, Any]]],
-    order: deque[int],
     progress: TextIO | None,
 ) -> None:
-    """The results written in the dataset's order (``order``: the indices handed out) as they
-    come, whatever order the workers finish in; a run stopped keeps what was written."""
+    """The results written in the order their tasks were handed out (the dataset's) as they come,
+    whatever order the workers finish in; a run stopped keeps what was written."""
     bar = Progress(None, progress or sys.stderr, "records checked")
     pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
     try:
-        for k, result, record in checked:
-            pending[k] = (result, record)
-            while order and order[0] in pending:
-                r, rec = pending.pop(order.popleft())
+        for seq, result, record in checked:
+            pending[seq] = (result, record)
+            while summary.checked in pending:  # the next to write: as many were written before it
+                r, rec = pending.pop(summary.checked)
                 writer.write(r)
                 summary.add(r, rec)
                 summary.checked += 1
@@ -319,9 +319,3 @@ def _picklable(scorer: object) -> None:
             f"the scorer {scorer_name(scorer)} cannot be sent to worker processes ({type(e).__name__}: {str(e)[:80]})",
             hint="name it as MODULE:NAME (--scorer, or citerender.cli.scorer.load_scorer) or use one job",
         ) from None
-
-
-def _ordered(tasks: Iterator[dict[str, Any]], order: deque[int]) -> Iterator[dict[str, Any]]:
-    for t in tasks:
-        order.append(t["k"])
-        yield t

@@ -24,55 +24,55 @@ from ..errors import CiterenderError
 from ..sources.clean import no_surrogates
 
 __all__ = [
-    "BATCH", "FORMATS", "MAX_DEPTH", "MAX_LINE_BYTES", "dataset_format", "numbered_records", "plain",
+    "BATCH", "MAX_DEPTH", "MAX_LINE_BYTES", "dataset_format", "numbered_records", "plain",
     "pyarrow_modules", "read_records", "results_format",
 ]  # fmt: skip
 
-FORMATS = ("jsonl", "json", "parquet")
 BATCH = 1000
 #: nesting a record may hold (deeper is that record's failure, not a RecursionError)
 MAX_DEPTH = 200
 #: the longest line of a JSON Lines dataset (a longer one is that record's failure)
 MAX_LINE_BYTES = 64 * 1024 * 1024
-#: the first bytes of a compressed file: gzip is read through, the others are named
-_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd",
-          b"PK\x03\x04": "zip", b"7z\xbc\xaf\x27\x1c": "7z"}  # fmt: skip
-_UNPACK = {
-    "bzip2": "bunzip2",
-    "xz": "unxz",
-    "zstd": "unzstd",
-    "zip": "unzip",
-    "7z": "7z x",
-    "lz4": "unlz4",
-    "brotli": "brotli -d",
-}
-_SUFFIXES = {".bz2": "bzip2", ".xz": "xz", ".zst": "zstd", ".zip": "zip", ".7z": "7z", ".lz4": "lz4", ".br": "brotli"}
+#: compressions refused (gzip is read through): name, file suffix, first bytes (None: not told by
+#: them) and the command that undoes it
+_PACKED = (
+    ("bzip2", ".bz2", b"BZh", "bunzip2"),
+    ("xz", ".xz", b"\xfd7zXZ\x00", "unxz"),
+    ("zstd", ".zst", b"\x28\xb5\x2f\xfd", "unzstd"),
+    ("zip", ".zip", b"PK\x03\x04", "unzip"),
+    ("7z", ".7z", b"7z\xbc\xaf\x27\x1c", "7z x"),
+    ("lz4", ".lz4", None, "unlz4"),
+    ("brotli", ".br", None, "brotli -d"),
+)
 
 
 def dataset_format(path: str | Path) -> str:
     """``jsonl``, ``json`` or ``parquet``, from the file's name (``.gz`` after JSON Lines or JSON;
     any other compression named is refused, saying which)."""
     name = str(path).lower()
-    packed = next((kind for suffix, kind in _SUFFIXES.items() if name.endswith(suffix)), None)
+    packed = next((k for k in _PACKED if name.endswith(k[1])), None)
     if packed is not None and name.rsplit(".", 2)[-2] in ("jsonl", "ndjson", "json", "parquet", "pq"):
-        raise CiterenderError(
-            f"the dataset is compressed ({packed})", path=str(path), hint=f"decompress it first: {_UNPACK[packed]} FILE"
-        )
+        raise _compressed(path, packed[0], packed[3])
+    gz = name.endswith(".gz")
     name = name.removesuffix(".gz")
     if name.endswith((".jsonl", ".ndjson")):
         return "jsonl"
     if name.endswith(".json"):
         return "json"
     if name.endswith((".parquet", ".pq")):
-        if str(path).lower().endswith(".gz"):
-            raise CiterenderError(
-                "the dataset is compressed (gzip)", path=str(path), hint="decompress it first: gunzip FILE"
-            )
+        if gz:
+            raise _compressed(path, "gzip", "gunzip")
         return "parquet"
     raise CiterenderError(
         "cannot tell the dataset's format",
         path=str(path),
         hint="name it .jsonl, .json or .parquet (.jsonl.gz read too)",
+    )
+
+
+def _compressed(path: str | Path, kind: str, command: str, what: str = "") -> CiterenderError:
+    return CiterenderError(
+        f"the dataset is compressed ({kind}){what}", path=str(path), hint=f"decompress it first: {command} FILE"
     )
 
 
@@ -131,15 +131,11 @@ def _open(p: Path) -> io.BufferedIOBase:
     """The bytes of a JSON Lines or JSON dataset: gzip read through, other compressions refused."""
     with p.open("rb") as f:
         head = f.read(8)
-    kind = next((k for magic, k in _MAGIC.items() if head.startswith(magic)), None)
-    if kind == "gzip":
+    if head.startswith(b"\x1f\x8b"):
         return gzip.open(p, "rb")
-    if kind is not None:
-        raise CiterenderError(
-            f"the dataset is compressed ({kind}), not JSON",
-            path=str(p),
-            hint=f"decompress it first: {_UNPACK[kind]} FILE",
-        )
+    for kind, _, magic, command in _PACKED:
+        if magic is not None and head.startswith(magic):
+            raise _compressed(p, kind, command, ", not JSON")
     return p.open("rb")
 
 

@@ -9,10 +9,11 @@ code on one machine and after a cluster's map. :func:`definitions` says what eac
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..evidence.claims import Claim
 from ..evidence.support import LOW
@@ -267,15 +268,14 @@ def _fields_problem(result: Mapping[str, Any]) -> str | None:
 def _rows_problem(result: Mapping[str, Any]) -> str | None:
     """What is wrong with what the fields hold, if anything: the ALCE scores, a diagnostic, a claim
     row, or metrics that are not the counts and rates of its claims."""
-    if (problem := alce_problem(result.get("alce"))) is not None:
-        return problem
-    for d in result["diagnostics"]:
-        if (problem := _diagnostic_problem(d)) is not None:
-            return problem
-    for c in result["claims"]:
-        if (problem := _claim_problem(c)) is not None:
-            return problem
-    return _metrics_problem(result["metrics"], result["claims"], failed=result["failure"] is not None)
+    problems = itertools.chain(
+        [alce_problem(result.get("alce"))],
+        map(_diagnostic_problem, result["diagnostics"]),
+        map(_claim_problem, result["claims"]),
+    )
+    return next((p for p in problems if p is not None), None) or _metrics_problem(
+        result["metrics"], result["claims"], failed=result["failure"] is not None
+    )
 
 
 _RESULT_KEYS = {"id", "row", "columns", "diagnostics", "claims", "metrics", "failure", "alce"}
@@ -284,6 +284,10 @@ _CLAIM_KEYS = {"claim", "line", "column", "span", "cited", "verdict", "checks", 
 
 def _count(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _number(v: Any) -> TypeGuard[float]:
+    return isinstance(v, float | int) and not isinstance(v, bool)
 
 
 def _texts(v: Any) -> bool:
@@ -318,7 +322,7 @@ def _claim_problem(c: Any) -> str | None:
         and c["verdict"] in VERDICT_NAMES.values()
         and _texts(c["checks"])
         and _texts(c["reasons"])
-        and _score(c["score"])
+        and (c["score"] is None or (_number(c["score"]) and 0 <= c["score"] <= 1))  # null: no scorer
         and isinstance(cited, list)
         and all(_cited_source(e) for e in cited)
         and isinstance(c["relevant"], list)
@@ -331,11 +335,6 @@ def _claim_problem(c: Any) -> str | None:
 def _claim_place(c: Mapping[str, Any]) -> bool:
     """Where a claim is in the answer: its line and column, and its span (offsets) or null."""
     return _count(c["line"]) and _count(c["column"]) and (c["span"] is None or _pair(c["span"]))
-
-
-def _score(v: Any) -> bool:
-    """A claim's support score: null (no scorer) or a number from 0 to 1."""
-    return v is None or (isinstance(v, float | int) and not isinstance(v, bool) and 0 <= v <= 1)
 
 
 def _cited_source(e: Any) -> bool:
@@ -364,11 +363,7 @@ def _metrics_problem(m: Mapping[str, Any], claims: list[Any], *, failed: bool) -
         return "metrics do not count its claims"
     for name, a, b in METRICS:
         v, want = m.get(name), rate(m[a], m[b])
-        ok = (
-            v is None
-            if want is None
-            else isinstance(v, float | int) and not isinstance(v, bool) and abs(v - want) < 1e-9
-        )
+        ok = v is None if want is None else _number(v) and abs(v - want) < 1e-9
         if not ok or (want is not None and not 0 <= want <= 1):
             return f"metrics.{name} is {str(v)[:40]!r}, not {m[a]}/{m[b]}"
     return None

@@ -30,13 +30,10 @@ def check_record(
 ) -> dict[str, Any]:
     """Check one record: ``{"id", "answer" | a provider response, "sources"?, other columns}``.
 
-    The answer is Markdown with markers, or a saved provider response (an object, a list of
-    streaming events, or their JSON text): its citations are read by the adapters. Returns plain
-    data: ``{"id", "columns", "diagnostics", "claims", "metrics", "failure"}`` — the other columns
-    (model, prompt, run …) as given, every diagnostic ``check`` gives for the same answer, a row
-    per claim (see :mod:`citerender.evaluate.metrics`) and the answer's counts and rates.
-    Never raises for a bad record: ``failure`` says why. ``options`` (``scorer=``, ``fmt`` …) as
-    for :func:`citerender.check`."""
+    The answer is Markdown with markers, or a saved provider response (an object, events, or their
+    JSON text). Returns ``{"id", "columns", "diagnostics", "claims", "metrics", "failure"}``: the
+    other columns as given, what ``check`` says of the answer, a row per claim and the answer's
+    counts and rates (:mod:`.metrics`). ``options`` (``scorer=`` …) as for :func:`citerender.check`."""
     from ..model.check import check_with_reports
     from .metrics import answer_metrics, claim_rows
 
@@ -70,10 +67,8 @@ def check_line(
     sources_col: str = "sources",
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """:func:`check_row` of one JSON Lines line, read as ``check-dataset`` reads it. A line that
-    is not a JSON object is that record's failure, never the job's: an engine mapping this over a
-    dataset's lines gets one result per line whatever the lines hold. (A blank line is no record:
-    ``check-dataset`` skips it, and so should the caller.)"""
+    """:func:`check_row` of one JSON Lines line, read as ``check-dataset`` reads it; a line that is
+    not a JSON object is that record's failure. (A blank line is no record: the caller skips it.)"""
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
         item = json.loads(text.removeprefix("\ufeff").rstrip("\r\n"))  # with or without its line end
@@ -93,11 +88,9 @@ def check_row(
     sources_col: str = "sources",
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """:func:`check_record` of a dataset's row as ``check-dataset`` reads it: its values made plain
-    JSON (:func:`~citerender.evaluate.datasets.plain`: a date in ISO 8601, bytes as text …) and its
-    id as text, so the result is the one ``check-dataset`` writes, less its ``row`` number, and
-    always JSON. A row nested too deeply is that record's failure. For an engine's table rows
-    (Spark: ``check_row(row.asDict(recursive=True))``)."""
+    """:func:`check_record` of a table's row as ``check-dataset`` reads it (values made
+    :func:`~citerender.evaluate.datasets.plain`, the id as text): the result ``check-dataset``
+    writes, less its ``row`` number. Spark: ``check_row(row.asDict(recursive=True))``."""
     from .datasets import plain
 
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import reduce
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -52,9 +53,7 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
         shown if len(ranked) > 1 else []
     )
     if len(ranked) > LISTED:  # the rest together, said so: the page's cost does not grow with the groups
-        rest = Totals()
-        for _, t in ranked[LISTED:]:
-            rest = rest.merge(t)
+        rest = reduce(Totals.merge, (t for _, t in ranked[LISTED:]), Totals())
         rows.append((f"the other {len(ranked) - LISTED:,} groups, together (each in --summary)", rest))
     table = [
         {"name": name, "answers": t.summary()["answers"], "rates": [_cell(t.summary()["rates"][m]) for m in _LABELS]}
