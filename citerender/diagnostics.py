@@ -68,17 +68,16 @@ _ESCAPES = {
 }
 
 
-def _escaped(text: str) -> str:
+def _cell(text: str) -> str:
+    """``text`` in a table cell: the guide's placeholders as escapes, pipes escaped."""
     for placeholder, escape in _ESCAPES.items():
         text = text.replace(placeholder, escape)
-    return text
+    return text.replace("|", "\\|")
 
 
 def markdown_table() -> str:
     """The README table of every code (``citerender codes``), marker characters as escapes."""
-    rows = ["| code | name | severity | what it means | fix |", "|---|---|---|---|---|"]
-    for c in CODE_TABLE:
-        summary = _escaped(c.summary).replace("|", "\\|")
-        hint = _escaped(c.hint).replace("|", "\\|")
-        rows.append(f"| `{c.code}` | {c.name} | {c.severity.value} | {summary} | {hint} |")
-    return "\n".join(rows)
+    rows = [
+        f"| `{c.code}` | {c.name} | {c.severity.value} | {_cell(c.summary)} | {_cell(c.hint)} |" for c in CODE_TABLE
+    ]
+    return "\n".join(["| code | name | severity | what it means | fix |", "|---|---|---|---|---|", *rows])

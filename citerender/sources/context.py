@@ -49,7 +49,7 @@ def parse_tool_output(text: str, *, path: str | None = None, fmt: CitationFormat
 
     Each source starts with ``Citation Marker: <marker>``, then optional ``Title:``, ``URL:`` and
     ``Updated:`` lines, a blank line, then ``[L1] …`` lines or a ``[BlockN]`` body. Text that
-    :mod:`citerender.present` neutralised is restored.
+    :mod:`citerender.sources.present` neutralised is restored.
     """
     sources: list[Source] = []
     cur: dict[str, Any] | None = None

@@ -31,8 +31,9 @@ def check_date(value: object, where: str, path: str | None, line: int | None) ->
     if value is None:
         return None
     if isinstance(value, str):
-        if _plain_date(value.strip()) or _iso(value.strip()):
-            return value.strip()
+        text = value.strip()
+        if _plain_date(text) or _iso(text):
+            return text
         problem = f"is not an ISO date: '{value[:40]}'"
     else:
         from datetime import date  # a YAML or TOML reader gave a date: datetime is loaded already
