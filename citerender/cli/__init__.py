@@ -19,10 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the process is the command and ends now
         import gc
 
-        # what is left is the process's to drop: moved out of the collector's reach, the exit
-        # skips its last collection of every object (5% of a render call's instructions); a caller
-        # handing ``argv`` keeps its collector as it was
-        gc.freeze()
+        gc.freeze()  # the exit skips a last collection of every object; a caller's collector is left as it was
     return code
 
 

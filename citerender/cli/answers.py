@@ -76,18 +76,16 @@ def _not_empty(text: str, path: str) -> str:
     return text
 
 
-def load_registry(path: str | None, dialect: str | None = None) -> Registry | None:
+def load_registry(path: str, dialect: str | None = None) -> Registry:
     """The ``--sources`` file; for a numbering dialect (``--from azure``), entries without an id
     get the ids its numbers spell (``doc1``, ``doc2`` … in order), as the framework lists them."""
-    if path is None:
-        return None
     from ..sources.files import load_sources
 
-    if not dialect:
-        return load_sources(path)
-    from ..formats import find
+    form = None
+    if dialect:
+        from ..formats import find  # (the formats' table only when a dialect is named)
 
-    form = find(dialect)
+        form = find(dialect)
     if form is None or form.kind != "dialect":
         return load_sources(path)
     return load_sources(path, numbered=form.label, first=form.base)
@@ -108,7 +106,7 @@ def answer_input(a: argparse.Namespace, src: Input) -> AnswerInput:
     name = src.name
     meta, body, first_line = split_front_matter(text, name, strict=False)
     if a.sources:
-        registry = load_registry(a.sources, getattr(a, "dialect", None))
+        registry: Registry | None = load_registry(a.sources, getattr(a, "dialect", None))
     elif src.path == "-":  # no folder to find a sidecar or a relative path in: inline sources only
         inline = meta.get("sources")
         registry = (

@@ -19,9 +19,8 @@ __all__ = ["build_parser"]
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``citerender`` parser. Given the subcommand a call names, only that subcommand's parser
-    is built: each costs argparse a search for its translations, and building all of them was a
-    tenth of a ``render`` call's start-up. Without one, or for a name no subcommand has, all."""
+    """The ``citerender`` parser, with only the subcommand ``command`` names (each costs argparse a
+    search for its translations); without one, or for a name no subcommand has, with all."""
     p = _Parser(prog="citerender", description="Turn LLM citation markers into real citations.")
     p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
@@ -159,27 +158,27 @@ def _add_render_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--id-prefix", help="put before every HTML id, so several answers can share a page")
     q.add_argument("--repo", metavar="DIR", help="repository checkout that Codex file citations are read from")
     q.add_argument("--repo-url", metavar="URL", help="repository web address: file citations link to URL/path#L10-L20")
-    for flag, text in _SWITCHES:  # None when not given, as their RenderOptions fields
-        q.add_argument(flag, action="store_true", default=None, help=text)
-    q.add_argument(
-        "--mark-unsupported",
-        action="store_true",
-        help="flag claims their cited passage does not support (a badge, and a note in the hover card)",
+    _switches(
+        q,
+        {
+            "--repo-include-hidden": "let file citations quote hidden paths of the checkout (.env, .git/config):"
+            " refused by default",
+            "--consulted": "list the sources consulted but never cited (search results, pages read) after the"
+            " bibliography",
+            "--keep-code-residue": "keep ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) inside code:"
+            " removed by default",
+            "--mark-unsupported": "flag claims their cited passage does not support (a badge, and a note in the hover"
+            " card)",
+        },
+        default=None,  # not given: the RenderOptions default
     )
     _add_scorer(q)
 
 
-_SWITCHES = (
-    (
-        "--repo-include-hidden",
-        "let file citations quote hidden paths of the checkout (.env, .git/config): refused by default",
-    ),
-    ("--consulted", "list the sources consulted but never cited (search results, pages read) after the bibliography"),
-    (
-        "--keep-code-residue",
-        "keep ChatGPT copy residue (:contentReference[oaicite:N]{index=N}) inside code: removed by default",
-    ),
-)
+def _switches(q: argparse.ArgumentParser, helps: dict[str, str], default: bool | None = False) -> None:
+    """Options that are on when given, each with its help."""
+    for flag, text in helps.items():
+        q.add_argument(flag, action="store_true", default=default, help=text)
 
 
 def _add_scorer(q: argparse.ArgumentParser) -> None:
@@ -290,26 +289,16 @@ def _add_build(sub: Any) -> None:
     b.add_argument("out")
     _add_render_options(b)
     b.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
-    b.add_argument("--force", action="store_true", help="render every page again, even those up to date")
-    b.add_argument(
-        "--check-support",
-        action="store_true",
-        help="check that each cited passage supports its claim (CR401-CR406, as check does), on every page",
-    )
-    b.add_argument(
-        "--strict",
-        action="store_true",
-        help="exit 1 on warnings too (support checks' included) and on pages rendered without sources",
-    )
-    b.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="write over pages someone changed since the last build (refused otherwise)",
-    )
-    b.add_argument(
-        "--follow-outside",
-        action="store_true",
-        help="publish answers that link, and sources that lie, outside the source folder",
+    _switches(
+        b,
+        {
+            "--force": "render every page again, even those up to date",
+            "--check-support": "check that each cited passage supports its claim (CR401-CR406, as check does), on"
+            " every page",
+            "--strict": "exit 1 on warnings too (support checks' included) and on pages rendered without sources",
+            "--overwrite": "write over pages someone changed since the last build (refused otherwise)",
+            "--follow-outside": "publish answers that link, and sources that lie, outside the source folder",
+        },
     )
     b.add_argument("--verbose", "-v", action="store_true", help="print every diagnostic")
     b.add_argument(

@@ -11,9 +11,7 @@ precision over recall, and an optional scorer (CR406); each claim gets a verdict
 
 Verdicts: ``unsupported`` (CR401–CR403, CR405, CR406), ``weak`` (CR404, or few shared words and
 no better passage anywhere), ``supported``, ``unchecked`` (nothing to compare: the source holds
-no text). Time is linear in the answer plus the cited passages; the registry is indexed once, and
-only for claims whose passage does not match. Pure: claims, a registry and a scorer in, verdicts on
-the claims and a call of ``report(claim, code, message)`` for each finding out.
+no text). The registry is indexed once, and only for claims whose passage does not match.
 """
 
 from __future__ import annotations
@@ -217,15 +215,12 @@ MAX_KEPT_PASSAGES = 4096
 class _Checker:
     def __init__(self, registry: Registry | None, scorer: SupportScorer | None, report: Report) -> None:
         self.registry, self.scorer, self.report = registry, scorer, report
-        self.index: _Index | None = None
         # what a cited passage holds is the same in every answer citing it: kept with the sources
         self.passages: dict[str, _Passage] = registry.derived("evidence.passages", dict) if registry is not None else {}
 
     def indexed(self, registry: Registry) -> _Index:
         """The registry's index of line words, built on first need and kept with the registry."""
-        if self.index is None:
-            self.index = registry.derived("evidence.index", lambda: _Index.of(registry))
-        return self.index
+        return registry.derived("evidence.index", lambda: _Index.of(registry))
 
     def passage(self, claim: Claim) -> _Passage:
         pieces = []

@@ -334,9 +334,7 @@ _QUOTE_MARKS = str.maketrans("’‘“”«»", '\'\'""""')
 
 
 def _plain(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.translate(_QUOTE_MARKS)
-    return _SPACE.sub(" ", text).strip()
+    return _SPACE.sub(" ", _normalized(text).translate(_QUOTE_MARKS)).strip()
 
 
 def quote_in(quote: str, evidence: str) -> bool:

@@ -120,16 +120,7 @@ def _tool_section(m: _Marks, locators: bool, tool_name: str, id_kind: str) -> tu
             rf"{s}{fam}{d}{rid}{d}L\d+-L\d+{e}",
         ]
     parts += [
-        "",
-        "Citations to multiple sources must be written by emitting multiple citation markers, one for each "
-        "supporting source.",
-        "",
-        f"You must NOT write reference IDs like `{ex0}` verbatim in the response text without putting them "
-        f"between {s}...{e}.",
-        "",
-        "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
-        "multiple supported clauses.",
-        "- Citations must be placed after punctuation.",
+        *_placement(m, "source", f"reference IDs like `{ex0}`"),
         "- Cite only retrieved sources that directly support the cited text.",
         "- Never invent source IDs, line ranges, or block locators that were not returned by the tool."
         if locators
@@ -172,15 +163,7 @@ def _injected_section(m: _Marks, locators: bool) -> tuple[list[str], str, str]:
             rf"{s}{fam}{d}<block_id>{d}L\d+-L\d+{e}",
         ]
     parts += [
-        "",
-        "Citations to multiple sources must be written by emitting multiple citation markers, one for each "
-        "supporting block.",
-        "",
-        f"You must NOT write block IDs verbatim in the response text without putting them between {s}...{e}.",
-        "",
-        "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
-        "multiple supported clauses.",
-        "- Citations must be placed after punctuation.",
+        *_placement(m, "block", "block IDs"),
         "- Cite only blocks that appear in the provided context.",
         "- Never invent new block IDs." + (" Never invent line ranges a block does not number." if locators else ""),
         "- Never cite outside knowledge or outside authorities.",
@@ -188,6 +171,21 @@ def _injected_section(m: _Marks, locators: bool) -> tuple[list[str], str, str]:
         "- If the provided blocks conflict, cite the conflicting blocks and describe the conflict accurately.",
     ]
     return parts, f"{s}{fam}{d}block5{e}", "If no provided block supports a statement"
+
+
+def _placement(m: _Marks, unit: str, ids: str) -> list[str]:
+    """How several sources are cited, that ids are never written bare, and where citations go."""
+    return [
+        "",
+        f"Citations to multiple sources must be written by emitting multiple citation markers, one for each "
+        f"supporting {unit}.",
+        "",
+        f"You must NOT write {ids} verbatim in the response text without putting them between {m.s}...{m.e}.",
+        "",
+        "- Place citations at the end of the supported sentence, or inline if the sentence is long and contains "
+        "multiple supported clauses.",
+        "- Citations must be placed after punctuation.",
+    ]
 
 
 def _common_rules(unsupported: str) -> list[str]:

@@ -170,13 +170,9 @@ class _Tally:
 def _count_sentences(flat: str, rep: QualityReport) -> None:
     """Sentences of a paragraph (a placeholder stands for a citation group), and the cited ones."""
     pos = 0
-    for m in _SENTENCE_END.finditer(flat):
-        sentence = flat[pos : m.end()]
-        pos = m.end()
+    for end in [*(m.end() for m in _SENTENCE_END.finditer(flat)), len(flat)]:
+        sentence = flat[pos:end]
+        pos = end
         if sentence.replace(_PH, "").strip():
             rep.sentences += 1
             rep.cited_sentences += _PH in sentence
-    rest = flat[pos:]
-    if rest.replace(_PH, "").strip():
-        rep.sentences += 1
-        rep.cited_sentences += _PH in rest

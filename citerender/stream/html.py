@@ -1,10 +1,7 @@
 """The HTML sink: each decided block parsed and rendered with the pipeline into one document
-state (:mod:`.sink`), so that what a stream shows is ``render()``'s page, for any chunking.
-
-A block is shown once the parser has closed it and nothing it reads can change any more; one
-that looked up a link or note label not yet defined waits for the definition (or the stream's
-end), and so does everything after it. The model's note definitions are kept aside and their
-section is written by ``close``, after the last block, where ``render()`` puts it.
+state (:mod:`.sink`), so that what a stream shows is ``render()``'s page, for any chunking. The
+model's note definitions are kept aside: ``close`` writes their section after the last block,
+where ``render()`` puts it.
 """
 
 from __future__ import annotations
