@@ -157,7 +157,7 @@ class Scanner:
         if fam in fmt.families:
             return self._citation(start, end, fam, payload, "canonical", notes)
         if fam == "entity":
-            return self._entity(start, end, sep.join(payload), notes)
+            return self._entity(start, end, entity_name(sep.join(payload)), notes)
         if fam in NAV_FAMILIES:
             return self._navlist(start, end, fam, payload, notes)
         if fam == "url" and len(payload) >= 2:
@@ -202,9 +202,9 @@ class Scanner:
         cit = Citation(raw, family, tuple(parts), locator, start, end, lines, dialect)
         return Mark(MarkKind.CITATION, start, end, raw, citation=cit, notes=notes)
 
-    def _entity(self, start: int, end: int, payload: str, notes: tuple[tuple[str, str], ...]) -> Mark:
+    def _entity(self, start: int, end: int, name: str | None, notes: tuple[tuple[str, str], ...]) -> Mark:
+        """An entity shown as its display name (``name``), or removed when it has none."""
         raw = self.text[start:end]
-        name = entity_name(payload)
         if name is None:
             return Mark.drop(start, end, raw, "CR106", "entity marker without a readable name removed", notes)
         return Mark(
@@ -249,8 +249,6 @@ class Scanner:
             known = fam in self.fmt.families or fam in NAV_FAMILIES or fam in WIDGET_FAMILIES
             if known or fam in ("entity", "url"):
                 note = (("CR203", f"bracket-pipe {fam} marker"),)
-                if fam == "entity":
-                    return self._entity(i, m.end(), m.group(2), note)
                 mk = self._interpret(i, m.end(), fam, m.group(2).split("|"), "|", note)
                 if mk.citation is not None and mk.citation.dialect == "canonical":
                     mk = replace(mk, citation=replace(mk.citation, dialect="bracket-pipe"))
@@ -297,21 +295,10 @@ class Scanner:
                 value, used = json.JSONDecoder().raw_decode(window)
             except (ValueError, RecursionError):
                 return None
-            stop = i + 6 + used
             name = entity_name_from(value, strict=True)
             if name is None:
                 return None
-            return Mark(
-                MarkKind.TEXT,
-                i,
-                stop,
-                text[i:stop],
-                text=name,
-                notes=(
-                    ("CR202", "entity without its marker characters"),
-                    ("CR210", f"entity shown as {printable(name, 60)}"),
-                ),
-            )
+            return self._entity(i, i + 6 + used, name, (("CR202", "entity without its marker characters"),))
         m = self.p.copy_paste.match(text, i, end)
         if m is None:
             return None
