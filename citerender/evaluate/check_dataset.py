@@ -115,12 +115,8 @@ class DatasetSummary:
         ranked = self.worst.ranked()
         rows = {r["row"] for r, record in ranked if record is None and isinstance(r.get("row"), int)}
         found = self._records(rows)
-        out = []
-        for result, record in ranked:
-            record = record if record is not None else found.get(result.get("row") or 0)
-            if record is not None:
-                out.append((result, record))
-        return out
+        pairs = [(r, record if record is not None else found.get(r.get("row") or 0)) for r, record in ranked]
+        return [(r, record) for r, record in pairs if record is not None]
 
     def _records(self, rows: set[int]) -> dict[int, dict[str, Any]]:
         """The dataset's records at ``rows`` (1-based), read again (an ALCE item as it was checked)."""

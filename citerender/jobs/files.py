@@ -61,16 +61,12 @@ def settled(mtime_ns: int) -> bool:
     return time.time_ns() - mtime_ns > RACY_NS
 
 
-#: the longest file name most file systems take, in bytes
-_NAME_MAX = 255
-
-
 def _exclusive(p: Path) -> tuple[int, str]:
     """A new temporary file beside ``p``, created exclusively (``O_EXCL``, mode 0600, a link in its
     place refused): ``tempfile.mkstemp`` without its start-up cost for every command that writes a file."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    # a file name may be 255 bytes: the temporary one takes at most what the name itself may
-    stem = p.name.encode("utf-8")[: _NAME_MAX - 15].decode("utf-8", "ignore")
+    # most file systems take names of 255 bytes: the temporary one's ".", ".XXXXXXXX.tmp" fit beside the stem
+    stem = p.name.encode("utf-8")[: 255 - 15].decode("utf-8", "ignore")
     for _ in range(100):
         name = str(p.parent / f".{stem}.{os.urandom(4).hex()}.tmp")
         try:

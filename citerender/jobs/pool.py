@@ -60,8 +60,7 @@ class Progress:
             self.stream.write("\n")
 
 
-#: pages sent to a worker at once: one process round trip per batch, not per page (a 3 KB answer
-#: renders in ~8 ms, about ten times a round trip's cost)
+#: pages sent to a worker at once: one process round trip per batch, not per page
 BATCH = 4
 
 
