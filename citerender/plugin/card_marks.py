@@ -1,10 +1,6 @@
-"""Small things a reader must see on a citation or in its card, shared by the styles' render rules:
-a pill's name that tells apart two sources of one site, a date never broken over two lines, and
-a citation whose line locator names lines its source does not have.
-
-All of it is worked out from the registry (every source given, known before the first block of a
-stream is rendered), never from what the document cites later: a streamed page equals the page
-rendered at once.
+"""Small things a reader must see on a citation or in its card: a pill's name that tells apart two
+sources of one site, a date never broken over two lines, lines a source does not have. All of it
+comes from the registry, never from what the document cites later (a stream equals ``render()``).
 """
 
 from __future__ import annotations

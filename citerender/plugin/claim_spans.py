@@ -1,11 +1,9 @@
 """The words each citation supports, wrapped in a span, so that a page can highlight the sentence
 while its card or sidenote is open (CSS only: ``.citerender-claim:has(:popover-open)``).
 
-For the styles that open a card or a note. A claim runs back from its citation to the end of the
-previous sentence (a sentence that ends just before the citation is the claim), the previous
-citation, a hard break or the start of its container (a paragraph, a cell, a list item, the
-emphasis or link the citation sits in). The span only ever wraps whole tokens at one nesting level,
-so markup stays balanced: bold text inside a claim is inside the span, never cut by it.
+A claim runs back from its citation to the end of the previous sentence, the previous citation, a
+hard break or the start of its container. The span wraps whole tokens at one nesting level, so
+markup stays balanced.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The ``citerender_claims`` and ``citerender_support`` core rules (with ``evidence=True``), after
-the bibliography rule: every citation group's claim and the passages it cites are found in the
-token stream, then judged by :mod:`citerender.evidence.support`; each finding is reported where
-its claim stands. The claims live in the document state (``claims``); a group's ``meta["claims"]``
-holds their indices there, never the claims themselves."""
+"""The ``citerender_claims`` and ``citerender_support`` core rules (with ``evidence=True``): every
+group's claim and cited passages, judged by :mod:`citerender.evidence.support`, each finding
+reported where its claim stands. A group's ``meta["claims"]`` holds indices into ``st.claims``."""
 
 from __future__ import annotations
 

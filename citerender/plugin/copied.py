@@ -215,12 +215,8 @@ def _read_note(form: Copied) -> tuple[str, str]:
 
 def _page_notes(page: Page) -> list[tuple[str, str]]:
     if page.file is not None:
-        return [
-            (
-                "CR223",
-                f"{printable(page.title, 60)} is an uploaded file ({printable(page.file, 60)}): named, not linked",
-            )
-        ]
+        what = f"is an uploaded file ({printable(page.file, 60)}): named, not linked"
+        return [("CR223", f"{printable(page.title, 60)} {what}")]
     if page.url is None:
         return [("CR223", f"{printable(page.bad or '', 80)} is no web address: {printable(page.title, 60)} not linked")]
     return []

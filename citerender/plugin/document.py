@@ -9,7 +9,7 @@ The last rule of the chain writes it from the working :class:`~.state.CitationSt
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from ..codes.kinds import Severity
 from ..diagnostics import Diagnostic
@@ -21,33 +21,10 @@ from .references import CitingPlace, Reference
 if TYPE_CHECKING:
     from ..evidence.claims import Claim
 
-__all__ = ["Table", "read_table", "write_table"]
+__all__ = ["read_table", "write_table"]
 
 #: the table's shape; bumped when it changes
 VERSION = 1
-
-
-class Table(TypedDict, total=False):
-    """``env["citerender"]`` after a parse (every value plain)."""
-
-    version: int
-    references: list[dict[str, Any]]  # number, source (id), known, merged (ids), places, prefix, unverified, views
-    consulted: list[dict[str, Any]]
-    sources: dict[str, dict[str, Any]]  # every source a reference stands for, by id
-    diagnostics: list[dict[str, Any]]
-    claims: list[dict[str, Any]]
-    marks: list[tuple[Any, ...]]  # what token ``meta["mark"]`` and ``meta["marks"]`` index (:func:`_mark_row`)
-    places: int
-    mark_count: int
-    whole_document: bool
-    unknown_ids: list[str]
-    id_prefix: str
-    without_sources_reported: bool
-    original: str
-    offsets: list[list[int]]  # breaks, shifts
-    spans: list[Any] | None
-    code: list[Any]
-    blocks: list[Any]
 
 
 def write_table(st: Any, table: dict[str, Any]) -> None:

@@ -1,7 +1,5 @@
-"""The one label of a citation group, ``[1]``, ``[1, 2]``, ``[1–3, 5]``: what every output shows
-for it (the HTML styles, the HTML stream, the text export), so a group reads the same everywhere.
-The Markdown outputs write footnote references instead, one function of their own
-(``rendering.exports.markdown``), used by the export and the Markdown stream alike."""
+"""The one label of a citation group, ``[1]``, ``[1, 2]``, ``[1–3, 5]``, in every output but the
+Markdown ones (footnote references: ``rendering.exports.markdown``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The ``citerender_bibliography`` core rule, the last of the chain (see ``core``): sources the
-answer never cites are reported, and listed as the options say (``list_all``, ``consulted``); the
-resolver's lookup table is dropped; the ``citerender_bibliography`` token is appended for the
-render rules. Disabled (``md.core.ruler.disable("citerender_bibliography")``), a plugin user
-places the bibliography, or none, and uncited sources go unreported."""
+"""The ``citerender_bibliography`` core rule, the last of the chain: sources never cited reported
+and listed as the options say, and the ``citerender_bibliography`` token appended. Disabled, a
+plugin user places the bibliography (or none), and uncited sources go unreported."""
 
 from __future__ import annotations
 

@@ -41,9 +41,7 @@ def verbatim_ids(text: str, registry: Registry | None) -> list[str]:
 
 def _verbatim_words(text: str, registry: Registry | None) -> list[re.Match[str]]:
     """The words of :func:`verbatim_ids`, found from the ids' leading letters (``turn``, ``src``):
-    a regex with a literal start skips ahead in C, where the general word pattern is tried at
-    every position (86 µs on a 2 KB chat answer, run on each of its blocks; 10 ms on the
-    CommonMark spec). Most text holds none, and no digit at all is the cheapest answer."""
+    a regex with a literal start skips ahead in C; text without a digit holds none."""
     if not _DIGITS.found_in(text):
         return []
     found: dict[int, re.Match[str]] = {}

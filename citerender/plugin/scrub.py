@@ -1,7 +1,5 @@
-"""The ``citerender_scrub`` core rule: marks where no citation may stand — code, math, raw HTML,
-link and image attributes — removed and reported, with what they mean (an entity's name) kept as
-text. Code is ``code``'s business: only invisible characters and copy residue go. The first link
-of the chain (see ``core``): what the citation rule reads after it is text."""
+"""The ``citerender_scrub`` core rule, the chain's first: marks where no citation may stand (code,
+math, raw HTML, link and image attributes) removed and reported, what they mean kept as text."""
 
 from __future__ import annotations
 

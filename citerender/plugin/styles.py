@@ -1,8 +1,6 @@
 """Render rules for the styles (they read tokens, never write them): footnotes, superscript links,
-hover cards, pills and sidenotes.
-
-Each style is a set of markdown-it render rules; ``citation_label`` (the ``[1, 3–5]`` text) is a
-rule of its own, so a host can change the label without replacing the style.
+hover cards, pills and sidenotes. ``citation_label`` (``[1, 3–5]``) is a rule of its own, so a
+host can change the label without replacing the style.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Tables as the plugin renders them: inside a box that scrolls sideways, so a wide table (a column
-of pills, a long URL) never widens the page. On a phone a wider page grows the layout viewport,
-and a card anchored to the screen opens off it. The box is a named, focusable region: axe asks
-that a scrollable region be reachable by keyboard, and a name tells it from the others."""
+"""Tables as the plugin renders them: inside a box that scrolls sideways (:func:`_table_open`)."""
 
 from __future__ import annotations
 
