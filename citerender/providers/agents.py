@@ -1,17 +1,9 @@
-"""The OpenAI Agents SDK's histories (openai-agents-python and openai-agents-js, 2026-08): a
-list of Responses input items — Python's ``RunResult.to_input_list()``, the JS SDK's
-``result.history`` or a session's ``getItems()`` — or a serialised ``RunState`` (``$schemaVersion``,
-``originalInput`` / ``original_input`` and ``generatedItems`` / ``generated_items``, each run item
-holding its ``rawItem`` / ``raw_item``).
-
-User turns are ``{"role": "user", "content": …}`` messages. An answer is the assistant
-``message`` items after them: ``output_text`` parts whose ``annotations`` (Python: the Responses
-API's own; JS: under the part's ``providerData.annotations``, Chat Completions' nested
-``url_citation`` too) are read as a Responses output by :func:`.openai.responses`. Python's
-``web_search_call`` items and JS's ``hosted_tool_call`` ones (the call under ``providerData``) are
-the pages searched: consulted. Only the last answer is rendered; earlier turns are counted (CR512).
-A message item the API left ``incomplete`` (the token limit cut it) is reported (CR514).
-Tool calls and their results, reasoning and handoffs are the agent's steps, not the answer."""
+"""The OpenAI Agents SDK's histories (Python and JS, 2026-08): a list of Responses input items
+(``to_input_list()``, ``result.history``, a session's items) or a serialised ``RunState``
+(``originalInput`` and ``generatedItems``' raw items, either spelling). An answer is the assistant
+``message`` items after a user turn, their ``output_text`` annotations (JS: under
+``providerData``) read as a Responses output; ``web_search_call`` items (JS: ``hosted_tool_call``)
+are consulted. Only the last answer is rendered; earlier ones are counted (CR512)."""
 
 from __future__ import annotations
 
@@ -39,25 +31,22 @@ def _state_items(state: Mapping[str, Any]) -> list[Any]:
     return items
 
 
-def _is_user(item: Mapping[str, Any]) -> bool:
-    return item.get("role") == "user" and item.get("type", "message") == "message"
-
-
 def _turns(items: Sequence[Any]) -> list[list[Mapping[str, Any]]]:
     """The items after each user message (what the agent did and said), in order."""
     turns: list[list[Mapping[str, Any]]] = [[]]
     for item in items:
         if not isinstance(item, Mapping):
             continue
-        if _is_user(item):
+        if _role(item) == "user":
             turns.append([])
         else:
             turns[-1].append(item)
-    return [t for t in turns if any(_answers(i) for i in t)]
+    return [t for t in turns if any(_role(i) == "assistant" for i in t)]
 
 
-def _answers(item: Mapping[str, Any]) -> bool:
-    return item.get("role") == "assistant" and item.get("type", "message") == "message"
+def _role(item: Mapping[str, Any]) -> Any:
+    """Who wrote a message item (None for any other item)."""
+    return item.get("role") if item.get("type", "message") == "message" else None
 
 
 def _part(part: Any) -> Mapping[str, Any] | None:
@@ -72,16 +61,13 @@ def _part(part: Any) -> Mapping[str, Any] | None:
     for kept in (part.get("providerData"), part.get("provider_data")):
         if not anns and isinstance(kept, Mapping):
             anns = kept.get("annotations")
-    return {
-        "type": "output_text",
-        "text": str(part.get("text") or ""),
-        "annotations": anns if isinstance(anns, list) else [],
-    }
+    text = str(part.get("text") or "")
+    return {"type": "output_text", "text": text, "annotations": anns if isinstance(anns, list) else []}
 
 
 def _output_item(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """An item of the answer's turn as a Responses output item (None for an agent's step)."""
-    if _answers(item):
+    if _role(item) == "assistant":
         parts = [p for p in map(_part, item.get("content") or []) if p is not None]
         return {"type": "message", "role": "assistant", "content": parts, "status": item.get("status")}
     if item.get("type") == "web_search_call":
@@ -99,8 +85,7 @@ def history(data: Mapping[str, Any], b: Builder) -> list[str]:
     if not turns:
         return []
     if len(turns) > 1:
-        b.note(
-            ("CR512", f"the history holds {len(turns)} answers: the last is shown, {len(turns) - 1} earlier left out")
-        )
+        left = f"the last is shown, {len(turns) - 1} earlier left out"
+        b.note(("CR512", f"the history holds {len(turns)} answers: {left}"))
     output = [o for o in map(_output_item, turns[-1]) if o is not None]
     return responses({"output": output}, b)

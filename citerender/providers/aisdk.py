@@ -1,29 +1,17 @@
 """Vercel AI SDK ``UIMessage`` (AI SDK 5, documentation of 2025-09), in and out.
 
-In: ``parts`` of type ``text``, ``source-url`` (``sourceId``, ``url``, ``title``) and
-``source-document`` (``sourceId``, ``mediaType``, ``title``, ``filename``). A source with a span
-(``startIndex``/``endIndex``, and ``citedText``, which newer versions carry in ``providerMetadata``,
-as the LangChain adapter does) is placed after the words it names in the text part it follows;
-any other source has no position — the SDK shows them after the text — so a text part is cited
-by the spanless source parts that follow it (one group at its end). A UI message stream
-(``text-delta``, ``source-url`` … chunks) folds into a message; its ``finish`` chunk's
-``finishReason`` (``length``, ``content-filter``, ``error``) or an ``abort`` chunk says the answer
-was cut off (CR514).
+In: ``parts`` of type ``text``, ``source-url`` and ``source-document`` (or ``generateText``'s
+``content``: ``text`` and ``source`` parts). A source with a span (``startIndex``/``endIndex``,
+``citedText``, on the part or in its ``providerMetadata``) goes after the words it names in the
+text part before it; a spanless one is cited at that text part's end, unless the part's own
+provider annotations (``url_citation`` spans passed through in ``providerMetadata``) place it. A
+tool's result naming web pages gives consulted sources. A stream folds into a message; its
+``finish`` reason or an ``abort`` says the answer was cut off (CR514).
 
-``generateText``'s ``content`` (or ``steps[i].content``, and ``streamText``'s full stream) is read
-too: ``text`` parts and ``source`` parts (``sourceType`` ``url`` or ``document``); a tool's result
-that names web pages (a provider's web search: its ``sources``, the page an ``openPage`` or
-``findInPage`` action read) gives consulted sources; reasoning left out. A text part that carries
-its provider's own annotations in ``providerMetadata`` (OpenAI's, Azure's and xAI's
-``url_citation`` spans, which the SDK passes through) places each source where those spans say,
-instead of grouping every source at the part's end.
-
-Out (``--to ai-sdk``): a ``UIMessage`` a Next.js front end renders as it is — the answer's text
-without markers, one ``source-url``/``source-document`` part per reference in our numbering (the
-number and cited lines in ``providerMetadata.citerender``; with the consulted option, the
-sources never cited after them, marked ``consulted``), and a ``data-citerender-citations``
-part listing every citation group with its offset in that text (code points and UTF-16) and
-its numbers."""
+Out (``--to ai-sdk``): a ``UIMessage`` a front end renders as it is — the text without markers,
+one ``source-url``/``source-document`` part per reference (number and cited lines in
+``providerMetadata.citerender``; consulted sources after them, marked so), and a
+``data-citerender-citations`` part giving each citation group's offset (code points, UTF-16)."""
 
 from __future__ import annotations
 
@@ -60,8 +48,7 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 class _Message:
-    """One message read part by part: its text parts, and where each source part puts its marker
-    (after the words its span names, else at the end of the text part it follows)."""
+    """One message read part by part: its text parts, and where each source part puts its marker."""
 
     def __init__(self, b: Builder) -> None:
         self.b = b
@@ -139,8 +126,7 @@ def _has_span(a: Mapping[str, Any]) -> bool:
 
 
 def _span(part: Mapping[str, Any]) -> tuple[int, int, str | None] | None:
-    """A source part's span in the text before it: ``startIndex``/``endIndex`` on the part or in
-    its ``providerMetadata`` (the LangChain adapter's, with ``citedText``), or None."""
+    """A source part's span (and ``citedText``), on the part or in its ``providerMetadata``, or None."""
     holders = [part, *(v for v in (part.get("providerMetadata") or {}).values() if isinstance(v, Mapping))]
     for h in holders:
         start, end = h.get("startIndex"), h.get("endIndex")
@@ -160,16 +146,14 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         kind = c.get("type")
         if kind in ("finish", "abort"):
             ended.update(_ended(c))
-        elif kind == "text-start":
-            texts[str(c.get("id"))] = part = {"type": "text", "text": ""}
-            deltas.pop(str(c.get("id")), None)
-            parts.append(part)
-        elif kind == "text-delta":  # a UI message stream's ``delta``, streamText's full stream's ``text``
+        elif kind in ("text-start", "text-delta"):
             key = str(c.get("id"))
-            if key not in texts:
+            if kind == "text-start" or key not in texts:  # begun (again)
                 texts[key] = {"type": "text", "text": ""}
+                deltas.pop(key, None)
                 parts.append(texts[key])
-            deltas.setdefault(key, []).append(str(c.get("delta", c.get("text", ""))))
+            if kind == "text-delta":  # a UI message stream's ``delta``, streamText's full stream's ``text``
+                deltas.setdefault(key, []).append(str(c.get("delta", c.get("text", ""))))
         elif kind in ("text", "source-url", "source-document", "source"):  # a whole part (generateText's content)
             parts.append(dict(c))
         elif isinstance(kind, str) and kind.startswith("tool-") and ("output" in c or "result" in c):
@@ -180,8 +164,7 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _ended(chunk: Mapping[str, Any]) -> dict[str, Any]:
-    """What a ``finish`` chunk (its ``finishReason``: ``length``, ``content-filter``…) or an
-    ``abort`` chunk (its ``reason``, else that it was aborted) says of how the answer ended."""
+    """What a ``finish`` chunk (its ``finishReason``) or an ``abort`` chunk (its ``reason``) says."""
     if chunk.get("type") == "abort":
         return {"aborted": str(chunk.get("reason") or "")}
     reason = chunk.get("finishReason")
@@ -196,26 +179,15 @@ def to_ui_message(p: Parsed, message_id: str = "citerender") -> dict[str, Any]:
     parts: list[dict[str, Any]] = [{"type": "text", "text": data["text"], "state": "done"}]
     listed = [(ref, False) for ref in data["bibliography"]] + [(ref, True) for ref in data["consulted"]]
     for ref, consulted in listed:
-        meta: dict[str, Any] = {
-            "citerender": {"number": ref["number"], "lines": ref["lines"], "verified": ref["verified"]}
-        }
+        ours = {"number": ref["number"], "lines": ref["lines"], "verified": ref["verified"]}
         if consulted:  # listed after the cited ones, cited nowhere (the consulted option)
-            meta["citerender"]["consulted"] = True
+            ours["consulted"] = True
+        part: dict[str, Any] = {"type": "source-url" if ref["url"] else "source-document", "sourceId": ref["id"]}
         if ref["url"]:
-            part = {
-                "type": "source-url",
-                "sourceId": ref["id"],
-                "url": ref["url"],
-                "title": ref["title"] or ref["domain"],
-            }
+            part.update(url=ref["url"], title=ref["title"] or ref["domain"])
         else:
-            part = {
-                "type": "source-document",
-                "sourceId": ref["id"],
-                "mediaType": "text/plain",
-                "title": ref["title"] or ref["id"],
-            }
-        parts.append({**part, "providerMetadata": meta})
+            part.update(mediaType="text/plain", title=ref["title"] or ref["id"])
+        parts.append({**part, "providerMetadata": {"citerender": ours}})
     citations = [
         {
             "offset": c["clean"]["offset"],

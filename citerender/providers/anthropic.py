@@ -1,16 +1,9 @@
 """Anthropic Messages: ``citations`` on text blocks (``char_location``, ``page_location``,
 ``content_block_location``, ``web_search_result_location``, ``web_fetch_result_location``,
-``search_result_location``, each with ``cited_text``); any other type is reported (CR507) and its
-URL kept. Text blocks that tool calls separate are separate paragraphs.
-
-A document location (``char_location`` …) names the request's documents, then the pages the
-``web_fetch`` tool read (``web_fetch_tool_result.content``: ``url``, its document's ``title``;
-web fetch documentation of 2026-05): a citation of a fetched page is that page, linked, one
-source with the fetch (so it is listed once, cited, never again as consulted). A
-``search_result_location``'s ``source`` (a URL, or an id such as ``file_001``) is linked when it
-is a web URL, else shown beside its ``title`` (search results documentation of 2026-05). An answer
-whose ``stop_reason`` says it was not finished (``max_tokens``, ``model_context_window_exceeded``,
-``refusal``, ``pause_turn``; a stream's ``message_delta`` carries it) is reported (CR514)."""
+``search_result_location``, each with ``cited_text``); any other type is reported (CR507), its URL
+kept. Text blocks that tool calls separate are separate paragraphs. A document location names the
+request's documents, then the pages ``web_fetch`` read (documentation of 2026-05): a fetched page
+is one source, linked. An unfinished ``stop_reason`` is reported (CR514)."""
 
 from __future__ import annotations
 
@@ -28,8 +21,7 @@ __all__ = ["CITATION_KINDS", "citation_marker", "citation_source", "collect_even
 
 
 def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
-    """The source one citation names, and the locator of its ``cited_text`` (a numbered line).
-    ``documents``: the request's documents, then the pages web fetch read (:func:`fetched_document`)."""
+    """The source one citation names, and the locator of its ``cited_text`` (a numbered line)."""
     kind = c.get("type")
     cited = str(c.get("cited_text", "") or "")
     page = None  # the page the cited text is on, for a PDF
@@ -43,8 +35,8 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
 
 
 def _search_result(c: Mapping[str, Any], b: Builder) -> str:
-    """A search result the caller passed in: linked when its ``source`` is a web URL; a source
-    that is an id or another kind of URI (``file_001``, ``kb://…``) is shown beside its title."""
+    """A search result the caller passed in: linked when its ``source`` is a web URL, else that
+    ``source`` (``file_001``, ``kb://…``) shown beside its title."""
     src = " ".join(str(c.get("source") or "").split())[:500]
     title = " ".join(str(c.get("title") or "").split())[:500]
     url = web_url(src)
@@ -65,12 +57,10 @@ def _search_result(c: Mapping[str, Any], b: Builder) -> str:
 def _document_source(
     c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]
 ) -> tuple[str, str | None]:
-    """A document's source (a page web fetch read is the page: linked, one source with it) and
-    the page its cited text is on, for a PDF."""
+    """A document's source (a fetched page is that page) and the page its cited text is on."""
     idx = c.get("document_index", 0)
     doc = _document(c, documents)
-    # a document the request sent without a title (and not passed here) is named by its place in
-    # the request, never by its internal id (turn0file0)
+    # an untitled document is named by its place in the request, never by its id (turn0file0)
     fallback = f"document {idx + 1}" if isinstance(idx, int) and idx >= 0 and not doc.get("url") else None
     title = c.get("document_title") or doc.get("title") or fallback
     meta = {"document_index": idx}
@@ -92,8 +82,8 @@ def _document_source(
 
 
 def _document(c: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """The document a citation's ``document_index`` names; when its ``document_title`` belongs to
-    another of them (the request's documents and the fetched pages counted differently), that one."""
+    """The document a citation's ``document_index`` names, or the one its ``document_title`` names
+    (the request's documents and the fetched pages may be counted differently)."""
     idx = c.get("document_index", 0)
     doc = documents[idx] if isinstance(idx, int) and 0 <= idx < len(documents) else {}
     title = c.get("document_title")
@@ -105,8 +95,7 @@ def _document(c: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> M
 
 
 def fetched_document(block: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The page a ``web_fetch_tool_result`` block read, as a document citations may name
-    (``url``, ``title``), or None for any other block (or a fetch that failed)."""
+    """The page a ``web_fetch_tool_result`` block read, as a document citations may name, or None."""
     content = block.get("content")
     if block.get("type") != "web_fetch_tool_result" or not isinstance(content, Mapping):
         return None
@@ -149,20 +138,13 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
         markers = [m for c in block.get("citations") or [] if (m := citation_marker(c, b, documents)) is not None]
         edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
     placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
-    _ended(resp, b)
+    details = resp.get("stop_details")  # a refusal's explanation
+    why = details.get("explanation") if isinstance(details, Mapping) else None
+    cut_off(b, "stop_reason", resp.get("stop_reason"), STOPS, detail=why)
     return [insert_edits(text, placed)]
 
 
-def _ended(resp: Mapping[str, Any], b: Builder) -> None:
-    """An answer Claude did not finish (CR514), with a refusal's explanation where the API gives
-    one (``stop_details.explanation``)."""
-    details = resp.get("stop_details")
-    why = details.get("explanation") if isinstance(details, Mapping) else None
-    cut_off(b, "stop_reason", resp.get("stop_reason"), STOPS, detail=why)
-
-
-#: the ``stop_reason`` values that leave an answer unfinished (Messages API documentation, "Handling
-#: stop reasons", 2026): the token limit, the context window, a refusal, a paused server-tool turn
+#: the ``stop_reason`` values that leave an answer unfinished ("Handling stop reasons", 2026)
 STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "refusal", "pause_turn"})
 
 
@@ -176,8 +158,8 @@ def citation_marker(c: Any, b: Builder, documents: Sequence[Mapping[str, Any]]) 
 
 
 def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str]) -> None:
-    """What the server tools looked at: every search result and fetched page a source (consulted
-    unless cited); a page web fetch could not read, or a search that failed, is reported (CR511)."""
+    """Every search result and fetched page a source (consulted unless cited); a failed search or
+    fetch is reported (CR511)."""
     kind, content = block.get("type"), block.get("content")
     if kind == "server_tool_use" and isinstance(block.get("input"), Mapping):
         asked = block["input"].get("url", block["input"].get("query"))  # a fetch's page, a search's query
@@ -190,12 +172,8 @@ def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str])
     elif kind == "web_search_tool_result" and isinstance(content, Mapping) and "error" in str(content.get("type")):
         query = tool_urls.get(str(block.get("tool_use_id")))
         what = f"for {printable(query, 200)}" if query else "it ran"
-        b.note(
-            (
-                "CR511",
-                f"Anthropic's web search {what} failed ({content.get('error_code')}): the answer has none of its results",
-            )
-        )
+        err = content.get("error_code")
+        b.note(("CR511", f"Anthropic's web search {what} failed ({err}): the answer has none of its results"))
     elif kind == "web_fetch_tool_result" and isinstance(content, Mapping):
         if (page := fetched_document(block)) is not None:
             b.source(f"url:{page['url']}", "search", title=page["title"], url=page["url"])
@@ -237,16 +215,16 @@ def _block_start(
     if block.get("type") == "text":
         block.setdefault("text", "")
         block["citations"] = list(block.get("citations") or [])
-    blocks[int(e.get("index", 0))] = block
-    deltas.pop((int(e.get("index", 0)), "text"), None)
-    deltas.pop((int(e.get("index", 0)), "partial_json"), None)
+    index = int(e.get("index", 0))
+    blocks[index] = block
+    for name in ("text", "partial_json"):
+        deltas.pop((index, name), None)
 
 
 def _block_delta(
     e: Mapping[str, Any], blocks: dict[int, dict[str, Any]], deltas: dict[tuple[int, str], list[str]]
 ) -> None:
-    """One ``content_block_delta``: text and a server tool's input (web fetch's URL) gathered as
-    pieces, a citation added to its block."""
+    """One ``content_block_delta``: text and a tool's input gathered as pieces, a citation added."""
     index = int(e.get("index", 0))
     block = blocks.setdefault(index, {"type": "text", "text": "", "citations": []})
     d = e.get("delta") or {}

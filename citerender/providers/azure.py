@@ -1,13 +1,8 @@
 """Azure OpenAI "On Your Data": the answer writes ``[doc1]``, and ``message.context.citations``
-lists what each number names (``content, title, url, filepath, chunk_id``), in order.
-
-The text is left as written: the ``azure`` dialect (:mod:`citerender.plugin.dialects`) reads the
-numbers where inline Markdown is read, so a ``[doc1]`` inside code stays code. Chunks of one
-document (same URL or file path) are one source, each chunk a numbered line of it, so a document
-cited as ``[doc1]`` and ``[doc3]`` has one number and its card quotes the chunk cited. The older
-API (before 2024-02-15) put the citations in a ``tool`` message's JSON content; the documents
-retrieved but not cited (``all_retrieved_documents``) are sources consulted.
-"""
+lists what each number names (``content, title, url, filepath, chunk_id``), in order. The text is
+left as written, for the ``azure`` dialect. Chunks of one document are one source, each chunk a
+numbered line of it. The older API put the citations in a ``tool`` message's JSON; documents
+retrieved but not cited (``all_retrieved_documents``) are sources consulted."""
 
 from __future__ import annotations
 

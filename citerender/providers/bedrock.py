@@ -1,9 +1,8 @@
 """Amazon Bedrock (documentation of 2025-10): the Converse API's ``citationsContent`` blocks
-(generated ``content`` and ``citations[{title, source, sourceContent[{text}], location}]``, the
-location a ``documentChar``, ``documentPage``, ``documentChunk``, ``web`` or ``searchResultLocation``)
-and Knowledge Bases ``RetrieveAndGenerate`` (``output.text`` and ``citations[{generatedResponsePart:
-{textResponsePart: {text, span: {start, end}}}, retrievedReferences[{content: {text}, location}]}]``;
-spans are characters, checked against their text). ConverseStream events fold into a response."""
+(``content`` and ``citations[{title, source, sourceContent, location}]``) and Knowledge Bases
+``RetrieveAndGenerate`` (``output.text`` and ``citations[{generatedResponsePart.textResponsePart
+{text, span}, retrievedReferences[{content, location, metadata}]}]``, spans in characters).
+Their streams fold into a response."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ from .stops import cut_off
 
 __all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
 
-#: a citation's location: what its range counts (one, many), end exclusive as Anthropic's; a
-#: character range (None) is left as offsets
+#: a location's range counts (one, many), end exclusive; a character range (None) is left as offsets
 _WHERE: dict[str, tuple[str, str] | None] = {
     "documentChar": None,
     "documentPage": ("page", "pages"),
@@ -32,9 +30,8 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
     cited = " ".join(str(c.get("text", "")) for c in cit.get("sourceContent") or [] if isinstance(c, Mapping)).strip()
     page = None  # the page the cited text is on, for a PDF
     if isinstance(web, Mapping):
-        sid = b.source(
-            f"url:{web.get('url')}", "search", title=cit.get("title") or web.get("domain"), url=web.get("url")
-        )
+        url = web.get("url")
+        sid = b.source(f"url:{url}", "search", title=cit.get("title") or web.get("domain"), url=url)
     else:
         kind, where = next(((k, v) for k, v in loc.items() if k in _WHERE), ("document", {}))
         index = where.get("documentIndex", where.get("searchResultIndex", 0)) if isinstance(where, Mapping) else 0
@@ -103,13 +100,7 @@ def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tupl
     uri = next((v.get("uri") or v.get("url") for v in loc.values() if isinstance(v, Mapping)), None)
     content = (ref.get("content") or {}).get("text")
     title = (ref.get("metadata") or {}).get("title") or (uri.rsplit("/", 1)[-1] if isinstance(uri, str) else None)
-    sid = b.source(
-        f"kb:{uri or content}",
-        "file",
-        title=title,
-        url=web_url(uri),
-        meta={"location": uri},
-    )
+    sid = b.source(f"kb:{uri or content}", "file", title=title, url=web_url(uri), meta={"location": uri})
     number = (ref.get("metadata") or {}).get("x-amz-bedrock-kb-document-page-number")  # a float: 7.0
     page = None
     if isinstance(number, int | float) and number >= 1 and number == int(number):
@@ -122,8 +113,7 @@ def kb_source(ref: Mapping[str, Any], b: Builder, *, quote: bool = True) -> tupl
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold ConverseStream events (``contentBlockDelta`` with ``text`` or ``citation``; the
-    ``messageStop`` event's ``stopReason``)."""
+    """Fold ConverseStream events (``contentBlockDelta``s, ``messageStop``'s ``stopReason``)."""
     blocks: dict[int, dict[str, Any]] = {}
     stop: Any = None
     for e in events:
@@ -141,12 +131,9 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             block["citations"].append(delta["citation"])
     content: list[dict[str, Any]] = []
     for i in sorted(blocks):
-        blk = blocks[i]
-        blk["text"] = "".join(blk["text"])
-        if blk["citations"]:
-            content.append({"citationsContent": {"content": [{"text": blk["text"]}], "citations": blk["citations"]}})
-        else:
-            content.append({"text": blk["text"]})
+        text, cited = "".join(blocks[i]["text"]), blocks[i]["citations"]
+        cited_block = {"citationsContent": {"content": [{"text": text}], "citations": cited}}
+        content.append(cited_block if cited else {"text": text})
     return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop}
 
 

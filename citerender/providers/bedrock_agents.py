@@ -1,15 +1,14 @@
-"""Amazon Bedrock Agents (``InvokeAgent``, documentation of 2025-10): a stream of ``chunk`` events
-(``bytes`` of the answer — base64 once saved as JSON — and ``attribution.citations`` in the
-Knowledge Bases shape) and ``trace`` events, whose knowledge-base lookups list every passage the
-agent retrieved. The chunks fold into a RetrieveAndGenerate response (spans checked against
-their cited text); retrieved passages never cited are sources consulted."""
+"""Amazon Bedrock Agents (``InvokeAgent``, documentation of 2025-10): ``chunk`` events (the
+answer's ``bytes``, base64 once saved as JSON, and ``attribution.citations`` in the Knowledge
+Bases shape) fold into a RetrieveAndGenerate response; the passages the ``trace`` events'
+knowledge-base lookups retrieved are sources consulted."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import codecs
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .bedrock import kb_source, knowledge_base
@@ -42,18 +41,15 @@ def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 def answer_text(chunks: Sequence[Any]) -> str:
-    """The answer the chunks' ``bytes`` spell, decoded as one UTF-8 stream: a character may be
-    split across two chunks, so no chunk is decoded alone. Saved as JSON, the bytes are base64
-    (botocore's encoding of a blob; a list of byte values is read too): text chunks are read as
-    base64 when every one is valid base64 and the whole stream then decodes as UTF-8, else as the
-    text they are — whatever characters the answer holds (a no-break space, an emoji sequence)."""
+    """The answer the chunks' ``bytes`` spell, decoded as one UTF-8 stream (a character may be split
+    across chunks). Text chunks are base64 (as botocore saves a blob) when every one is and the
+    whole then decodes as UTF-8, else the text they are; a list of byte values is read too."""
     decoded = _stream(chunks, base64_text=True, errors="strict")
     return decoded if decoded is not None else _stream(chunks, base64_text=False, errors="replace") or ""
 
 
 def _stream(chunks: Sequence[Any], *, base64_text: bool, errors: str) -> str | None:
-    """The chunks decoded in order by one incremental UTF-8 decoder; None when ``errors`` is
-    strict and they are not UTF-8 (or a text chunk is not base64)."""
+    """The chunks decoded in order by one incremental UTF-8 decoder; None when strict decoding fails."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors)
     out: list[str] = []
     try:
@@ -80,13 +76,9 @@ def _bytes(chunk: Any) -> bytes | None:
     return None
 
 
-def _lookups(trace: Any) -> Iterator[Any]:
-    """The retrieved references of a trace event's knowledge-base lookups."""
-    if not isinstance(trace, Mapping):
-        return
-    inner = trace.get("trace", trace)
-    orchestration = inner.get("orchestrationTrace") if isinstance(inner, Mapping) else None
-    observation = orchestration.get("observation") if isinstance(orchestration, Mapping) else None
-    lookup = observation.get("knowledgeBaseLookupOutput") if isinstance(observation, Mapping) else None
-    if isinstance(lookup, Mapping):
-        yield from lookup.get("retrievedReferences") or []
+def _lookups(trace: Any) -> list[Any]:
+    """The retrieved references of a trace event's knowledge-base lookup."""
+    found = trace.get("trace", trace) if isinstance(trace, Mapping) else None
+    for key in ("orchestrationTrace", "observation", "knowledgeBaseLookupOutput", "retrievedReferences"):
+        found = found.get(key) if isinstance(found, Mapping) else None
+    return found if isinstance(found, list) else []

@@ -1,20 +1,14 @@
-"""A Claude data export (``conversations.json``, or the export's ``.zip``) as conversations a reader
-can follow, the same kind as a ChatGPT export's.
+"""A Claude data export (``conversations.json``, or the export's ``.zip``) as conversations, the
+same kind as a ChatGPT export's.
 
-Each conversation holds ``chat_messages``; each message a ``sender`` (``human``, ``assistant``),
-``content`` blocks and ``parent_message_uuid`` (an edit or a retry branches: the conversation's
-``current_leaf_message_uuid`` is what the owner last saw; an export without parents is read in
-order). An answer is its ``text`` blocks, in order: blocks one after another are one text (Claude
-splits its text where a citation starts or ends), blocks on either side of a tool call are
-separate paragraphs. A text block's ``citations`` (``start_index``/``end_index`` in that block,
-``details.url``) become a marker after the words they name (and the punctuation closing them; an
-end outside the block's text is reported and its page listed without a place); the pages a web search returned
-(``tool_result`` blocks of ``knowledge`` items) give the sources their titles and snippets, and are
-the sources consulted. Thinking, tool calls and their results are not shown, as in the chat; a block
-of a type citerender does not know is reported (CR501), never dropped silently. A user's
-attachments and files are named (the export holds an attachment's text, never a file's bytes). An
-answer whose ``stop_reason`` is ``max_tokens`` (or a refusal, or a full context window) is reported
-as cut off (CR514)."""
+Each conversation's ``chat_messages`` form a tree by ``parent_message_uuid`` (read in order when
+there are none), ``current_leaf_message_uuid`` naming the branch shown. An answer is its ``text``
+blocks joined (blocks on either side of a tool call are separate paragraphs); a block's
+``citations`` (``end_index`` in that block, ``details.url``) become a marker after the words they
+name, and the pages a web search returned (``tool_result`` ``knowledge`` items) give sources their
+titles and snippets, and are the sources consulted. Thinking and tools are not shown; an unknown
+block is reported (CR501); a user's attachments are named; an unfinished ``stop_reason`` is
+reported (CR514)."""
 
 from __future__ import annotations
 
@@ -43,8 +37,7 @@ _TRAILING_MARKERS = re.compile(f"(?:{_START}[^{_STOP}]*{_STOP})+\\Z")
 
 
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
-    """One conversation of a Claude export; a :class:`BrokenGraph` if its messages cannot be
-    walked (not a list, a message that is not an object, a parent that is not an id, a cycle)."""
+    """One conversation of a Claude export; a :class:`BrokenGraph` if its messages cannot be walked."""
     data, digest, notes = entered(data)
     cid = str(data.get("uuid") or data.get("id") or f"conversation-{k + 1}")
     title = shown_title(data.get("name"))
@@ -55,8 +48,7 @@ def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
 
 
 def _tree(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The messages as a mapping of nodes for :func:`~.threads.walk`: each under its
-    ``parent_message_uuid`` (or, in an export without parents, under the one before it)."""
+    """The messages as nodes for :func:`~.threads.walk`, each under its parent (or the one before it)."""
     messages = data.get("chat_messages")
     if not isinstance(messages, list):
         raise BrokenGraph(f"chat_messages is a {type(messages).__name__}, not a list")
@@ -150,8 +142,7 @@ class _Answer:
 
     def _past_punctuation(self, text: str) -> str:
         """``text`` without the punctuation it opens with when the block before it ends in a
-        citation: that punctuation closes the cited sentence, so it goes before the citation
-        (``…meeting`` + ``, as…`` → ``…meeting,[2] as…``), as within a block."""
+        citation: that punctuation goes before the citation (``…meeting,[2] as…``)."""
         lead = len(text) - len(text.lstrip("".join(_CLOSING)))
         found = _TRAILING_MARKERS.search(self.pieces[-1]) if lead else None
         if found is None:
@@ -170,16 +161,14 @@ class _Answer:
 
     def _cited(self, block: Mapping[str, Any]) -> str:
         """The block's text with a marker after the words each citation names (ids by URL); a
-        citation whose end lies outside the block's text names no words of it: its page is listed
-        without a place (reported), never pinned where it might belong."""
+        citation ending outside it is listed without a place (reported)."""
         raw = block.get("text")
         text: str = raw if isinstance(raw, str) else ""
         at: dict[int, list[str]] = {}
         for c in block.get("citations") or []:
             if not isinstance(c, Mapping):
                 continue
-            found_details = c.get("details")
-            details: Mapping[str, Any] = found_details if isinstance(found_details, Mapping) else {}
+            details: Mapping[str, Any] = c["details"] if isinstance(c.get("details"), Mapping) else {}
             url = details.get("url") or c.get("url")
             if not isinstance(url, str) or not url.strip():
                 self.notes.append(("CR505", "a citation names no URL: left out"))
@@ -195,8 +184,8 @@ class _Answer:
         return insert_edits(text, [(end, end, DEFAULT_FORMAT.marker(*ids)) for end, ids in at.items()])
 
     def _end(self, text: str, given: Any) -> int | None:
-        """Where a citation's marker goes: after its end and the sentence's punctuation that
-        follows, as chats show it; None for an end outside the text (reported)."""
+        """Where a citation's marker goes: after its end and the punctuation that follows; None
+        for an end outside the text (reported)."""
         end = given if isinstance(given, int) and not isinstance(given, bool) else -1
         if not 0 <= end <= len(text):
             where = f"a citation's end ({str(given)[:20]}) lies outside its text ({len(text)} characters)"
@@ -219,8 +208,8 @@ class _Answer:
         return sid
 
     def sources(self) -> list[dict[str, Any]]:
-        """The cited pages (titled and quoted from the searches when the citation was not), then
-        the pages searches returned that nothing cites (consulted)."""
+        """The cited pages (titled and quoted from the searches if need be), then the pages
+        searches returned that nothing cites (consulted)."""
         out = []
         for url, source in self.cited.items():
             found = self.seen.get(url, {})

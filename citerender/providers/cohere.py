@@ -1,8 +1,7 @@
 """Cohere v2 chat (documentation of 2025-09): ``message.content[]`` text blocks and
-``message.citations[{start, end, text, sources[{type: document|tool, id, document|tool_output}]}]``;
-offsets are characters of the joined text, checked against ``text``. Streaming sends
-``content-delta`` and ``citation-start`` events (``delta.message.citations``), then ``message-end``
-with the ``finish_reason``: an answer cut at ``MAX_TOKENS`` (or by an ``ERROR``) is reported (CR514)."""
+``message.citations[{start, end, text, sources[{type: document|tool, id, document|tool_output}]}]``
+(offsets in characters of the joined text). A stream's ``content-delta`` and ``citation-start``
+events fold into a response; its ``message-end`` says how it ended (CR514)."""
 
 from __future__ import annotations
 
@@ -29,14 +28,8 @@ def _source(src: Mapping[str, Any], b: Builder) -> str | None:
         b.note(("CR505", f"a citation names source {sid[:60]!r} without its content; pass --sources"))
         return None
     kind = "file" if src.get("type", "document") == "document" else "tool"
-    return b.source(
-        f"cohere:{sid}",
-        kind,
-        title=title,
-        url=doc.get("url"),
-        text=text if isinstance(text, str) else None,
-        meta={"cohere_id": sid},
-    )
+    text = text if isinstance(text, str) else None
+    return b.source(f"cohere:{sid}", kind, title=title, url=doc.get("url"), text=text, meta={"cohere_id": sid})
 
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:

@@ -1,10 +1,9 @@
-"""DeepSeek's web chat with search (chat.deepseek.com; no public API document — the shape the
-open-source exporters and parsers of its web API read): an assistant message's ``fragments`` —
-``SEARCH`` with ``results[{url, title, snippet, cite_index, published_at, site_name}]``, ``THINK``
-(reasoning, not shown) and ``RESPONSE`` text citing ``[citation:N]`` (newer: ``[reference:N]``), N a
-result's ``cite_index`` — or older messages with ``search_results`` beside ``content``. Read by the
-``deepseek`` dialect; results never cited are consulted. A whole chat (``data.biz_data.
-chat_messages``) gives its last assistant message."""
+"""DeepSeek's web chat with search (chat.deepseek.com; no public API document, the shape its
+exporters read): an assistant message's ``fragments`` — ``SEARCH`` ``results[{url, title, snippet,
+cite_index, published_at}]``, ``THINK`` (not shown) and ``RESPONSE`` text citing ``[citation:N]``
+or ``[reference:N]`` by ``cite_index``, read by the ``deepseek`` dialect — or older messages'
+``search_results`` beside ``content``. A whole chat (``data.biz_data.chat_messages``) gives its
+last assistant message."""
 
 from __future__ import annotations
 
@@ -41,11 +40,10 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
         elif f.get("type") == "RESPONSE":
             texts.append(str(f.get("content") or ""))
     for k, r in enumerate(results, start=1):
-        if not isinstance(r, Mapping) or not isinstance(r.get("url"), str):
+        url = r.get("url") if isinstance(r, Mapping) else None
+        if not isinstance(url, str):
             continue
-        sid = b.source(
-            f"url:{r['url']}", "search", title=r.get("title"), url=r["url"], text=r.get("snippet"), updated=_date(r)
-        )
+        sid = b.source(f"url:{url}", "search", title=r.get("title"), url=url, text=r.get("snippet"), updated=_date(r))
         index = r.get("cite_index")
         b.number(index if isinstance(index, int) and not isinstance(index, bool) else k, sid)
     return texts if fragments else [str(msg.get("content") or "")]

@@ -1,22 +1,12 @@
 """Google Gemini / Vertex AI grounding (``generateContent``; documentation of 2026-05):
 ``candidates[0].groundingMetadata`` holds ``groundingChunks`` (``web``, ``retrievedContext``,
-``maps``: ``uri``, ``title``; ``image``: ``sourceUri``, ``imageUri``, ``title``, ``domain``) and
-``groundingSupports[]`` (``segment{partIndex, startIndex, endIndex, text}`` with
-``groundingChunkIndices`` and ``confidenceScores``).
-
-Segment offsets are **UTF-8 bytes** into the part's text, ``startIndex`` (and ``partIndex``)
-omitted when 0; parts the model marks ``thought`` are its reasoning, neither shown nor counted;
-each segment is checked against its ``text``. Web chunk URIs are redirect links
-(``vertexaisearch.cloud.google.com/grounding-api-redirect/…``): the link is kept, and the chunk's
-title, which names the site, is shown as the source's domain. An image chunk cites the page the
-image is on (``sourceUri``), never the image. A chunk that cannot be linked (no URL, a kind not
-read here, an empty one) is listed and reported (CR505, CR507), never a silent "grounding chunk
-N". Every chunk and every page ``urlContextMetadata`` says was retrieved is a source (the
-consulted option lists those nothing cites); a page URL context failed to retrieve is reported
-(CR511). ``citationMetadata`` (recitation sources) is read alongside (:mod:`.gemini_citations`),
-and the Search Suggestions widget (``searchEntryPoint``) is shown after the answer
-(:mod:`.search_suggestions`). A streamed answer is a list of responses whose text parts add up,
-the grounding metadata coming with the last ones, each chunk's citation sources with it."""
+``maps``, ``image``) and ``groundingSupports[]`` (``segment{partIndex, startIndex, endIndex, text}``,
+``groundingChunkIndices``). Segment offsets are **UTF-8 bytes** into the part's text; ``thought``
+parts are neither shown nor counted. A web chunk's title names the site behind its redirect link;
+an image chunk cites the page the image is on. A chunk that cannot be linked is reported (CR505,
+CR507); every chunk and every page URL context read is a source (consulted unless cited), a page
+it could not read is reported (CR511). ``citationMetadata`` is read by :mod:`.gemini_citations`,
+the Search Suggestions widget by :mod:`.search_suggestions`."""
 
 from __future__ import annotations
 
@@ -27,7 +17,7 @@ from typing import Any
 
 from ..syntax.escapes import printable
 from .common import Builder, first_text, insert_edits, web_url
-from .gemini_citations import citation_sources, merge_citations, recitations
+from .gemini_citations import citation_sources, merge_citations, recited_places
 from .offsets import SpanReader
 from .search_suggestions import after_answer, suggestions
 from .stops import cut_off
@@ -69,9 +59,8 @@ def _source(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
 
 
 def _image(c: Mapping[str, Any], index: int, b: Builder) -> str:
-    """An image search result (``GroundingChunkImage``): a citation of the page the image is on
-    (``sourceUri``), titled, its site shown; the image itself (``imageUri``) is never fetched."""
-    url = web_url(c.get("sourceUri") or c.get("source_uri"))
+    """An image search result: the page the image is on (``sourceUri``), never the image."""
+    url = web_url(c.get("sourceUri"))
     title, domain = first_text(c, "title"), first_text(c, "domain")
     meta: dict[str, Any] = {"chunk_index": index, "kind": "image"}
     if domain:
@@ -84,14 +73,12 @@ def _image(c: Mapping[str, Any], index: int, b: Builder) -> str:
 
 
 def _unread(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
-    """A chunk of a kind not read here (CR507), or an empty one (CR505): listed under its number,
-    its URL kept when it has one — never a silent "grounding chunk N"."""
+    """A chunk of a kind not read here (CR507), or an empty one (CR505): its URL kept, if any."""
     title = f"grounding chunk {index + 1}"
     url = next((u for v in chunk.values() if isinstance(v, Mapping) for u in [web_url(v.get("uri"))] if u), None)
     if not chunk:
-        b.note(
-            ("CR505", f"{title} is empty (no web page, file, place or image): listed as {printable(title)}, not linked")
-        )
+        what = "is empty (no web page, file, place or image)"
+        b.note(("CR505", f"{title} {what}: listed as {printable(title)}, not linked"))
     else:
         kinds = ", ".join(sorted(str(k) for k in chunk)[:5])[:80]
         how = "its URL is kept" if url else f"listed as {printable(title)}, not linked"
@@ -103,9 +90,8 @@ _URL_KEYS = ("url", "source_url", "uri", "source_uri", "link")
 
 
 def _retrieved_names(c: Mapping[str, Any], title: Any, uri: Any) -> tuple[Any, Any]:
-    """A file search chunk's title and link: its own, else what the caller put in the document's
-    ``customMetadata`` (a ``title``, a ``url``-like key), else the store it came from — never
-    the bare chunk id."""
+    """A file search chunk's title and link: its own, else its ``customMetadata``'s, else its
+    store's name — never the bare chunk id."""
     custom = {
         str(m.get("key", "")).lower(): m.get("stringValue")
         for m in c.get("customMetadata") or []
@@ -133,23 +119,13 @@ def supports(meta: Mapping[str, Any], b: Builder) -> list[tuple[int, Any, Any, A
             else:
                 b.note(("CR505", f"a grounding support names chunk {i}, which the response does not hold"))
         if ids:
-            part = int(seg.get("partIndex", 0) or 0)
-            out.append(
-                (
-                    part,
-                    seg.get("startIndex", 0),
-                    seg.get("endIndex"),
-                    seg.get("text"),
-                    b.fmt.marker(*dict.fromkeys(ids)),
-                )
-            )
+            where = (int(seg.get("partIndex", 0) or 0), seg.get("startIndex", 0), seg.get("endIndex"), seg.get("text"))
+            out.append((*where, b.fmt.marker(*dict.fromkeys(ids))))
     return out
 
 
 def _answer_texts(cand: Mapping[str, Any]) -> list[str]:
-    """The answer's text parts, in order: a part the model marks ``thought`` is its reasoning
-    (``includeThoughts``), not the answer, and segment offsets do not count it — Gemini 3 with a
-    tool gives ``[thought, toolCall, toolResponse, thought, answer]`` and offsets into the answer."""
+    """The answer's text parts: a ``thought`` part is reasoning, not counted by segment offsets."""
     return [
         str(p.get("text", ""))
         for p in (cand.get("content") or {}).get("parts") or []
@@ -158,9 +134,7 @@ def _answer_texts(cand: Mapping[str, Any]) -> list[str]:
 
 
 def camel_keys(data: Any) -> Any:
-    """``data`` with its keys as the REST API writes them: the SDKs' ``model_dump()`` writes them
-    snake_case (``grounding_metadata``, ``grounding_chunk_indices``), the proto field names the
-    API's JSON names camelCase; values are left as they are."""
+    """``data`` with its keys camelCase, as the REST API writes them (SDK dumps are snake_case)."""
     if isinstance(data, Mapping):
         return {_CAMEL.sub(lambda m: m.group(1).upper(), str(k)): camel_keys(v) for k, v in data.items()}
     if isinstance(data, list):
@@ -172,9 +146,8 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])_([a-z])")
 
 
 def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
-    """The answer (its text parts joined) with each grounding support's and citation source's
-    marker in place, then the Search Suggestions the response asks to be shown. A response the
-    SDKs dumped (snake_case keys) is read as the API writes it."""
+    """The answer with each grounding support's and citation source's marker in place, then the
+    Search Suggestions."""
     resp = camel_keys(resp)
     candidates = resp.get("candidates") or []
     if not candidates:
@@ -192,18 +165,12 @@ def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
             continue
         at = bases[part] + b.place(readers[part], start, end, cited)
         edits.append((at, at, marker))
-    edits.extend(recitations(cand, text, b))
+    edits.extend((at, at, marker) for at, marker in recited_places(citation_sources(cand), text, b))
     _consulted(cand, b)
-    _stopped(cand, b)
+    why = cand.get("finishMessage")  # an answer stopped early (anything but STOP): CR514
+    cut_off(b, "candidates[0].finishReason", cand.get("finishReason"), None, finished=_FINISHED, detail=why)
     answer = insert_edits(text, edits)
     return [answer + after_answer(answer, suggestions(meta, b))]
-
-
-def _stopped(cand: Mapping[str, Any], b: Builder) -> None:
-    """An answer Gemini stopped before its end (``finishReason`` MAX_TOKENS, SAFETY, RECITATION…,
-    anything but STOP) is shown as far as it came, and said to be cut off (CR514)."""
-    why = cand.get("finishMessage")  # what Gemini says of it, where it says something
-    cut_off(b, "candidates[0].finishReason", cand.get("finishReason"), None, finished=_FINISHED, detail=why)
 
 
 #: the ``finishReason`` values of an answer Gemini finished (every other one stopped it early)
@@ -211,24 +178,17 @@ _FINISHED = frozenset({"stop", "finish_reason_unspecified"})
 
 
 def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
-    """Every grounding chunk (the pages searched, cited or not) and every page URL context read,
-    as sources the consulted option lists when nothing cites them; a page it could not read is
-    reported (CR511). URL context's metadata comes camelCase or snake_case (SDK dumps)."""
+    """Every grounding chunk and page URL context read as a source; a page not read: CR511."""
     meta = cand.get("groundingMetadata") or {}
     for i, chunk in enumerate(meta.get("groundingChunks") or []):
         if isinstance(chunk, Mapping):
             _source(chunk, i, b)
-    url_meta = cand.get("urlContextMetadata") or cand.get("url_context_metadata") or {}
-    entries = (
-        (url_meta.get("urlMetadata") or url_meta.get("url_metadata") or []) if isinstance(url_meta, Mapping) else []
-    )
-    for m in entries:
-        if not isinstance(m, Mapping):
-            continue
-        url = m.get("retrievedUrl") or m.get("retrieved_url")
-        status = str(m.get("urlRetrievalStatus") or m.get("url_retrieval_status") or "")
+    url_meta = cand.get("urlContextMetadata") or {}
+    for m in url_meta.get("urlMetadata") or [] if isinstance(url_meta, Mapping) else []:
+        url = m.get("retrievedUrl") if isinstance(m, Mapping) else None
         if not isinstance(url, str):
             continue
+        status = str(m.get("urlRetrievalStatus") or "")
         if status.upper().endswith("SUCCESS"):
             b.source(f"url:{url}", "search", url=url)
         else:
@@ -236,33 +196,24 @@ def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold streamed responses into one: texts added part by part, the last grounding metadata kept."""
+    """Fold streamed responses into one: texts added part by part, the last metadata and finish
+    reason kept, every chunk's citation sources (offsets from the answer's start) merged."""
     texts: list[list[str]] = []  # each part's pieces, joined once: linear in the stream
-    meta: Any = None
-    url_meta: Any = None
-    cited: list[Mapping[str, Any]] = []  # each chunk's citation sources (offsets from the answer's start)
-    reason: Any = None
-    said: Any = None
+    kept: dict[str, Any] = {}
+    cited: list[Mapping[str, Any]] = []
     for chunk in map(camel_keys, chunks):
         for cand in (chunk.get("candidates") or [])[:1]:
-            reason = cand.get("finishReason") or reason  # the stream's last word on how it ended
-            said = cand.get("finishMessage") or said
             for k, text in enumerate(_answer_texts(cand)):
                 while len(texts) <= k:
                     texts.append([])
                 texts[k].append(text)
-            if cand.get("groundingMetadata"):
-                meta = cand["groundingMetadata"]
-            if cand.get("urlContextMetadata"):
-                url_meta = cand["urlContextMetadata"]
+            kept.update((key, cand[key]) for key in _KEPT if cand.get(key))
             cited.extend(citation_sources(cand))
-    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": "".join(t)} for t in texts]}}
-    if meta is not None:
-        cand_out["groundingMetadata"] = meta
-    if url_meta is not None:
-        cand_out["urlContextMetadata"] = url_meta
+    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": "".join(t)} for t in texts]}, **kept}
     if (merged := merge_citations(cited)) is not None:
         cand_out["citationMetadata"] = merged
-    if reason is not None:
-        cand_out.update({"finishReason": reason, **({"finishMessage": said} if said else {})})
     return {"candidates": [cand_out]}
+
+
+#: what a stream's last chunk that has it says for the whole answer
+_KEPT = ("groundingMetadata", "urlContextMetadata", "finishReason", "finishMessage")

@@ -1,19 +1,9 @@
-"""Gemini's and Vertex AI's ``candidates[].citationMetadata``: the sources a passage of the
-answer recites (Gemini API reference, ``CitationMetadata``; Vertex AI REST reference,
-``Citation``; of 2026-05).
-
-The Gemini API lists them as ``citationSources[]`` (``startIndex``, ``endIndex``, ``uri``,
-``license``), Vertex AI as ``citations[]`` (the same, plus ``title`` and ``publicationDate``
-``{year, month, day}``); SDK dumps write the keys snake_case. A 0 offset may be left out, as
-proto3 does. Offsets are **UTF-8 bytes** into the candidate's answer text (its text parts
-joined; a stream's chunks count from the start of the whole answer), and a span usually ends
-inside a word (recitation spans are token-based): the citation goes after that word and the
-punctuation closing it, as every provider's does.
-
-Every ``uri`` is linked; a source with no ``uri`` but a title is listed under its title, one
-with neither names nothing (both reported, CR505). A span that starts past the answer's end
-names no words of it: its source is listed without a place (CR504, then CR510), never pinned to
-a guessed one; a span running past the end is read up to the end (CR504)."""
+"""Gemini's and Vertex AI's ``candidates[].citationMetadata``: the sources a passage of the answer
+recites (Gemini's ``citationSources[]``, Vertex AI's ``citations[]`` with ``title`` and
+``publicationDate``; references of 2026-05). Offsets are **UTF-8 bytes** into the answer (a 0 may
+be left out, as proto3 does) and usually end inside a word: the citation goes after that word.
+A source with no ``uri`` is listed under its title, or left out (CR505); a span starting past the
+answer's end is listed without a place, one running past it is read to the end (CR504)."""
 
 from __future__ import annotations
 
@@ -27,21 +17,20 @@ from ..syntax.escapes import printable
 from .common import Builder, web_url
 from .offsets import after_last_word
 
-__all__ = ["citation_sources", "entry_key", "merge_citations", "recitations", "recited_places"]
+__all__ = ["citation_sources", "entry_key", "merge_citations", "recited_places"]
 
 
 def citation_sources(cand: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """A candidate's citation entries, whichever API (or SDK dump) wrote them."""
-    meta = cand.get("citationMetadata") or cand.get("citation_metadata")
+    """A candidate's (camelCase) citation entries, whichever API wrote them."""
+    meta = cand.get("citationMetadata")
     if not isinstance(meta, Mapping):
         return []
-    items = meta.get("citationSources") or meta.get("citation_sources") or meta.get("citations") or []
+    items = meta.get("citationSources") or meta.get("citations") or []
     return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
 
 
 def merge_citations(found: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The citation metadata of a stream's chunks as one (each chunk lists the sources of its own
-    text, with offsets from the answer's start; one listed twice is kept once)."""
+    """The citation entries of a stream's chunks as one metadata, each entry once."""
     seen: dict[tuple[Any, ...], Mapping[str, Any]] = {}
     for c in found:
         seen.setdefault(entry_key(c), c)
@@ -53,15 +42,11 @@ def entry_key(c: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted((str(k), str(v)) for k, v in c.items()))
 
 
-def _offset(c: Mapping[str, Any], *keys: str) -> int | None:
+def _offset(v: Any) -> int | None:
     """An offset (a JSON int, or the digits of one), None when absent or not a number."""
-    for k in keys:
-        v = c.get(k)
-        if isinstance(v, int) and not isinstance(v, bool):
-            return v
-        if isinstance(v, str) and v.strip().isdigit():
-            return int(v)
-    return None
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    return int(v) if isinstance(v, str) and v.strip().isdigit() else None
 
 
 def _date(value: Any) -> str | None:
@@ -82,7 +67,7 @@ def _source(c: Mapping[str, Any], b: Builder) -> str | None:
     raw = c.get("uri")
     uri = web_url(raw.strip()) if isinstance(raw, str) else None
     title = c.get("title") if isinstance(c.get("title"), str) and c["title"].strip() else None
-    published = _date(c.get("publicationDate") or c.get("publication_date"))
+    published = _date(c.get("publicationDate"))
     meta = {k: v for k, v in (("license", c.get("license")), ("published", published)) if isinstance(v, str) and v}
     if uri is None and isinstance(raw, str) and raw.strip():
         meta["location"] = raw.strip()[:500]  # a URI that is no web page (gs://…): named, not linked
@@ -96,15 +81,9 @@ def _source(c: Mapping[str, Any], b: Builder) -> str | None:
     return b.source(key, "search", title=title, url=uri, meta=meta)
 
 
-def recitations(cand: Mapping[str, Any], text: str, b: Builder) -> list[tuple[int, int, str]]:
-    """Insertions placing each citation source of ``cand`` after the words its span ends in
-    (``text``: the answer's text parts joined, as the offsets count them)."""
-    return [(at, at, marker) for at, marker in recited_places(citation_sources(cand), text, b)]
-
-
 def recited_places(entries: Sequence[Mapping[str, Any]], text: str, b: Builder) -> list[tuple[int, str]]:
-    """``(place, marker)`` for each entry that names a source and a span in ``text`` (code point
-    places; the live stream and the one-shot adapter place them alike)."""
+    """``(place, marker)`` for each entry that names a source and a span in ``text`` (the answer's
+    text parts joined), in code points: the live stream and the one-shot adapter place them alike."""
     if not entries:
         return []
     ends = array("q", accumulate((len(ch.encode("utf-8")) for ch in text), initial=0))  # code point -> byte
@@ -114,8 +93,8 @@ def recited_places(entries: Sequence[Mapping[str, Any]], text: str, b: Builder) 
         sid = _source(c, b)
         if sid is None:
             continue
-        start = _offset(c, "startIndex", "start_index") or 0
-        end = _offset(c, "endIndex", "end_index")
+        start = _offset(c.get("startIndex")) or 0
+        end = _offset(c.get("endIndex"))
         end = start if end is None or end < start else end
         if start >= size:  # (an answer with no text at all, a recitation stop, included)
             b.note(("CR504", f"a citation source's span {start}–{end} starts past the answer's end ({size} bytes): listed without a place"))  # fmt: skip
@@ -128,9 +107,8 @@ def recited_places(entries: Sequence[Mapping[str, Any]], text: str, b: Builder) 
 
 
 def _after_word(text: str, end: int) -> int:
-    """After the word ``end`` falls in (recitation spans end mid-word) and its closing punctuation;
-    a span that runs past a line's end into the next line's markup (``versa. ⏎ - **``) ends on
-    the line it covers the words of."""
+    """After the word ``end`` falls in and its closing punctuation; a span running into the next
+    line's markup (``versa. ⏎ - **``) ends on the line whose words it covers."""
     word = end
     while word > 0 and not text[word - 1].isalnum():
         word -= 1

@@ -1,9 +1,6 @@
-"""Haystack: a ``GeneratedAnswer`` (``to_dict()``: ``{"type": "haystack.dataclasses.answer.
-GeneratedAnswer", "init_parameters": {data, query, documents, meta}}``, or those fields bare).
-Its ``AnswerBuilder`` numbers the prompt's documents from 1 and, with a ``reference_pattern``,
-keeps the ones the answer cites with their number in ``meta.source_index`` (and ``referenced``);
-the answer writes ``[1]``, read by the ``numbered`` dialect. A document's number is its
-``source_index`` (else its place in the list); a document never referenced is consulted."""
+"""Haystack: a ``GeneratedAnswer`` (``to_dict()``, or its fields bare). ``AnswerBuilder`` numbers
+the prompt's documents from 1 (``meta.source_index``) and the answer cites ``[1]``, read by the
+``numbered`` dialect; a document never referenced is consulted."""
 
 from __future__ import annotations
 

@@ -1,39 +1,22 @@
-"""Google Gemini's Interactions API (``POST /v1beta/interactions``; API reference of 2026-05, and
-the recordings in ``tests/fixtures/providers/recorded``): an ``interaction`` whose ``steps[]``
-(``outputs[]`` in the first beta) hold the model's ``model_output`` steps, their ``content[]``
-text items carrying ``annotations``:
-
-* ``url_citation`` — ``url`` (a grounding redirect link), ``title`` (the site), ``start_index``,
-  ``end_index``;
-* ``file_citation`` — ``document_uri``, ``file_name``, ``page_number``, ``media_id``,
-  ``custom_metadata`` (File Search stores);
-* ``place_citation`` — ``name``, ``place_id``, ``url``, ``review_snippets`` (Google Maps).
-
-Offsets are **UTF-8 bytes** into the text item, checked as every provider's are (:mod:`.offsets`).
-A ``google_search_result`` step's results with a URL and a ``url_context_result`` step's
-retrieved pages are sources the answer consulted (listed with the consulted option when nothing
-cites them); a page URL context could not retrieve is reported (CR511). The results' Search
-Suggestions widget (``search_suggestions``) is shown after the answer, each chip a link
-(:mod:`.search_suggestions`). Any other annotation type is reported (CR507), its text kept. A stream (``event_type`` ``step.start``,
-``step.delta`` with ``text`` and ``text_annotation_delta``, ``interaction.status_update``,
-``interaction.completed``) folds into the interaction first. An interaction whose ``status`` says it
-did not finish (``incomplete``: the token limit; ``budget_exceeded``, ``failed``, ``cancelled``)
-is reported (CR514), its text shown as far as it came."""
+"""Google Gemini's Interactions API (``POST /v1beta/interactions``; API reference of 2026-05): an
+``interaction`` whose ``steps[]`` (``outputs[]`` in the first beta) hold ``model_output`` steps,
+their ``text`` items carrying ``url_citation``, ``file_citation`` (File Search) and
+``place_citation`` (Google Maps) annotations, offsets in **UTF-8 bytes**; any other type is
+reported (CR507). Search and URL-context results are sources consulted (a page not retrieved:
+CR511), the results' Search Suggestions are shown after the answer, a stream of events folds into
+the interaction first, and an unfinished ``status`` is reported (CR514)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, no_span, unknown_annotation
+from .common import Builder, insert_edits, no_span, unknown_annotation, web_url
 from .offsets import SpanReader
 from .search_suggestions import after_answer, paragraph
 from .stops import cut_off
 
 __all__ = ["collect_events", "interaction"]
-
-#: the annotation types read here (the rest: CR507)
-_READ = ("url_citation", "file_citation", "place_citation")
 
 
 def _steps(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -42,8 +25,7 @@ def _steps(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _texts(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """A step's text items: a ``model_output`` step's ``content``, or the step itself when it is a
-    text output (the first beta's ``outputs`` listed them bare)."""
+    """A step's text items (the first beta's ``outputs`` listed them bare)."""
     if step.get("type") == "text":
         return [step]
     if step.get("type") != "model_output":
@@ -51,23 +33,13 @@ def _texts(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [c for c in step.get("content") or [] if isinstance(c, Mapping) and c.get("type") == "text"]
 
 
-def _source(a: Mapping[str, Any], b: Builder) -> str | None:
-    """The source an annotation of a type read here names (None: it names none)."""
-    kind = a.get("type")
-    if kind == "url_citation" and isinstance(a.get("url"), str):
-        return _page(a, b)
-    if kind == "file_citation":
-        return _file(a, b)
-    if kind == "place_citation":
-        return _place(a, b)
-    return None
-
-
-def _page(a: Mapping[str, Any], b: Builder) -> str:
+def _page(a: Mapping[str, Any], b: Builder) -> str | None:
     """A web page (its title is the site's domain when it looks like one)."""
-    title = a.get("title")
+    title, url = a.get("title"), a.get("url")
+    if not isinstance(url, str):
+        return None
     meta = {"domain": title.strip()} if isinstance(title, str) and "." in title and " " not in title else {}
-    return b.source(f"url:{a['url']}", "search", title=title, url=a["url"], meta=meta)
+    return b.source(f"url:{url}", "search", title=title, url=url, meta=meta)
 
 
 def _file(a: Mapping[str, Any], b: Builder) -> str:
@@ -77,8 +49,7 @@ def _file(a: Mapping[str, Any], b: Builder) -> str:
     meta = {k: a[k] for k in ("page_number", "media_id", "custom_metadata") if a.get(k) is not None}
     if isinstance(a.get("page_number"), int):
         meta["page"] = a["page_number"]
-    url = uri if isinstance(uri, str) and uri.lower().startswith(("http://", "https://")) else None
-    return b.source(key, "file", title=name or uri, url=url, meta=meta)
+    return b.source(key, "file", title=name or uri, url=web_url(uri), meta=meta)
 
 
 def _place(a: Mapping[str, Any], b: Builder) -> str:
@@ -87,6 +58,14 @@ def _place(a: Mapping[str, Any], b: Builder) -> str:
     snippet = " ".join(r for r in reviews if isinstance(r, str)) or None
     key = f"place:{a.get('place_id') or a.get('url') or a.get('name')}"
     return b.source(key, "search", title=a.get("name"), url=a.get("url"), text=snippet, meta={"kind": "place"})
+
+
+#: the annotation types read here, by their reader (the rest: CR507)
+_READ: dict[str, Callable[[Mapping[str, Any], Builder], str | None]] = {
+    "url_citation": _page,
+    "file_citation": _file,
+    "place_citation": _place,
+}
 
 
 def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
@@ -99,7 +78,8 @@ def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
             for a in item.get("annotations") or []:
                 if not isinstance(a, Mapping):
                     continue
-                sid = _source(a, b) if a.get("type") in _READ else None
+                read = _READ.get(str(a.get("type")))
+                sid = read(a, b) if read else None
                 marker = b.marker(sid) if sid else unknown_annotation(str(a.get("type")), a, b)
                 if marker is None:
                     continue
@@ -119,8 +99,7 @@ def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
     return [answer + after_answer(answer, shown)] if parts or shown else []
 
 
-#: an interaction's ``status`` that leaves its answer unfinished (API reference: ``incomplete`` is
-#: "completed, but contains incomplete results (e.g. hitting maxTokens)")
+#: an interaction's ``status`` that leaves its answer unfinished (``incomplete``: the token limit)
 _UNFINISHED = frozenset({"incomplete", "budget_exceeded", "failed", "cancelled", "in_progress"})
 
 
@@ -133,12 +112,17 @@ def _suggestions(data: Mapping[str, Any], b: Builder) -> str:
         if step.get("type") == "google_search_call" and isinstance(step.get("arguments"), Mapping):
             found = step["arguments"].get("queries")
             queries.extend(found if isinstance(found, list) else [])
-        results = step.get("result") if step.get("type") == "google_search_result" else None
-        for r in results if isinstance(results, list) else [results]:
-            html = r.get("search_suggestions") if isinstance(r, Mapping) else None
+        for r in _results(step) if step.get("type") == "google_search_result" else []:
+            html = r.get("search_suggestions")
             if isinstance(html, str) and html.strip():
                 snippets.append(html)
     return paragraph(list(dict.fromkeys(snippets)), queries, b) if snippets else ""
+
+
+def _results(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A result step's results (one, or a list)."""
+    results = step.get("result")
+    return [r for r in (results if isinstance(results, list) else [results]) if isinstance(r, Mapping)]
 
 
 def _consulted(step: Mapping[str, Any], b: Builder) -> None:
@@ -146,9 +130,8 @@ def _consulted(step: Mapping[str, Any], b: Builder) -> None:
     kind = step.get("type")
     if kind not in ("google_search_result", "url_context_result"):
         return
-    results = step.get("result")
-    for r in results if isinstance(results, list) else [results]:
-        if not isinstance(r, Mapping) or not isinstance(r.get("url"), str):
+    for r in _results(step):
+        if not isinstance(r.get("url"), str):
             continue  # the search widget's HTML (search_suggestions): shown after the answer, not a source
         status = str(r.get("status") or "success").lower()
         if kind == "url_context_result" and status != "success":
@@ -158,8 +141,7 @@ def _consulted(step: Mapping[str, Any], b: Builder) -> None:
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold a stream of interaction events into the interaction: each step from its
-    ``step.start``, its text deltas joined, its annotation deltas gathered."""
+    """Fold a stream of interaction events into the interaction."""
     steps: dict[int, dict[str, Any]] = {}
     out: dict[str, Any] = {"object": "interaction"}
     for e in events:

@@ -1,18 +1,11 @@
 """LangChain v1 standard content blocks (documentation of 2025-10): an AI message's
-``content_blocks`` (or ``content``) as ``{"type": "text", "text", "annotations": [{"type":
-"citation", "url", "title", "start_index", "end_index", "cited_text"}]}`` (LangChain.js writes
-``startIndex``/``endIndex``/``citedText``, offsets in UTF-16 code units); a serialised message
-(``{"lc": 1, "kwargs": {...}}``) and a list of streamed chunks (blocks merged by ``index``) too. An
-annotation of another type (``non_standard_annotation``) is reported (CR507), its URL kept.
-
-A message whose ``content`` is still the provider's own blocks is read by that provider's reader,
-so its citations are placed, never dropped: ``ChatAnthropic``'s default output (text blocks carrying
-Anthropic ``citations``), and ``ChatOpenAI`` on the Responses API (text blocks carrying OpenAI's
-``url_citation``/``file_citation`` annotations, beside its ``web_search_call`` blocks: the message
-``content`` LangChain serialises, ``content_blocks`` being computed from it on access).
-
-An answer its model did not finish, as ``response_metadata`` keeps the provider's own field
-(``finish_reason: "length"``, ``stop_reason: "max_tokens"`` …), is reported (CR514)."""
+``content_blocks`` (or ``content``) of ``{"type": "text", "text", "annotations": [{"type":
+"citation", "url", "title", "start_index", "end_index", "cited_text"}]}`` (LangChain.js: camelCase,
+offsets in UTF-16), serialised (``{"lc": 1, "kwargs": …}``) or as streamed chunks. Another
+annotation type is reported (CR507), its URL kept. A ``content`` still in the provider's own blocks
+(``ChatAnthropic``'s ``citations``, ``ChatOpenAI``'s Responses annotations) is read by that
+provider's reader. An unfinished answer, as ``response_metadata`` copies the provider's field, is
+reported (CR514)."""
 
 from __future__ import annotations
 
@@ -57,23 +50,25 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
             if not isinstance(ann, Mapping):
                 continue
             start, end, cited, unit = _span(ann)
-            if ann.get("type") != "citation":  # LangChain's non_standard_annotation and any newer type
-                marker = unknown_annotation(str(ann.get("type")), ann, b)
-                if marker is not None:
-                    at = b.place(readers[unit], start, end, None) if end is not None else len(text.rstrip())
-                    edits.append((at, at, marker))
-                continue
-            if not (ann.get("url") or ann.get("title")):
-                b.note(("CR505", "a citation annotation names neither URL nor title: left out"))
-                continue
-            sid = b.source(
-                f"url:{ann.get('url') or ann.get('title')}", "search", title=ann.get("title"), url=ann.get("url")
-            )
-            loc = b.add_line(sid, cited) if isinstance(cited, str) and cited.strip() else None
-            at = b.place(readers[unit], start, end, None) if end is not None else len(text.rstrip())
-            edits.append((at, at, b.marker(sid, loc)))
+            marker = _marker(ann, cited, b)
+            if marker is not None:
+                at = b.place(readers[unit], start, end, None) if end is not None else len(text.rstrip())
+                edits.append((at, at, marker))
         out.append(insert_edits(text, edits))
     return ["".join(out)]
+
+
+def _marker(ann: Mapping[str, Any], cited: Any, b: Builder) -> str | None:
+    """The marker of a ``citation`` annotation (None when it names nothing: CR505), or of another
+    type (LangChain's ``non_standard_annotation``…) carrying a URL (CR507)."""
+    if ann.get("type") != "citation":
+        return unknown_annotation(str(ann.get("type")), ann, b)
+    url, title = ann.get("url"), ann.get("title")
+    if not (url or title):
+        b.note(("CR505", "a citation annotation names neither URL nor title: left out"))
+        return None
+    sid = b.source(f"url:{url or title}", "search", title=title, url=url)
+    return b.marker(sid, b.add_line(sid, cited) if isinstance(cited, str) and cited.strip() else None)
 
 
 #: the ``finish_reason`` values the chat models' metadata carries for an unfinished answer (OpenAI's
@@ -82,10 +77,8 @@ _FINISH_STOPS = TOKEN_LIMIT | openai.CHAT_STOPS | {"safety", "recitation", "proh
 
 
 def _ended(msg: Mapping[str, Any], b: Builder) -> None:
-    """An answer its model did not finish, as the message's ``response_metadata`` copies the
-    provider's field (CR514): ``finish_reason`` (ChatOpenAI, ChatMistralAI, ChatGoogleGenerativeAI),
-    ``stop_reason`` (ChatAnthropic), ``stopReason`` (ChatBedrockConverse), or a Responses
-    ``status`` with its ``incomplete_details``."""
+    """An answer its model did not finish (CR514), by the provider's field ``response_metadata``
+    copies: ``finish_reason``, ``stop_reason``, ``stopReason`` or a Responses ``status``."""
     meta = msg.get("response_metadata")
     if not isinstance(meta, Mapping):
         return
@@ -104,9 +97,8 @@ _OPENAI_TYPES = frozenset({"url_citation", "file_citation", "container_file_cita
 
 
 def _native(msg: Mapping[str, Any]) -> str | None:
-    """Whose own blocks ``content`` keeps, when there is no standard ``content_blocks`` beside it
-    (which would be LangChain's translation of the same): ``anthropic`` (text blocks with
-    ``citations``), ``openai`` (annotations of OpenAI's types), or None."""
+    """Whose own blocks ``content`` keeps (``anthropic``, ``openai``), when no standard
+    ``content_blocks`` are beside it; else None."""
     content = msg.get("content")
     if "content_blocks" in msg or not isinstance(content, list):
         return None
@@ -118,8 +110,7 @@ def _native(msg: Mapping[str, Any]) -> str | None:
 
 
 def _as_responses_output(content: list[Any]) -> list[Any]:
-    """LangChain's copy of a Responses ``output``, back in its shape: each text block an
-    ``output_text`` part of a message; tool calls (``web_search_call`` and its sources) as they are."""
+    """LangChain's copy of a Responses ``output``, back in its shape (tool calls as they are)."""
     out: list[Any] = []
     for blk in content:
         if not isinstance(blk, Mapping):
@@ -133,9 +124,8 @@ def _as_responses_output(content: list[Any]) -> list[Any]:
 
 
 def _span(ann: Mapping[str, Any]) -> tuple[Any, Any, Any, str]:
-    """``(start, end, cited text, unit)``: Python's ``start_index``/``end_index``/``cited_text`` in
-    code points, or LangChain.js's ``startIndex``/``endIndex``/``citedText`` in UTF-16 code units
-    (JavaScript string offsets)."""
+    """``(start, end, cited text, unit)``: Python's snake_case keys count code points, LangChain.js's
+    camelCase ones UTF-16 code units."""
     if "end_index" in ann or "start_index" in ann or "cited_text" in ann:
         return ann.get("start_index"), ann.get("end_index"), ann.get("cited_text"), "codepoint"
     return ann.get("startIndex"), ann.get("endIndex"), ann.get("citedText"), "utf16"

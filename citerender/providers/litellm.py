@@ -1,10 +1,8 @@
-"""LiteLLM: every provider behind the OpenAI chat shape, with what that shape lacks in
-``message.provider_specific_fields`` (``ModelResponse.model_dump()``). Anthropic's citations come as
-one list per text block, each citation with the ``supported_text`` of its block: the marker goes
-after those words (the block boundaries are gone from the joined ``content``); a citation whose
-words are not found is listed in Sources without a place (CR510). Plain URL lists (xAI, Perplexity
-through LiteLLM) and ``search_results`` are sources consulted; a citation of any other shape is
-reported (CR507) with its URL kept."""
+"""LiteLLM: every provider behind the OpenAI chat shape, what that shape lacks in
+``message.provider_specific_fields``. Anthropic's citations come one list per text block, each
+with its block's ``supported_text``: the marker goes after those words (a citation whose words are
+not found is listed without a place, CR510). URL lists and ``search_results`` are sources
+consulted; a citation of any other shape is reported (CR507), its URL kept."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""LlamaIndex: a query engine's ``Response`` saved as ``{"response": text, "source_nodes":
-[NodeWithScore.model_dump(), …]}``. The ``CitationQueryEngine`` numbers its chunks ``Source 1:``,
-``Source 2:`` … and the answer cites them ``[1]``: the ``numbered`` dialect reads those numbers
-where inline Markdown is read. A node's number is its ``Source N:`` label (else its place in the
-list); chunks of one file or page are one source, each chunk a numbered line of it."""
+"""LlamaIndex: a query engine's ``Response`` saved as ``{"response", "source_nodes"}``. The
+``CitationQueryEngine`` labels its chunks ``Source N:`` and the answer cites ``[N]``, read by the
+``numbered`` dialect; chunks of one file are one source, each chunk a numbered line of it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Mistral (chat completions and agents conversations, documentation of 2025-09): message content
-as a list of chunks — ``{"type": "text"}`` and ``{"type": "reference", "reference_ids": [...]}``
-interleaved — and, from agents' built-in tools, ``{"type": "tool_reference", "title", "url",
-"source"}``. Reference ids point into the tool results the caller sent, which the response does
-not repeat: ``--sources`` supplies them (id ``ref{N}`` for reference id ``N``, or the id itself
-when it is a valid source id); an id with no source is kept as an unverified citation, reported."""
+"""Mistral (chat completions and agents conversations, documentation of 2025-09): content as a
+list of chunks — ``text`` and ``reference`` (``reference_ids``) interleaved, and agents' built-in
+tools' ``tool_reference`` (``title``, ``url``, ``source``). Reference ids point into the tool
+results the caller sent: ``--sources`` supplies them (id ``ref{N}``, or the id itself); an id with
+no source is kept as an unverified citation, reported."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ def _reference(rid: Any, b: Builder) -> str:
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     """The text chunks joined; each reference chunk a marker where it came, before the spaces
-    that precede it (``week. [1]`` → ``week.[1] ``), placed by the adapters' one rule (never
-    inside code or a link the text chunks around it open and close)."""
+    that precede it (``week. [1]`` → ``week.[1] ``)."""
     out: list[str] = []
     size = 0
     edits: list[tuple[int, int, str]] = []
@@ -60,13 +58,8 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
             if ids:
                 edits.append((size, size, b.fmt.marker(*dict.fromkeys(ids))))
         elif kind == "tool_reference":
-            sid = b.source(
-                f"url:{chunk.get('url')}",
-                "search",
-                title=chunk.get("title"),
-                url=chunk.get("url"),
-                meta={"tool": chunk.get("tool") or chunk.get("source")},
-            )
+            url, tool = chunk.get("url"), chunk.get("tool") or chunk.get("source")
+            sid = b.source(f"url:{url}", "search", title=chunk.get("title"), url=url, meta={"tool": tool})
             edits.append((size, size, b.fmt.marker(sid)))
     text = "".join(out)
     choice = (resp.get("choices") or [{}])[0]
@@ -82,8 +75,7 @@ def _before_spaces(text: str, at: int) -> int:
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold streamed chunks: each ``delta.content`` (a string or a list of chunks) in order, text
-    pieces joined, reference chunks kept where they came."""
+    """Fold streamed chunks: text pieces joined, reference chunks kept where they came."""
     content: list[dict[str, Any]] = []
     runs: dict[int, list[str]] = {}  # a text item's later pieces, joined once: linear in the stream
     reason: Any = None

@@ -1,17 +1,13 @@
 """Perplexity (Sonar chat completions, documentation of 2026-05): the OpenAI chat shape with
-``search_results[{title, url, date, last_updated, snippet, source}]`` (and the deprecated
-``citations`` URL list); the text cites with ``[1]``-style numbers, 1-based, in order of those
-lists: the ``numbered`` dialect (:mod:`citerender.plugin.dialects`) reads them as the plugin parses
-the answer, so a ``[1]`` in code stays code, adjacent numbers are one group and a number with no
-result behind it is an unknown source (CR101). Streaming chunks carry ``choices[0].delta.content``
-and the lists. xAI's chat API returns the same ``citations`` list with ``[[1]](url)`` links in the
-text: each link is cited where it stands (:mod:`.xai`).
+``search_results[{title, url, date, last_updated, snippet}]`` (and the deprecated ``citations`` URL
+list); the text's 1-based ``[1]`` numbers, in the order of those lists, are read by the
+``numbered`` dialect where the plugin reads inline Markdown. xAI's chat API returns the same
+``citations`` list with ``[[1]](url)`` links, each cited where it stands (:mod:`.xai`).
 
-The Agent API (``POST /v1/agent``, or ``/v1/responses`` for OpenAI's SDKs; perplexity-py's
-``OutputItem`` types, 2026-09) answers in the Responses shape: a ``search_results`` output item
-whose ``results[]`` carry ``id``, ``url``, ``title``, ``snippet``, ``date``, ``last_updated``,
-``source``; the ``message`` text's ``[n]`` names the result whose ``id`` is n. ``fetch_url_results``
-items (pages read) are consulted. Its stream adds ``response.reasoning.search_results`` events."""
+The Agent API (``/v1/agent`` or ``/v1/responses``; perplexity-py, 2026-09) answers in the
+Responses shape: a ``search_results`` item's ``results[]`` (``[n]`` names the result whose ``id``
+is n) and ``fetch_url_results`` items, consulted; its stream adds
+``response.reasoning.search_results`` events."""
 
 from __future__ import annotations
 
@@ -28,14 +24,8 @@ __all__ = ["agent", "chat", "collect_agent_events", "collect_chunks"]
 
 def _result_source(r: Mapping[str, Any], url: Any, b: Builder) -> str:
     key = f"url:{url}" if url else f"result:{r.get('id')}:{r.get('title')}"  # results without a URL stay apart
-    return b.source(
-        key,
-        "search",
-        title=r.get("title"),
-        url=url,
-        updated=r.get("last_updated") or r.get("date"),
-        text=r.get("snippet"),
-    )
+    updated = r.get("last_updated") or r.get("date")
+    return b.source(key, "search", title=r.get("title"), url=url, updated=updated, text=r.get("snippet"))
 
 
 def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
@@ -78,9 +68,8 @@ def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 def collect_agent_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold an Agent API stream: the response its last event gives (completed, or incomplete or
-    failed) when it holds the output, else the items done and the text deltas, with the search
-    results the reasoning events carried (and how the last event says it ended)."""
+    """Fold an Agent API stream: the response its last event gives when it holds the output, else
+    the items done (or the text deltas), with the search results the reasoning events carried."""
     last = next((e.get("response") for e in reversed(events) if e.get("type") in STREAM_ENDS), None)
     if isinstance(last, Mapping) and last.get("output"):
         return dict(last)

@@ -1,12 +1,8 @@
-"""Pydantic AI: a ``ModelResponse`` as its message history serialises it
-(``ModelMessagesTypeAdapter.dump_python(messages, mode="json")``: ``kind: "response"``, ``parts``
-with ``part_kind``). Its ``text`` parts are the answer (separate paragraphs, as tool calls divide
-them); the results of the provider's own tools (``builtin-tool-return``: web search and fetch, as
-OpenAI, Anthropic or Google sent them) are sources consulted — Pydantic AI keeps no citation
-positions, so none is invented. A whole history is a transcript (:mod:`.transcripts`): its
-requests' ``user-prompt`` parts are the user's turns. A response whose ``finish_reason`` (Pydantic
-AI's own, whichever provider answered) is ``length``, ``content_filter`` or ``error`` was cut off
-(CR514)."""
+"""Pydantic AI: a ``ModelResponse`` as its message history serialises it (``part_kind`` parts).
+Its ``text`` parts are the answer, separate paragraphs; the pages its provider's own tools
+returned (``builtin-tool-return``) are sources consulted (no citation positions are kept, so none
+is invented). A whole history is a transcript (:mod:`.transcripts`). An unfinished
+``finish_reason`` is reported (CR514)."""
 
 from __future__ import annotations
 
@@ -55,9 +51,6 @@ def _pages(value: Any, depth: int = 0) -> Iterator[tuple[str, str | None]]:
         if url is not None:
             title = value.get("title")
             yield url, title if isinstance(title, str) else None
-        for v in value.values():
-            if isinstance(v, (Mapping, list)):
-                yield from _pages(v, depth + 1)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _pages(v, depth + 1)
+        value = list(value.values())
+    for v in value if isinstance(value, list) else []:
+        yield from _pages(v, depth + 1)

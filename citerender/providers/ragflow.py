@@ -1,10 +1,7 @@
-"""RAGFlow (HTTP API, documentation of 2025-10): a chat completion ``{"code": 0, "data": {"answer",
-"reference": {"chunks": [...], "doc_aggs": [...]}}}`` whose answer cites chunks ``[ID:0]`` —
-0-based, read by the ``ragflow`` dialect where inline Markdown is read. Chunk fields changed names
-across versions (``id``/``chunk_id``, ``document_name``/``docnm_kwd``, ``content``/
-``content_with_weight``), and the agent API's ``chunks`` is a mapping keyed by that number: all
-are read. Chunks of one document are
-one source, each chunk a numbered line of it; documents only ``doc_aggs`` list are consulted."""
+"""RAGFlow (HTTP API, documentation of 2025-10): a completion whose answer cites 0-based ``[ID:0]``
+chunks of ``data.reference.chunks`` (a list, or the agent API's mapping by number), read by the
+``ragflow`` dialect. Chunk fields changed names across versions: all are read. Chunks of one
+document are one source, each a numbered line of it; documents only ``doc_aggs`` list are consulted."""
 
 from __future__ import annotations
 

@@ -1,16 +1,13 @@
 """Gemini's Search Suggestions: ``groundingMetadata.searchEntryPoint.renderedContent``, the HTML
-widget Grounding with Google Search returns with a chip (``<a class="chip" href="…">query</a>``)
-per search query. Google's terms for grounding require showing it beside the answer.
+widget Grounding with Google Search returns, one chip (``<a class="chip" href="…">query</a>``) per
+search query, which Google's terms require showing beside the answer (as do the Interactions
+API's ``google_search_result`` steps).
 
-The snippet is read as data, never passed through: the standard library's HTML parser takes
-each ``<a>``'s text and ``href`` (its ``<style>``, ``<script>``, SVG logo, classes and every other
-attribute are dropped), and the suggestions become one Markdown paragraph after the answer,
-``Search suggestions from Google: [query](<https link>) · …``. It goes through the pipeline like
-the answer's own text, so the page (fragment or standalone), the site builds and every export
-show it, escaped, its links judged by the one URL policy. The Interactions API's
-``google_search_result`` steps carry the same widget (``search_suggestions``): shown the same way. Only ``https`` links are kept; a chip
-with another link, or a snippet with no link at all (then the response's ``webSearchQueries``
-are shown), is shown as its text and reported (CR515). Nothing the snippet names is fetched."""
+The snippet is read as data, never passed through: each ``<a>``'s text and ``href`` only, as one
+Markdown paragraph after the answer (``Search suggestions from Google: [query](<https link>) · …``)
+that goes through the pipeline like the answer's text. Only ``https`` links are kept; a chip with
+another link, or a snippet with no link (the ``webSearchQueries`` are shown then), is shown as
+text and reported (CR515). Nothing the snippet names is fetched."""
 
 from __future__ import annotations
 
@@ -29,13 +26,11 @@ __all__ = ["LABEL", "after_answer", "chips", "paragraph", "suggestions"]
 
 #: what the paragraph opens with (Google's widget shows its logo there)
 LABEL = "Search suggestions from Google:"
-#: the most of the snippet read, and of chips shown (Google sends a few hundred bytes of chips
-#: after ~4 KB of style; anything far larger is not the widget)
+#: the most of the snippet read, and of chips shown (the widget is ~4 KB of style and a few chips)
 _MAX_HTML = 1 << 20
 _MAX_CHIPS = 50
 _MAX_TEXT = 200
 _URL_UNSAFE = re.compile(r"[\x00-\x20<>\\\x7f]")
-_SKIPPED = frozenset({"style", "script", "svg", "template", "noscript", "title"})
 
 
 #: what a chip reader looks for: a skipped element's start (its text is not text), a comment, an
@@ -48,8 +43,8 @@ _ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>
 
 
 def _visible(html: str) -> str:
-    """``html`` without the elements whose text is not text (style, script, SVG…) and comments;
-    one left open runs to the end. One pass: each search starts where the last one stopped."""
+    """``html`` without comments and the elements whose text is not text (style, script, SVG…);
+    one left open runs to the end."""
     out, pos = [], 0
     while (m := _SKIP_START.search(html, pos)) is not None:
         out.append(html[pos : m.start()])
@@ -77,7 +72,7 @@ def _chip_text(inner: str) -> str:
 
 def _all_chips(html: str) -> list[tuple[str, str | None]]:
     """Each ``<a>``'s text and ``href``, in order; an ``<a>`` inside a chip is part of its text,
-    a chip left open ends at the snippet's end. Linear: the next end tag is found once."""
+    a chip left open ends at the snippet's end."""
     html = _visible(html)
     found: list[tuple[str, str | None]] = []
     pos, close = 0, None
@@ -93,14 +88,12 @@ def _all_chips(html: str) -> list[tuple[str, str | None]]:
 
 
 def chips(html: str) -> list[tuple[str, str | None]]:
-    """The widget's chips as ``(query text, href)``, in order (an unclosed last chip included),
-    read from its first MiB; the page shows at most 50 (:func:`paragraph` says what is left out)."""
+    """The widget's chips as ``(query text, href)``, in order, read from its first MiB."""
     return [(text, href) for text, href in _all_chips(html[:_MAX_HTML]) if text]
 
 
 def _https(href: str | None) -> str | None:
-    """``href`` when it is an https URL (what Google's chips link to) holding no marker residue
-    (a link cut by a marker is never followed), else None."""
+    """``href`` when it is an https URL holding no marker residue, else None."""
     if not isinstance(href, str):
         return None
     href = href.strip()
@@ -108,40 +101,25 @@ def _https(href: str | None) -> str | None:
 
 
 def _link(text: str, url: str) -> str:
-    """``[text](<url>)`` as literal Markdown: the text escaped, the URL percent-encoded where it
-    could end the destination."""
+    """``[text](<url>)``: the text escaped, the URL percent-encoded where it could end the link."""
     return f"[{md_text(text)}](<{_URL_UNSAFE.sub(lambda m: f'%{ord(m.group()):02X}', url)}>)"
 
 
-def _rendered(meta: Mapping[str, Any]) -> str | None:
-    """The widget's HTML (camelCase as the API writes it, snake_case as SDK dumps do)."""
-    entry = meta.get("searchEntryPoint") or meta.get("search_entry_point")
-    if not isinstance(entry, Mapping):
-        return None
-    html = entry.get("renderedContent") or entry.get("rendered_content")
-    return html if isinstance(html, str) and html.strip() else None
-
-
-def _queries(meta: Mapping[str, Any]) -> list[str]:
-    found = meta.get("webSearchQueries") or meta.get("web_search_queries") or []
-    return list(found) if isinstance(found, list) else []
-
-
 def suggestions(meta: Any, b: Builder) -> str:
-    """The Search Suggestions paragraph for a candidate's grounding metadata (``""`` when the
-    response has no widget), each chip a link to the search Google made for it."""
-    html = _rendered(meta) if isinstance(meta, Mapping) else None
-    if html is None:
+    """The Search Suggestions paragraph for a candidate's (camelCase) grounding metadata, ``""``
+    when it has no widget."""
+    entry = meta.get("searchEntryPoint") if isinstance(meta, Mapping) else None
+    html = entry.get("renderedContent") if isinstance(entry, Mapping) else None
+    if not isinstance(html, str) or not html.strip():
         return ""
-    assert isinstance(meta, Mapping)
-    return paragraph([html], _queries(meta), b)
+    queries = meta.get("webSearchQueries")
+    return paragraph([html], queries if isinstance(queries, list) else [], b)
 
 
 def paragraph(snippets: Sequence[str], queries: Sequence[str], b: Builder) -> str:
-    """One paragraph for the widgets ``snippets`` (the Interactions API sends one per search
-    result, the same chips each time: each chip is shown once); ``queries``, the searches the
-    model made, are shown as text when no snippet holds a chip. A chip's words are shown text:
-    marker forms in them are taken out (CR114); what is not shown is said (CR515)."""
+    """One paragraph for the widgets ``snippets`` (the Interactions API repeats one per search
+    result: each chip shown once); ``queries`` are shown as text when no snippet holds a chip.
+    Marker forms in a chip's words are taken out (CR114); what is not shown is said (CR515)."""
     if any(len(html) > _MAX_HTML for html in snippets):
         b.note(("CR515", f"the Search Suggestions widget is over {_MAX_HTML:,} characters: only its start is read"))
     found = _shown(list(dict.fromkeys(chip for html in snippets for chip in chips(html))), b)
@@ -160,8 +138,7 @@ def paragraph(snippets: Sequence[str], queries: Sequence[str], b: Builder) -> st
 
 
 def _shown(found: list[tuple[str, str | None]], b: Builder) -> list[tuple[str, str | None]]:
-    """The chips as shown: their words without marker forms (a marker there cited a source from
-    the search box, a visible one reached every export), the first 50; the rest said."""
+    """The chips as shown: their words without marker forms, the first 50; the rest said."""
     out: list[tuple[str, str | None]] = []
     for text, href in found:
         words, changed = display_text(text)

@@ -1,9 +1,8 @@
 """Vertex AI Search (Discovery Engine ``servingConfigs.answer``, documentation of 2025-10): an
-``answer`` with ``answerText``, ``citations[{startIndex, endIndex, sources[{referenceId}]}]`` —
-offsets in **UTF-8 bytes**, end exclusive, int64 written as strings, a 0 left out as proto3 does —
-and ``references``: ``chunkInfo`` (a chunk's ``content`` and its ``documentMetadata``),
-``unstructuredDocumentInfo`` (``chunkContents``) or ``structuredDocumentInfo``. A
-``referenceId`` is the reference's index. References never cited are sources consulted."""
+``answer``'s ``answerText`` and ``citations[{startIndex, endIndex, sources[{referenceId}]}]``
+(offsets in **UTF-8 bytes**, int64 as strings, a 0 left out) naming its ``references`` by index:
+``chunkInfo``, ``unstructuredDocumentInfo`` or ``structuredDocumentInfo``. References never cited
+are sources consulted."""
 
 from __future__ import annotations
 

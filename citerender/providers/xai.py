@@ -1,11 +1,8 @@
-"""xAI's inline citations (documentation of 2026-06, "Citations"): the Responses API writes
-``[[1]](url)`` links into the answer by default; each ``url_citation`` annotation spans its link
-(``start_index`` at the first ``[``, ``end_index`` after the ``)``) and carries the display
-number as its ``title``, and ``response.citations`` lists every page the agent looked at, cited or
-not. :func:`.common.url_citations` puts a citation where an annotation's link stood; this module
-does the same for the links no annotation names (a response without positions, xAI's chat API),
-so a page is cited once, where the model cited it, and the listed pages no link uses stay
-consulted. A link inside code stays code."""
+"""xAI's inline citations (documentation of 2026-06): the answer holds ``[[1]](url)`` links, each
+spanned by a ``url_citation`` whose ``title`` is the display number. :func:`.common.url_citations`
+cites a page where an annotated link stood; this module does the same for the links no annotation
+names (xAI's chat API, a response without positions), so a page is cited once, where the model
+cited it. A link inside code stays code."""
 
 from __future__ import annotations
 
@@ -24,8 +21,8 @@ XAI_LINK = re.compile(r"[ \t]*\[\[\d{1,4}\]\]\(\s*<?(https?://[^()\s<>]+)>?\s*\)
 
 
 def cite_in_place(text: str, start: int, end: int, marker: str) -> list[tuple[int, int, str]]:
-    """Edits replacing a citation number the model wrote (``text[start:end]``, ``[[1]](url)``)
-    by ``marker``, after the punctuation that follows it (``2023 [[1]](url).`` reads ``2023.[1]``)."""
+    """Edits replacing the citation number ``text[start:end]`` (``[[1]](url)``) by ``marker``, after
+    the punctuation that follows it (``2023 [[1]](url).`` reads ``2023.[1]``)."""
     after = end
     while after < len(text) and text[after] in _STOPS:
         after += 1
@@ -35,8 +32,8 @@ def cite_in_place(text: str, start: int, end: int, marker: str) -> list[tuple[in
 def inline_links(
     text: str, edits: list[tuple[int, int, str]], cite: Callable[[str], str]
 ) -> list[tuple[int, int, str]]:
-    """Edits citing each ``[[1]](url)`` link of ``text`` that none of ``edits`` touches: the link
-    replaced by ``cite(url)`` (its URL's source's marker), after the punctuation that follows it."""
+    """Edits replacing each ``[[1]](url)`` link of ``text`` that none of ``edits`` touches by
+    ``cite(url)``, as :func:`cite_in_place` does."""
     if "]](" not in text:
         return []
     zones: Zones | None = None
