@@ -86,7 +86,11 @@ class LiveAnswer:
         makes it: never a raw ``TypeError`` or ``AttributeError`` from inside."""
         if self.closed:
             raise ValueError("feed() after close()")
-        batch = [events] if isinstance(events, Mapping) else _events(events, self.provider)
+        if isinstance(events, str | bytes) or not isinstance(events, Iterable):
+            raise CiterenderError(
+                f"feed() takes a {self.provider} event (an object) or a list of them, not {type(events).__name__}"
+            )
+        batch = [events] if isinstance(events, Mapping) else list(events)
         out = []
         read = getattr(self, "_" + self.provider.replace("-", "_"))
         for e in batch:
@@ -324,15 +328,6 @@ def _shape_error(provider: str, err: BaseException) -> CiterenderError:
         f"the {provider} event has an unexpected shape ({detail})",
         hint="feed the events exactly as the provider streams them (each a JSON object)",
     )
-
-
-def _events(events: Any, provider: str) -> list[Any]:
-    """The events of one :meth:`LiveAnswer.feed` call, in order."""
-    if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
-        raise CiterenderError(
-            f"feed() takes a {provider} event (an object) or a list of them, not {type(events).__name__}"
-        )
-    return list(events)
 
 
 class _At:

@@ -104,7 +104,8 @@ class Sink:
             self._held.append(decided)
             if self.until_close or not self._defines_missed(decided):
                 return ""
-            return self._held_blocks()
+            decided, self._held = "".join(self._held), []
+            return self._take(self.chain.inline(decided, self.env), decided)
         if direct and cut == len(lines):
             return self._take(self.chain.go_on(state), decided)
         define(self.env, env, line, tokens[:count])
@@ -128,12 +129,6 @@ class Sink:
         return False
 
     # ------------------------------------------------------------------ holding back
-
-    def _held_blocks(self) -> str:
-        """The held blocks' output, if they may be shown now; else they stay held."""
-        text = "".join(self._held)
-        self._held = []
-        return self._take(self.chain.inline(text, self.env), text)
 
     def _take(self, state: StateCore, text: str) -> str:
         """The output of decided ``text`` parsed up to its inline tokens (``state``), unless it
