@@ -1,16 +1,11 @@
 """W3C Web Annotations (JSON-LD, https://www.w3.org/TR/annotation-model/): one annotation per
 citation, linking its claim to the passages it cites, for annotation tools and review pipelines.
 
-- The **target** is the claim: a quote of it (``TextQuoteSelector``) and its place
-  (``TextPositionSelector``, in code points) in the answer's plain text, which the file declares
-  once (a ``Text`` resource with the text as its ``value``).
-- Each **body** is a cited passage: the source's URL, or ``urn:citerender:source:ID`` without one,
-  with the cited lines as a quote and as a line fragment (``L8-L13``).
-
-A renderer of the one parse: the plain text is exactly what ``--to text`` writes, and each claim is
-the words the plugin's claim rule gives its citation (the span the card styles highlight). Where
-they fall in that text is found by rendering the tokens with three noncharacters around every
-citation and its claim, then taking them out: nothing reads the answer's text again.
+The **target** is the claim: a quote of it and its place (in code points) in the answer's plain
+text, exactly what ``--to text`` writes, declared once in the file. Each **body** is a cited
+passage: the source's URL (or ``urn:citerender:source:ID``), the cited lines as a quote and as a
+line fragment (``L8-L13``). Claims are the words the plugin's claim rule gives each citation, placed
+by rendering the tokens with three noncharacters around every citation and its claim.
 """
 
 from __future__ import annotations
@@ -52,16 +47,14 @@ _SINGLE_LINES = "annotations.single_lines"
 #: the W3C motivation: the annotation links a claim to the passage cited for it
 MOTIVATION = "linking"
 
-#: characters that are never text (Unicode noncharacters); three absent from the answer mark a
-#: claim's start, a citation's label and its end in the rendered text. U+FDD0 is left out: the
-#: Markdown and JSON exports mark cut URLs with it.
+#: Unicode noncharacters; three absent from the answer mark a claim's start, a citation's label
+#: and its end in the rendered text (U+FDD0 marks cut URLs: left out)
 _NONCHARACTERS = [chr(c) for c in range(0xFDD1, 0xFDF0)] + [
     chr(p << 16 | e) for p in range(17) for e in (0xFFFE, 0xFFFF)
 ]
 #: what a claim's quote does not start with: the space and clause punctuation after the previous citation
 _LEAD = " \t\n,;:"
-#: the ASCII characters an IRI holds as they are: in a URL (its delimiters and escapes too), and
-#: in an id put after :data:`SOURCE_IRI` (no query, fragment or escape of its own)
+#: the ASCII characters an IRI holds as they are: in an id after :data:`SOURCE_IRI`, and in a URL
 _ID_ASCII = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/")
 _URL_ASCII = _ID_ASCII | frozenset("?#[]%")
 
@@ -82,7 +75,9 @@ def placed(p: Parsed) -> tuple[str, list[Placed]]:
     the order of the text."""
     marks = _free_marks(p)
     order: list[Token] = []
-    tokens = [_marked_block(t, marks, order) for t in p.tokens]
+    tokens = [
+        t.copy(children=_marked(t.children, marks, order)) if t.type == "inline" and t.children else t for t in p.tokens
+    ]
     rendered = to_text(replace(p, tokens=tokens), marks=marks)
     text, spots = _unmark(rendered, marks)
     if len(spots) != len(order):  # a mark went missing or an extra one came: the text held one
@@ -103,12 +98,6 @@ def _free_marks(p: Parsed) -> str:
             hint="remove the noncharacters (U+FDD0–U+FDEF, U+FFFE, U+FFFF) from the answer",
         )
     return free
-
-
-def _marked_block(tok: Token, marks: str, order: list[Token]) -> Token:
-    if tok.type != "inline" or not tok.children:
-        return tok
-    return tok.copy(children=_marked(tok.children, marks, order))
 
 
 def _marked(children: Sequence[Token], marks: str, order: list[Token]) -> list[Token]:
@@ -223,10 +212,9 @@ def _body(use: RefUse) -> dict[str, Any]:
 
 
 def _line_selectors(s: Source, use: RefUse, *, rfc5147: bool) -> Iterator[dict[str, Any]]:
-    """The cited lines as a quote (white space collapsed, a little of the lines around as its
-    prefix and suffix) and as fragments: ``L8-L13`` always, RFC 5147's ``line=7,13`` for a source
-    named by its id (whose text is its lines, one per line). Nothing for a locator the source does
-    not have (reported as CR102 by the parse): a line never clamped to the last one."""
+    """The cited lines as a quote (white space collapsed, the lines around as its prefix and
+    suffix) and as fragments: ``L8-L13``, and RFC 5147's ``line=7,13`` for a source named by its
+    id. Nothing for a locator the source does not have (CR102): never clamped to the last line."""
     if use.lines is None or not use.lines_valid or s.lines is None or not s.has_lines(use.lines):
         return
     low, high = use.lines.low, use.lines.high
@@ -245,8 +233,8 @@ def _line_selectors(s: Source, use: RefUse, *, rfc5147: bool) -> Iterator[dict[s
 
 
 def _single_lines(s: Source) -> int:
-    """How many of the source's first lines hold no line break (RFC 5147 counts the lines of its
-    text: a line holding a break would shift every number after it). Worked out once per source."""
+    """How many of the source's first lines hold no line break (one would shift RFC 5147's line
+    numbers after it); worked out once per source."""
     found = s.memo.get(_SINGLE_LINES)
     if found is None:
         assert s.lines is not None

@@ -1,12 +1,7 @@
 """Bare URLs a Markdown reader links on its own, kept as text when the one URL allow-list
-(:func:`citerender.sources.urls.allowed_link`) refuses them.
-
-GitHub's reader (cmark-gfm, and pandoc's ``gfm``) links a bare ``ftp://host/…`` in running text;
-pandoc's ``autolink_bare_uris`` links any registered scheme (``javascript:…``, ``file:…``,
-``irc://…``). The HTML page never links them; the Markdown, JSON and AI SDK exports (their text is
-Markdown a front end renders) must not either, whether the model wrote the URL bare or the guard
-left it bare by escaping a link's brackets. The colon after the scheme is escaped (``ftp\\://``):
-a Markdown reader shows the same characters, and no reader finds a scheme there any more."""
+(:func:`citerender.sources.urls.allowed_link`) refuses them: GitHub links a bare ``ftp://host/…``,
+pandoc any registered scheme (``javascript:…``). The Markdown, JSON and AI SDK exports escape the
+colon after the scheme (``ftp\\://``): a reader shows the same characters and finds no scheme."""
 
 from __future__ import annotations
 
@@ -17,7 +12,7 @@ from typing import Any
 from ...sources.urls import allowed_link
 from ...syntax.marks import URL_CUT
 
-__all__ = ["BARE_SCHEMES", "has_bare_link", "unlink_bare"]
+__all__ = ["BARE_SCHEMES", "has_bare_link", "map_outside", "unlink_bare"]
 
 #: schemes a reader links bare without ``//`` after them (IANA's best known, as pandoc's list has
 #: them); any scheme followed by ``//`` is taken for a link whatever its name
@@ -139,16 +134,14 @@ def _unlinked_part(part: str) -> str:
     return "".join(_cut_run(p) if URL_CUT in p else _BARE.sub(_escape_refused, p) for p in _BREAKS.split(part))
 
 
-def _unlinked(line: str) -> str:
-    """``line`` with the colon of every refused bare scheme escaped, outside code spans and tags."""
+def map_outside(keep: re.Pattern[str], line: str, change: Callable[[str], str]) -> str:
+    """``line`` with ``change`` applied to the text between the matches of ``keep``."""
     out: list[str] = []
     pos = 0
-    for keep in [*_KEEP.finditer(line), None]:
-        end = keep.start() if keep is not None else len(line)
-        out.append(_unlinked_part(line[pos:end]))
-        if keep is not None:
-            out.append(keep.group(0))
-            pos = keep.end()
+    for m in keep.finditer(line):
+        out += (change(line[pos : m.start()]), m.group(0))
+        pos = m.end()
+    out.append(change(line[pos:]))
     return "".join(out)
 
 
@@ -171,5 +164,5 @@ def unlink_bare(markdown: str, parse: Callable[[str], Iterable[Any]]) -> str:
             for i in range(where[0], min(where[1], len(lines))):
                 if i not in done:
                     done.add(i)
-                    lines[i] = _unlinked(lines[i])
+                    lines[i] = map_outside(_KEEP, lines[i], _unlinked_part)
     return "\n".join(lines)

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from ...plugin.state import Reference
 from ...sources.urls import safe_url
-from .parsed import Parsed, finish, lines_label, source_label
+from .parsed import Parsed, date_parts, finish, lines_label
 
 __all__ = ["to_bibtex", "to_ris"]
 
@@ -21,31 +21,26 @@ _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_:.-]+")
 _BIBTEX_SPECIAL = re.compile(r"[\\{}%&$#_^~]")
 _BIBTEX_ESCAPES = {"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
-_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
 
 
 def _one_line(text: str) -> str:
     return " ".join(_CONTROL.sub(" ", text).split())
 
 
-def _keys(references: list[Reference]) -> list[str]:
-    """A citation key per reference: its source id, made safe, unique (``id``, ``id-2``…)."""
+def _keyed(p: Parsed) -> list[tuple[str, Reference]]:
+    """The cited references, then the consulted ones, each with a citation key: its source id,
+    made safe, unique (``id``, ``id-2``…)."""
     seen: set[str] = set()
     out = []
-    for ref in references:
+    for ref in [*p.references, *p.state.consulted]:
         base = _KEY_UNSAFE.sub("-", ref.source.id).strip("-")[:60] or f"source{ref.number}"
         key, n = base, 1
         while key.casefold() in seen:
             n += 1
             key = f"{base}-{n}"
         seen.add(key.casefold())
-        out.append(key)
+        out.append((key, ref))
     return out
-
-
-def _all(p: Parsed) -> list[Reference]:
-    """The cited references, then the consulted ones (each source once)."""
-    return [*p.references, *p.state.consulted]
 
 
 def _bibtex_value(text: str) -> str:
@@ -69,31 +64,22 @@ def to_bibtex(p: Parsed) -> str:
     """``@online`` entries (``@misc`` for a source without a URL) for every cited source, then
     every consulted one (``keywords = {consulted}``)."""
     entries = []
-    refs = _all(p)
-    for key, ref in zip(_keys(refs), refs, strict=True):
+    for key, ref in _keyed(p):
         s = ref.source
-        url = safe_url(s.url)
-        fields = [("title", "{" + _bibtex_value(source_label(s)) + "}")]
+        url, date = safe_url(s.url), date_parts(s.updated)
+        note = ", ".join(x for x in (lines_label(ref), None if ref.known else "unverified source") if x)
+        fields = [("title", _bibtex_value(s.label))]
         if url:
-            fields.append(("url", "{" + _bibtex_url(url) + "}"))
+            fields.append(("url", _bibtex_url(url)))
         if s.domain:
-            fields.append(("organization", "{" + _bibtex_value(s.domain) + "}"))
-        m = _DATE.match(s.updated or "")
-        if m:
-            fields.append(("date", "{" + "-".join(x for x in m.groups() if x) + "}"))
-        note = lines_label(ref)
-        if note or not ref.known:
-            fields.append(
-                (
-                    "note",
-                    "{"
-                    + _bibtex_value(", ".join(x for x in (note, None if ref.known else "unverified source") if x))
-                    + "}",
-                )
-            )
+            fields.append(("organization", _bibtex_value(s.domain)))
+        if date:
+            fields.append(("date", "-".join(date)))
+        if note:
+            fields.append(("note", _bibtex_value(note)))
         if ref in p.state.consulted:
-            fields.append(("keywords", "{consulted}"))
-        body = ",\n".join(f"  {name} = {value}" for name, value in fields)
+            fields.append(("keywords", "consulted"))
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{'online' if url else 'misc'}{{{key},\n{body}\n}}\n")
     return finish(p, "", "\n".join(entries))
 
@@ -102,21 +88,16 @@ def to_ris(p: Parsed) -> str:
     """``TY  - ELEC`` records (``GEN`` for a source without a URL) for every cited source, then
     every consulted one (``KW  - consulted``)."""
     records = []
-    refs = _all(p)
-    for key, ref in zip(_keys(refs), refs, strict=True):
+    for key, ref in _keyed(p):
         s = ref.source
-        url = safe_url(s.url)
-        tags = [("TY", "ELEC" if url else "GEN"), ("ID", key), ("TI", _one_line(source_label(s)))]
+        url, date, note = safe_url(s.url), date_parts(s.updated), lines_label(ref)
+        tags = [("TY", "ELEC" if url else "GEN"), ("ID", key), ("TI", _one_line(s.label))]
         if url:
             tags.append(("UR", _one_line(url)))
         if s.domain:
             tags.append(("T2", _one_line(s.domain)))
-        m = _DATE.match(s.updated or "")
-        if m:
-            year, month, day = m.groups()
-            tags.append(("PY", year))
-            tags.append(("DA", "/".join(x for x in (year, month, day) if x)))
-        note = lines_label(ref)
+        if date:
+            tags += [("PY", date[0]), ("DA", "/".join(date))]
         if note:
             tags.append(("N1", _one_line(note)))
         if not ref.known:

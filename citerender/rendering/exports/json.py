@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,46 +23,41 @@ __all__ = ["SCHEMA_PATH", "to_json", "to_json_data"]
 SCHEMA_PATH = Path(__file__).resolve().parent.parent.parent / "schemas" / "answer.schema.json"
 
 
-class _Utf16:
+def _shifted(points: list[int], sign: int = 1) -> Callable[[int], int]:
+    """Offsets moved by one for each of the sorted ``points`` before them (``sign``: on or back)."""
+    return lambda x: x + sign * bisect_left(points, x)
+
+
+def _utf16(text: str) -> Callable[[int], int]:
     """Code-point offsets to UTF-16 offsets (astral characters count twice)."""
-
-    def __init__(self, text: str) -> None:
-        self.astral = [i for i, c in enumerate(text) if ord(c) > 0xFFFF] if not text.isascii() else []
-
-    def __call__(self, cp: int) -> int:
-        return cp + bisect_right(self.astral, cp - 1)
+    return _shifted([] if text.isascii() else [i for i, c in enumerate(text) if ord(c) > 0xFFFF])
 
 
 def _input_offsets(raw: str) -> Callable[[int], int]:
     """Offsets in markdown-it's normalised text (CRLF as LF) back to the input as given."""
-    if "\r\n" not in raw:
-        return lambda x: x
-    crlf = [m.start() - removed for removed, m in enumerate(re.finditer("\r\n", raw))]
-    return lambda x: x + bisect_right(crlf, x - 1)
+    return _shifted([m.start() - removed for removed, m in enumerate(re.finditer("\r\n", raw))])
 
 
 def _drop_cuts(text: str) -> tuple[str, Callable[[int], int]]:
     """``text`` without the marks of cut URLs (``URL_CUT``), and offsets moved onto it."""
     cuts = [i for i, c in enumerate(text) if c == URL_CUT] if URL_CUT in text else []
-    if not cuts:
-        return text, lambda x: x
-    return text.replace(URL_CUT, ""), lambda x: x - bisect_left(cuts, x)
+    return text.replace(URL_CUT, ""), _shifted(cuts, -1)
 
 
 def _through_escapes(before: str, after: str) -> Callable[[int], int]:
     """Offsets in ``before`` moved onto ``after``: ``before`` with the guard's backslashes inserted
     (an escaped link opener, bracket or bare scheme's colon). A citation stays before the escape
     of the character that follows it."""
-    if before == after:
-        return lambda x: x
     inserted: list[int] = []  # for each inserted character: the offset in ``before`` it precedes
     i, n = 0, len(before)
+    if before == after:
+        return _shifted(inserted)
     for ch in after:
         if i < n and before[i] == ch:
             i += 1
         else:
             inserted.append(i)
-    return lambda x: x + bisect_left(inserted, x)
+    return _shifted(inserted)
 
 
 def _bibliography_json(refs: Sequence[Reference]) -> list[dict[str, Any]]:
@@ -97,7 +92,7 @@ def to_json_data(p: Parsed) -> dict[str, Any]:
         return uncut(through(at))
 
     to_input = _input_offsets(p.input)
-    u_in, u_clean = _Utf16(p.input), _Utf16(clean)
+    u_in, u_clean = _utf16(p.input), _utf16(clean)
     citations = []
     for g in sorted(p.groups, key=lambda g: g.meta["spans"][0][0]):
         at = positions.get(id(g))

@@ -20,9 +20,9 @@ from ...syntax.marks import URL_CUT
 from ...syntax.residue import remove_residue
 from ...syntax.types import line_locator
 from ..pipeline import permissive_reader
-from .bare_links import unlink_bare
+from .bare_links import map_outside, unlink_bare
 from .nesting import bound_nesting
-from .parsed import Parsed, finish, rewrite, source_label
+from .parsed import Parsed, finish, rewrite
 
 __all__ = ["guard_markdown", "to_markdown", "to_stripped", "unsafe_lines"]
 
@@ -74,13 +74,11 @@ def unsafe_lines(markdown: str, *, allow_html: bool = True) -> list[tuple[int, i
     ranges.extend((i, i + 2, _LINK_OPENER) for i in _loose_definitions(markdown))
     block_map: list[int] | None = None
     for tok in tokens:
-        if tok.map is not None:
-            block_map = tok.map
+        block_map = tok.map or block_map
         if tok.type == "html_block" and not allow_html and tok.map is not None:
             ranges.append((tok.map[0], tok.map[1], _TAG_OPENER))
-        where = tok.map or block_map
-        if tok.type == "inline" and tok.children and where is not None:
-            ranges.extend((where[0], where[1], opener) for opener in _unsafe_inline(tok.children, allow_html))
+        if tok.type == "inline" and tok.children and block_map is not None:
+            ranges.extend((block_map[0], block_map[1], opener) for opener in _unsafe_inline(tok.children, allow_html))
     return ranges
 
 
@@ -95,17 +93,17 @@ def _unsafe_definitions(env: dict[str, Any]) -> list[tuple[int, int, re.Pattern[
     return ranges
 
 
+#: the attribute holding a link's or an image's URL
+_URL_ATTRS = {"link_open": "href", "image": "src"}
+
+
 def _unsafe_inline(children: list[Token], allow_html: bool) -> Iterator[re.Pattern[str]]:
     """The openers to escape for each unsafe piece of a block's inline content, in order: a tag
     of raw HTML (unless ``allow_html``), a link or image whose URL is not safe."""
     for child in children:
         if child.type == "html_inline" and not allow_html:
             yield _TAG_OPENER
-        url = (
-            child.attrs.get("href")
-            if child.type == "link_open"
-            else (child.attrs.get("src") if child.type == "image" else None)
-        )
+        url = child.attrs.get(_URL_ATTRS.get(child.type, ""))
         if isinstance(url, str) and _unsafe(url):
             yield _LINK_OPENER
 
@@ -132,46 +130,35 @@ def _loose_definitions(markdown: str) -> Iterator[int]:
 def guard_markdown(markdown: str, *, allow_html: bool = True, keep_cuts: bool = False) -> str:
     """Keep every unsafe link in ``markdown`` as text, and raw HTML too unless ``allow_html``.
 
-    A Markdown reader such as pandoc links whatever destination it finds, with no scheme policy,
-    and passes raw HTML through, so the export must not carry ``[x](javascript:…)`` (whether the
-    model wrote it or residue removal made it) nor, by default, the model's ``<script>``. In each
-    block holding one, the openers (``[`` and ``<``, or ``<`` of tags; outside code spans and our
-    ``[^n]`` notes) are escaped: the text reads the same, nothing is live. A bare URL a reader
-    would link by itself (GitHub's ``ftp://…``, pandoc's ``javascript:…``) has its scheme's colon
-    escaped (:func:`citerender.rendering.exports.bare_links.unlink_bare`).
+    A reader such as pandoc links any destination and passes raw HTML, so in each block holding an
+    unsafe link (or, by default, the model's ``<script>``) the openers (``[`` and ``<``, or ``<`` of
+    tags; outside code spans and our ``[^n]`` notes) are escaped: the text reads the same, nothing
+    is live. A refused bare URL has its scheme's colon escaped (:func:`.bare_links.unlink_bare`);
+    the marks of cut URLs go unless ``keep_cuts``.
     """
     markdown = bound_nesting(markdown)  # pandoc is exponential in nested brackets
     for attempt in range(4):
         ranges = unsafe_lines(markdown, allow_html=allow_html)
-        if not ranges:  # last: an escaped link's URL is left bare; then a cut URL's mark goes
-            guarded = unlink_bare(markdown, _tokens)
-            return guarded if keep_cuts else guarded.replace(URL_CUT, "")
+        if not ranges:
+            break
         lines = markdown.split("\n")
         for first, last, opener in ranges:
             for i in range(first, min(last, len(lines))):
                 # last attempt: code spans are not trusted either (an unbalanced run of backticks)
                 lines[i] = _escape_openers(lines[i], opener, skip_code=attempt < 3)
         markdown = "\n".join(lines)
-    if unsafe_lines(markdown, allow_html=allow_html):  # pragma: no cover - nothing is left to open
-        raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
-    guarded = unlink_bare(markdown, _tokens)
+    else:
+        if unsafe_lines(markdown, allow_html=allow_html):  # pragma: no cover - nothing is left to open
+            raise CiterenderError("could not neutralise an unsafe link in the Markdown export")
+    guarded = unlink_bare(markdown, permissive_reader().parse)  # an escaped link's URL is left bare
     return guarded if keep_cuts else guarded.replace(URL_CUT, "")
 
 
-def _tokens(markdown: str) -> list[Token]:
-    """``markdown`` read as the guard reads it (every destination a link, raw HTML passed)."""
-    return permissive_reader().parse(markdown, {})
+def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool) -> str:
+    def escaped(text: str) -> str:
+        return opener.sub(r"\\\g<0>", text)
 
-
-def _escape_openers(line: str, opener: re.Pattern[str], *, skip_code: bool = True) -> str:
-    out: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(line) if skip_code else ():
-        out.append(opener.sub(lambda o: "\\" + o.group(0), line[pos : m.start()]))
-        out.append(m.group(0))
-        pos = m.end()
-    out.append(opener.sub(lambda o: "\\" + o.group(0), line[pos:]))
-    return "".join(out)
+    return map_outside(_CODE_SPAN, line, escaped) if skip_code else escaped(line)
 
 
 #: the most lines, and characters of a snippet, a note quotes (``…`` past them)
@@ -204,6 +191,21 @@ def _note_where(use: RefUse, quotes: bool) -> str | None:
     if quotes and snippet and snippet.strip() and use.source.lines is None:
         return f"\u201c{_md_escape(remove_residue(' '.join(snippet.split())[:QUOTED_CHARS]))}\u201d"
     return None
+
+
+def _note(use: RefUse, quotes: bool) -> str:
+    """A note's text: the source's title, URL, pages (unless its passage names its own), date,
+    the place cited, and whether the source is unverified."""
+    s, rng = use.reference.source, use.lines if use.lines_valid else None
+    parts = [
+        _md_label(s.label),
+        _md_url(s.url),
+        None if rng is not None and passage_pages(s, rng.low, rng.high) else s.pages,
+        s.updated and f"updated {_md_escape(s.updated)}",
+        _note_where(use, quotes),
+        None if use.reference.known else "unverified source",
+    ]
+    return ", ".join(x for x in parts if x)
 
 
 def to_stripped(p: Parsed) -> str:
@@ -240,26 +242,7 @@ def to_markdown(p: Parsed, *, quotes: bool = False) -> str:
     listed = _listed(p)
     if not notes:
         return guard_markdown(finish(p, body + "\n", listed and "\n" + listed), allow_html=p.allow_html)
-    defs = []
-    for key in sorted(notes):
-        use = notes[key]
-        ref = use.reference
-        parts = [_md_label(source_label(ref.source))]
-        url = _md_url(ref.source.url)
-        if url:
-            parts.append(url)
-        if ref.source.pages and not (
-            use.lines_valid and use.lines and passage_pages(ref.source, use.lines.low, use.lines.high)
-        ):
-            parts.append(ref.source.pages)  # the note's passage names its own page otherwise
-        if ref.source.updated:
-            parts.append(f"updated {_md_escape(ref.source.updated)}")
-        where = _note_where(use, quotes)
-        if where:
-            parts.append(where)
-        if not ref.known:
-            parts.append("unverified source")
-        defs.append(f"[^{series}{_note_label(key)}]: " + ", ".join(parts))
+    defs = [f"[^{series}{_note_label(key)}]: {_note(notes[key], quotes)}" for key in sorted(notes)]
     notes_md = "\n".join(defs) + "\n" + (listed and "\n" + listed)
     return guard_markdown(finish(p, body + "\n\n", notes_md), allow_html=p.allow_html)
 
@@ -278,8 +261,6 @@ def _listed(p: Parsed) -> str:
         (CONSULTED_HEADING + ":", p.state.consulted),
     ):
         if refs:
-            items = [
-                ", ".join(x for x in (_md_label(source_label(r.source)), _md_url(r.source.url)) if x) for r in refs
-            ]
+            items = [", ".join(x for x in (_md_label(r.source.label), _md_url(r.source.url)) if x) for r in refs]
             out.append(heading + "\n\n" + "".join(f"- {item}\n" for item in items))
     return "\n".join(out)

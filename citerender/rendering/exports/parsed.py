@@ -6,22 +6,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from itertools import accumulate
 from typing import Any
 
 from markdown_it.token import Token
 
 from ...options import RenderOptions
 from ...plugin.state import Reference
-from ...sources.model import Registry, Source
+from ...sources.model import Registry
 from ...sources.pages import range_label
 from ...syntax.format import RESERVED_CHARS, RESERVED_RE
 from ...syntax.marks import ZWSP, tidy_seam
 from ...syntax.residue import RESIDUE, has_residue, remove_residue
 from ..pipeline import Parsed, pipeline
 
-__all__ = ["Parsed", "finish", "group_numbers", "lines_label", "parse_answer", "rewrite", "source_label"]
+__all__ = ["Parsed", "date_parts", "finish", "lines_label", "parse_answer", "rewrite"]
 
 
 def parse_answer(
@@ -135,21 +136,19 @@ class _Pieces:
         self.out: list[str] = []
         self.filled: list[int] = []
 
-    def add(self, piece: str) -> None:
+    def add(self, piece: str, *, seam: bool = False) -> None:
+        """Add ``piece``; after a removal (``seam``), tidied against the last non-empty piece
+        (changed in place), as :func:`citerender.syntax.marks.tidy_into` does."""
+        if seam:
+            while self.filled and not self.out[self.filled[-1]]:
+                self.filled.pop()
+            last = self.filled[-1] if self.filled else None
+            left, piece = tidy_seam(self.out[last] if last is not None else "", piece)
+            if last is not None:
+                self.out[last] = left
         if piece:
             self.filled.append(len(self.out))
         self.out.append(piece)
-
-    def tidied(self, right: str) -> str:
-        """``right`` tidied against the last non-empty piece (changed in place), as
-        :func:`citerender.syntax.marks.tidy_into` does."""
-        while self.filled and not self.out[self.filled[-1]]:
-            self.filled.pop()
-        j = self.filled[-1] if self.filled else -1
-        left, right = tidy_seam(self.out[j] if j >= 0 else "", right)
-        if j >= 0:
-            self.out[j] = left
-        return right
 
 
 def _code_cleaned(src: str, a: int, b: int) -> str:
@@ -160,21 +159,16 @@ def _code_cleaned(src: str, a: int, b: int) -> str:
     return RESERVED_RE.sub("", _OPENER.sub(lambda m: m.group(1) + ZWSP, lead + text))[len(lead) :]
 
 
-def group_numbers(group: Token) -> list[int]:
-    return sorted({u.ref for u in group.meta["uses"]})
-
-
 def rewrite(
     p: Parsed,
     replace: Callable[[Token], str],
     *,
     tight: bool = False,
     positions: dict[int, int] | None = None,
-    tidy: bool = True,
 ) -> str:
     """The answer's text with every mark replaced: groups by ``replace(group)``, other marks by
-    what they mean. ``positions`` maps ``id(group)`` to the group's offset in the result. With
-    ``tidy``, a removal leaves no stray space (see :func:`citerender.syntax.marks.tidy_seam`)."""
+    what they mean; a removal leaves no stray space (:func:`citerender.syntax.marks.tidy_seam`).
+    ``positions`` maps ``id(group)`` to the group's offset in the result."""
     edits = _edits(p, replace)
     src = p.state.original
     code = sorted(p.state.code)
@@ -189,18 +183,18 @@ def rewrite(
         chunk = _clean(src, pos, a, code, ends)
         if tight and group is not None:
             chunk = chunk.rstrip(" \t")
-        pieces.add(pieces.tidied(chunk) if seam else chunk)
+        pieces.add(chunk, seam=seam)
         if group is not None:
             at.append((id(group), len(pieces.out)))
         if not text and _keeps_line(src, a, b):
             text = ZWSP
         pieces.add(text)
-        seam = tidy and not text and not _inside(a, code, ends)  # code keeps its spaces as written
+        seam = not text and not _inside(a, code, ends)  # code keeps its spaces as written
         pos = b
-    tail = _clean(src, pos, len(src), code, ends)
-    pieces.add(pieces.tidied(tail) if seam else tail)
+    pieces.add(_clean(src, pos, len(src), code, ends), seam=seam)
     if positions is not None:
-        positions.update(_offsets(pieces.out, at))
+        starts = list(accumulate(map(len, pieces.out), initial=0))
+        positions.update((gid, starts[k]) for gid, k in at)
     return "".join(pieces.out)
 
 
@@ -216,19 +210,15 @@ def _edits(p: Parsed, replace: Callable[[Token], str]) -> list[tuple[int, int, s
     return edits
 
 
-def _offsets(pieces: list[str], at: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """``(id(group), offset)``: where each group's replacement starts in the joined ``pieces``
-    (``at``: the index of the piece it is)."""
-    starts = [0]
-    for piece in pieces:
-        starts.append(starts[-1] + len(piece))
-    return ((gid, starts[k]) for gid, k in at)
-
-
-def source_label(s: Source) -> str:
-    return s.label
-
-
 def lines_label(ref: Reference) -> str | None:
     labels = list(dict.fromkeys(range_label(ref.source, p.lines) for p in ref.places if p.lines is not None))
     return "; ".join(labels) if labels else None
+
+
+_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
+
+
+def date_parts(value: str | None) -> list[str]:
+    """The year, month and day a date (``2024-05-01``, ``2024-05``) starts with; none without a year."""
+    m = _DATE.match(value or "")
+    return [x for x in m.groups() if x] if m else []

@@ -12,7 +12,7 @@ from ...plugin.state import Reference
 from ...sources.urls import safe_url
 from ...syntax.residue import remove_residue
 from ..full_preset import roman
-from .parsed import Parsed, finish, group_numbers, lines_label, source_label
+from .parsed import Parsed, finish, lines_label
 
 __all__ = ["to_text"]
 
@@ -55,7 +55,7 @@ class _TextWriter:
             elif t.type in _MATH_INLINE:
                 out.append(_tex_source(t))
             elif t.type == "citation":
-                out.append(group_label(group_numbers(t)))
+                out.append(group_label(sorted({u.ref for u in t.meta["uses"]})))
             elif t.type == "footnote_ref":
                 out.append(f"[note {roman(t.meta['id'] + 1)}]")
             elif t.type == "image":
@@ -125,20 +125,15 @@ class _TextWriter:
     def table(self, tokens: Sequence[Token], i: int) -> int:
         """The table opening at ``tokens[i]``, a line per row (its cells joined by `` | ``);
         returns the index of its ``table_close``."""
-        rows = []
-        j = i
-        while tokens[j].type != "table_close":
-            if tokens[j].type == "tr_open":
-                cells = []
-                j += 1
-                while tokens[j].type != "tr_close":
-                    if tokens[j].type == "inline":
-                        cells.append(self.inline(tokens[j].children or []))
-                    j += 1
-                rows.append(" | ".join(cells))
-            j += 1
-        self.add("\n".join(rows))
-        return j
+        rows: list[list[str]] = []
+        while tokens[i].type != "table_close":
+            if tokens[i].type == "tr_open":
+                rows.append([])
+            elif tokens[i].type == "inline":
+                rows[-1].append(self.inline(tokens[i].children or []))
+            i += 1
+        self.add("\n".join(" | ".join(cells) for cells in rows))
+        return i
 
     def container(self, t: Token) -> None:
         """A quote, a list, a list item or a note opening or closing: the prefix its lines take
@@ -193,29 +188,25 @@ def to_text(p: Parsed, *, marks: str = "") -> str:
     export put in the tokens to find its positions in this text (they take no room: a heading's
     rule stays as long as its words; see :mod:`.annotations`)."""
     body = _TextWriter(marks).run(p.tokens)
-    consulted = [_consulted_line(r) for r in p.state.consulted]
+    consulted = [f"- {_reference_line(r, cited=False)}" for r in p.state.consulted]
     tail = "\n".join([CONSULTED_HEADING, *consulted]) + "\n" if consulted else ""
     if not p.references:
         return finish(p, body + ("\n" if tail else ""), tail)
-    refs = ["References"]
-    for ref in p.references:
-        s = ref.source
-        bits = [source_label(s)]
-        url = safe_url(s.url)
-        if url and s.title:
-            bits.append(url)
-        if s.updated:
-            bits.append(f"Updated {s.updated}")
-        lines = lines_label(ref)
-        if lines:
-            bits.append(lines[0].upper() + lines[1:])
-        if not ref.known:
-            bits.append("Unverified source")
-        refs.append(f"[{ref.number}] " + ". ".join(b.rstrip(".") for b in bits) + ".")
+    refs = ["References", *(f"[{r.number}] {_reference_line(r, cited=True)}" for r in p.references)]
     return finish(p, body + "\n", "\n".join(refs) + "\n" + (tail and "\n" + tail))
 
 
-def _consulted_line(ref: Reference) -> str:
+def _reference_line(ref: Reference, *, cited: bool) -> str:
+    """A source as a line of a list: its label and URL (when it has a title), and for a cited
+    one its date, the lines cited and whether it is unverified."""
     s = ref.source
     url = safe_url(s.url)
-    return "- " + ". ".join(b.rstrip(".") for b in (source_label(s), url if url and s.title else None) if b) + "."
+    bits = [s.label, url if url and s.title else None]
+    if cited:
+        lines = lines_label(ref)
+        bits += [
+            s.updated and f"Updated {s.updated}",
+            lines and lines[0].upper() + lines[1:],
+            None if ref.known else "Unverified source",
+        ]
+    return ". ".join(b.rstrip(".") for b in bits if b) + "."
