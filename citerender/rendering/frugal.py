@@ -1,7 +1,6 @@
-"""Two parts of markdown-it-py the pipeline swaps for ones that hold less: the page is grown in place
-instead of kept as its pieces and then their join, and the source is normalized without
-a copy when there is nothing to normalize. Same output, byte for byte; on a densely cited 1 MB
-answer together about a sixth of the peak memory (``python -m bench --only scale``)."""
+"""Two parts of markdown-it-py the pipeline swaps for ones that hold less: the page is grown in
+place instead of kept as its pieces and their join, and the source is not copied when there is
+nothing to normalize. Same output, byte for byte (``python -m bench --only scale``)."""
 
 from __future__ import annotations
 
@@ -17,25 +16,19 @@ __all__ = ["IN_PLACE", "PageRenderer", "grows_in_place", "normalize"]
 
 
 #: CPython (with its GIL) extends a string in place when nothing else holds it; elsewhere ``+=``
-#: copies the whole page at each block (quadratic), and the fragments are joined instead. (The GIL
-#: asked of ``sys``, 3.13's documented test, rather than of ``sysconfig``: no import at start-up.)
+#: copies the whole page at each block (quadratic), and the fragments are joined instead
 IN_PLACE = sys.implementation.name == "cpython" and bool(getattr(sys, "_is_gil_enabled", lambda: True)())
 
 
 def grows_in_place() -> bool:
     """Whether ``+=`` extends the page in place now: CPython 3.11 under a tracer or profiler
-    (coverage, cProfile, a debugger) runs the unspecialised instruction, which copies (a 5 MB
-    page took 1.5 s instead of 6 ms); 3.12 and later keep it under both."""
+    (coverage, a debugger) runs the unspecialised instruction, which copies."""
     return IN_PLACE and (sys.version_info >= (3, 12) or (sys.gettrace() is None and sys.getprofile() is None))
 
 
 class PageRenderer(RendererHTML):
-    """markdown-it's HTML renderer, the page grown in place block by block.
-
-    markdown-it-py collects a fragment per block token and joins them at the end, so the whole page
-    is held twice at the peak (a ``StringIO`` copies it once more when asked for its value). A
-    citation-dense page is four times the size of its text (links, labels, back-links), which made
-    that second copy the largest single part of the peak."""
+    """markdown-it's HTML renderer, the page grown in place block by block: markdown-it-py joins a
+    fragment per block at the end, holding the page twice at the peak."""
 
     def render(self, tokens: Sequence[Token], options: Any, env: Any) -> str:
         if not grows_in_place():
@@ -54,8 +47,7 @@ class PageRenderer(RendererHTML):
 
 def normalize(state: StateCore) -> None:
     """markdown-it's ``normalize`` core rule (line ends to ``\\n``, NUL to U+FFFD) without its copy
-    of a source that has neither: the regex rewrote every ``\\n`` as itself, and the citation state
-    keeps the source it was given, so the answer was held twice for as long as the parse lived."""
+    of a source that has neither (the citation state keeps the source it was given)."""
     src = state.src
     if "\r" in src or "\0" in src:
         state.src = src.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")

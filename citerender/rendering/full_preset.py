@@ -1,10 +1,8 @@
 """Markdown as models write it (the ``full`` preset): task lists, bare URLs, footnotes, math,
 highlighted code and heading anchors, all rendered server-side with no script and no request.
 
-The model's own Markdown footnotes (``[^1]``) are a distinct series from citations: notes are
-numbered i, ii, iii and listed under "Notes", sources are [1], [2] under "Sources" — the two roles
-(a remark of the author, the evidence for a claim) stay apart, as Wikipedia keeps Notes and
-References apart, and ``[1]`` never means two things on one page.
+The model's own footnotes (``[^1]``) are a series apart from citations: notes i, ii, iii under
+"Notes", sources [1], [2] under "Sources", so ``[1]`` never means two things on one page.
 """
 
 from __future__ import annotations
@@ -69,9 +67,8 @@ def _math_html(tex: str, options: dict[str, Any] | None = None) -> str:
 
 
 def _tasklists(state: StateCore) -> None:
-    """mdit-py-plugins' task lists (``- [ ] todo``, ``- [x] done``), its rule loaded when a
-    paragraph starts with ``[``: its module imports ``uuid`` and ``platform``, a tenth of the
-    imports of a render that has no task list."""
+    """mdit-py-plugins' task lists (``- [ ] todo``), its rule loaded when a paragraph starts with
+    ``[``: its module imports ``uuid`` and ``platform``, a tenth of a render's imports."""
     for t in state.tokens:
         if t.type == "inline" and t.content.startswith("["):
             _tasklists_rule()(state)
@@ -80,7 +77,7 @@ def _tasklists(state: StateCore) -> None:
 
 @cache
 def _tasklists_rule() -> Callable[[StateCore], None]:
-    """The plugin's rule, as it registers it on a parser's core chain (a chain of its own here)."""
+    """The plugin's rule, as it registers it on a core chain (one of its own here)."""
     from markdown_it.parser_core import ParserCore
     from mdit_py_plugins.tasklists import tasklists_plugin
 
@@ -90,9 +87,8 @@ def _tasklists_rule() -> Callable[[StateCore], None]:
 
 
 def _gfm_autolinks(md: MarkdownIt) -> None:
-    """Bare URLs as GitHub links them: with a scheme, ``www.`` or an e-mail address — not any word
-    with a dot. linkify-it's fuzzy links would make ``README.md`` a link to ``http://README.md``
-    (Moldova) and ``setup.py`` one to Paraguay, in answers full of file names."""
+    """Bare URLs as GitHub links them: with a scheme, ``www.`` or an e-mail address, not any word
+    with a dot (linkify-it's fuzzy links make ``README.md`` a link to Moldova)."""
     linkify = md.linkify
     if linkify is None:  # pragma: no cover - linkify-it-py is a dependency
         return
@@ -102,8 +98,7 @@ def _gfm_autolinks(md: MarkdownIt) -> None:
         links = [m for m in found(text) or [] if m.schema or m.raw.lower().startswith("www.")]
         return links or None
 
-    # what is kept holds ``//`` (a scheme), ``@`` (an e-mail) or ``www.``: text without any is
-    # never handed to linkify-it's tests (its fuzzy-host search was a third of the full preset)
+    # what is kept holds ``//``, ``@`` or ``www.``: text without any skips linkify-it's tests
     linkify.match = match
     linkify.pretest = lambda text: _MAY_LINK.search(text) is not None and pretest(text)
     linkify.test = lambda text: _MAY_LINK.search(text) is not None and test(text)
@@ -112,19 +107,16 @@ def _gfm_autolinks(md: MarkdownIt) -> None:
 # ---------------------------------------------------------------------- CJK emphasis
 
 #: CJK characters as the CommonMark CJK-friendly draft (github.com/tats-u/markdown-cjk-friendly) counts
-#: them: Hangul (jamo and syllables), kana, Bopomofo, Han (with its radicals, strokes and extensions),
-#: CJK symbols and punctuation (「」、。), enclosed and compatibility forms, full-width forms (（）！).
-#: Looked up by bisection, not a regular expression: a character class of these ranges costs
-#: ``re`` ~45,000 steps to compile, paid by every process that renders once (issue 50).
+#: them: Hangul, kana, Bopomofo, Han, CJK symbols and punctuation, enclosed, compatibility and
+#: full-width forms; looked up by bisection (a character class of them is slow to compile)
 _CJK_RANGES = (
     (0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x2FF0, 0x303F), (0x3041, 0x33FF), (0x3400, 0x4DBF),
     (0x4E00, 0x9FFF), (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFE10, 0xFE1F),
     (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x1B000, 0x1B16F), (0x20000, 0x3134F),
 )  # fmt: skip
 _CJK_STARTS = tuple(a for a, _ in _CJK_RANGES)
-#: what may be CJK: Hangul jamo (the only CJK block below U+2E80) and every character from U+2E80
-#: on but the private-use area (citation markers are private-use characters, three a marker, and
-#: none is CJK); a class of three ranges, cheap to compile, searched in C
+#: what may be CJK: Hangul jamo and every character from U+2E80 on but the private-use area
+#: (where the citation markers are); cheap to compile, searched in C
 _MAYBE_CJK = lazy_compile("[\u1100-\u11ff\u2e80-\udfff\uf900-\U0010ffff]")
 #: variation selectors: one after a Han character (an IVS) leaves that character what counts
 _VS = lazy_compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
@@ -139,8 +131,7 @@ def is_cjk(ch: str) -> bool:
 
 def has_cjk(src: str) -> bool:
     """Does ``src`` hold a CJK character? Only the characters that may be one are looked at, each
-    found in C (an English answer has none but its emoji and fullwidth forms); no pass over the
-    text in Python."""
+    found in C: no pass over the text in Python."""
     if src.isascii():
         return False
     m = _MAYBE_CJK.search(src)
@@ -152,17 +143,12 @@ def has_cjk(src: str) -> bool:
 
 
 def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
-    """Emphasis beside CJK text as ChatGPT shows it: ``**삼성전자(005930)**는`` and
-    ``中文**「引用」**文字`` are bold. CommonMark's flanking rules were written for languages that
-    put spaces between words: ``)**`` followed by a letter cannot close, ``**「`` after a letter
-    cannot open, and the reader saw the asterisks. The CJK-friendly draft's rule: a run that
-    punctuation would block is left-flanking when a CJK character precedes it, right-flanking when
-    one follows it. Installed after the citation plugin, whose marker rule (``markers`` counted as
-    punctuation, :mod:`citerender.plugin.flanking`) it keeps; text with no CJK character is parsed
-    as before, so English emphasis, and every CommonMark example, is unchanged.
-
-    (The ``mdit-py-cjk-friendly`` package does the same, but requires markdown-it-py below 4,
-    counts no Hangul, and patches ``StateInline`` for every parser of the process.)"""
+    """Emphasis beside CJK text as ChatGPT shows it (``**삼성전자(005930)**는`` is bold), by the
+    CJK-friendly draft's rule: a run that punctuation would block is left-flanking when a CJK
+    character precedes it, right-flanking when one follows it. Installed after the citation
+    plugin, whose marker rule (``markers``: :mod:`citerender.plugin.flanking`) it keeps; text
+    without CJK is parsed as before. (``mdit-py-cjk-friendly`` needs markdown-it-py below 4,
+    counts no Hangul and patches every parser of the process.)"""
     inline, before = md.inline, md.inline.parse
     cls = cjk_state_class(markers)
 
@@ -226,49 +212,41 @@ def roman(n: int) -> str:
     return "".join(out)
 
 
+#: the notes' markup by token type: ``{note}`` is a note's id, ``{back}`` its reference's in the
+#: text, ``{n}`` its number
+_NOTE_MARKUP = {
+    "footnote_ref": (
+        '<sup class="citerender-note-ref" id="{back}"><a href="#{note}" '
+        'role="doc-noteref" aria-label="Note {n}">{n}</a></sup>'
+    ),
+    "footnote_block_open": (
+        '<section class="citerender-notes" role="doc-endnotes" aria-label="Notes">\n'
+        '<h2 class="citerender-notes-heading">Notes</h2>\n<ol class="citerender-notes-list" type="i">\n'
+    ),
+    "footnote_block_close": "</ol>\n</section>\n",
+    "footnote_open": '<li id="{note}" class="citerender-note">',
+    "footnote_anchor": (
+        ' <a href="#{back}" class="citerender-note-back" role="doc-backlink" '
+        'aria-label="Back to note {n} in the text"><span aria-hidden="true">\u21a9</span></a>'
+    ),
+}
+
+
 def _footnote_rules(md: MarkdownIt, id_prefix: str) -> None:
+    """The notes' render rules (:data:`_NOTE_MARKUP`), their ids under the page's ``id_prefix``."""
     prefix = id_stem(id_prefix)
 
-    def name(tok: Token) -> str:
-        return f"{prefix}note-{tok.meta['id'] + 1}"
-
-    def sub(tok: Token) -> str:
+    def rule(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        tok = tokens[idx]
+        if tok.type.startswith("footnote_block"):
+            return _NOTE_MARKUP[tok.type]
         s = tok.meta.get("subId", -1)
-        return f"-{s}" if isinstance(s, int) and s > 0 else ""
+        note = f"{prefix}note-{tok.meta['id'] + 1}"
+        back = f"{note}-ref" + (f"-{s}" if isinstance(s, int) and s > 0 else "")
+        return _NOTE_MARKUP[tok.type].format(note=note, back=back, n=roman(tok.meta["id"] + 1))
 
-    def ref(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        tok = tokens[idx]
-        n = tok.meta["id"] + 1
-        return (
-            f'<sup class="citerender-note-ref" id="{name(tok)}-ref{sub(tok)}"><a href="#{name(tok)}" '
-            f'role="doc-noteref" aria-label="Note {roman(n)}">{roman(n)}</a></sup>'
-        )
-
-    def block_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        return (
-            '<section class="citerender-notes" role="doc-endnotes" aria-label="Notes">\n'
-            '<h2 class="citerender-notes-heading">Notes</h2>\n<ol class="citerender-notes-list" type="i">\n'
-        )
-
-    def block_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        return "</ol>\n</section>\n"
-
-    def item_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        return f'<li id="{name(tokens[idx])}" class="citerender-note">'
-
-    def anchor(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-        tok = tokens[idx]
-        n = roman(tok.meta["id"] + 1)
-        return (
-            f' <a href="#{name(tok)}-ref{sub(tok)}" class="citerender-note-back" role="doc-backlink" '
-            f'aria-label="Back to note {n} in the text"><span aria-hidden="true">\u21a9</span></a>'
-        )
-
-    md.add_render_rule("footnote_ref", ref)
-    md.add_render_rule("footnote_block_open", block_open)
-    md.add_render_rule("footnote_block_close", block_close)
-    md.add_render_rule("footnote_open", item_open)
-    md.add_render_rule("footnote_anchor", anchor)
+    for kind in _NOTE_MARKUP:
+        md.add_render_rule(kind, rule)
 
 
 # what only a citation holds: a formula never spans one (``$5 … $10`` around a marker stays text)
@@ -325,20 +303,15 @@ def _math_brackets_block(state: StateBlock, startLine: int, endLine: int, silent
     first = state.src[start : state.eMarks[startLine]]
     if not first.startswith("\\["):
         return False
-    body = first[2:]
-    line = startLine
+    body, line = first[2:], startLine
     lines: list[str] = []
-    while True:
-        stripped = body.rstrip()
-        if stripped.endswith("\\]"):
-            lines.append(stripped[:-2])
-            break
+    while not body.rstrip().endswith("\\]"):
         lines.append(body)
         line += 1
         if line >= endLine or state.isEmpty(line):
             return False
         body = state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
-    tex = "\n".join(lines)
+    tex = "\n".join([*lines, body.rstrip()[:-2]])
     if not _looks_like_math(tex):
         return False
     if silent:
@@ -389,10 +362,9 @@ def _formatter() -> Any:
 
 
 def generated_highlight_css(*, dark: bool = True) -> str:
-    """Highlighting colours scoped to citerender's code blocks: Pygments' ``xcode`` (every token
-    at least 4.5:1 on the light code background) and, for themes with a dark scheme, ``lightbulb``
-    (likewise on the dark one). Written to ``themes/_code.css`` and ``_code-dark.css``, which pages
-    read (:func:`citerender.rendering.themes.code_css`): a page's CSS costs no Pygments import."""
+    """Highlighting colours for citerender's code blocks: Pygments' ``xcode`` and, for themes that
+    go dark, ``lightbulb`` (each token at least 4.5:1 on its background), as written to
+    ``themes/_code.css`` and ``_code-dark.css`` (:func:`citerender.rendering.themes.code_css`)."""
     from pygments.formatters import HtmlFormatter
 
     scope = ".citerender-page pre"

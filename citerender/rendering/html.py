@@ -14,7 +14,7 @@ from ..lazy_re import lazy_compile
 from ..options import RenderOptions
 from ..plugin.direction import has_rtl
 from ..plugin.source_links import VIEWS_PAGE, has_view, views_mode
-from ..plugin.state import CitationState, Reference, release
+from ..plugin.state import Reference, release
 from ..records import record
 from ..sources.model import Registry
 from ..syntax.residue import clean_html
@@ -50,26 +50,10 @@ class Rendered:
     lang: str = "en"
 
 
-def _views(st: CitationState) -> str:
-    """The page's source views (their modules load for a page that has one)."""
-    from .source_view import source_views
-    from .source_view_html import views_section
-
-    return views_section(source_views(st.references), st.id_prefix)
-
-
-def _title_of(text: str) -> str:
-    from ..syntax.headings import first_heading  # (a standalone page's title only)
-
-    return (first_heading(text) or "Answer")[:200]
-
-
 def demote_headings(tokens: Sequence[Token], levels: int) -> None:
     """Fit the headings of a parse under a page's own ``levels`` heading levels: the answer's top
-    heading becomes ``h{levels + 1}`` and the others keep their distance below it (at most ``h6``).
-    The page's own ``h1`` (a conversation's title) stays its one ``h1`` whatever the answer's ``#``
-    headings, and an answer that opens at ``###`` does not leave a gap under it (a screen reader's
-    outline, axe's heading-order)."""
+    heading becomes ``h{levels + 1}``, the others keep their distance below it (at most ``h6``), so
+    the page keeps its one ``h1`` and the outline has no gap (axe's heading-order)."""
     heads = [t for t in tokens if t.type in ("heading_open", "heading_close") and t.tag[1:].isdigit()]
     if not heads:
         return
@@ -91,11 +75,9 @@ _PERSIAN = frozenset("\u067e\u0686\u0698\u06af\u06cc\u06a9")
 
 
 def answer_lang(text: str, default: str = "en") -> str:
-    """The language a page of ``text`` declares, from the script most of its letters are in:
-    Hebrew is ``he``; the Arabic script is ``ar``, or ``ur`` / ``fa`` only when unambiguous (letters
-    only Urdu writes and none only Arabic writes; Persian letters and none only Arabic or Urdu
-    writes). Any other majority (Latin, CJK …) keeps ``default``: screen readers then voice an
-    Arabic or Hebrew answer in its own language, and an English one stays English."""
+    """The language a page of ``text`` declares, from the script most of its letters are in, for
+    screen readers: Hebrew is ``he``; the Arabic script ``ar``, or ``ur`` / ``fa`` only when letters
+    only those write show it; any other majority (Latin, CJK …) keeps ``default``."""
     if text.isascii():
         return default
     letters = sum(ch.isalpha() for ch in text)
@@ -146,7 +128,10 @@ def render(
     st = parsed.state
     body = p.html(parsed)
     if views_mode(opts) == VIEWS_PAGE and any(map(has_view, st.references)):
-        body += _views(st)  # the cited sources' texts, after the bibliography
+        from .source_view import source_views  # loaded for a page that has a view
+        from .source_view_html import views_section
+
+        body += views_section(source_views(st.references), st.id_prefix)  # after the bibliography
     body, removed = clean_html(body)  # safety net: the rules above should leave nothing
     if removed:
         st.report("CR109", "marker residue removed from the output", None)
@@ -154,11 +139,12 @@ def render(
     diagnostics = sorted(st.diagnostics, key=sort_key)
     if opts.unknown == "error" and st.unknown_ids:
         raise UnknownSourceError(st.unknown_ids, diagnostics)
-    css = th.css
-    page = body
-    # only a right-to-left script makes a page's language another (markers would make any marked
-    # answer non-ASCII: the words are read only when some letter could be Hebrew or Arabic)
+    # only a right-to-left script makes a page's language another: the words are read only then
     lang = answer_lang(prose_of(parsed.tokens)) if has_rtl(text) else "en"
+    page = body
     if opts.standalone:
-        page = clean_html(th.render_page(body, title=title or _title_of(text), css=css, lang=lang))[0]
-    return Rendered(page, body, css, diagnostics, list(st.references), lang)
+        from ..syntax.headings import first_heading  # a standalone page's title only
+
+        title = title or (first_heading(text) or "Answer")[:200]
+        page = clean_html(th.render_page(body, title=title, css=th.css, lang=lang))[0]
+    return Rendered(page, body, th.css, diagnostics, list(st.references), lang)

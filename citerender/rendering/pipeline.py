@@ -1,11 +1,8 @@
 """The one pipeline: the only place a parser and a document's citation state are built.
 
-``pipeline(options)`` is built once per :class:`~citerender.options.RenderOptions` (cached: a
-parser keeps no per-document state) and gives ``parse(text, registry) -> Parsed`` and
-``html(parsed)``, which together are exactly ``md.render(text, env)`` with the plugin, the path a
-plugin user runs. ``render``, ``check``, the quality and support reports, every export, the host
-transforms (MkDocs, Sphinx), the site and conversation builds and the stream all go through it, so
-grouping, numbering, labels and scrubbing exist once.
+``pipeline(options)`` (cached per :class:`~citerender.options.RenderOptions`) gives ``parse`` and
+``html``, together exactly ``md.render(text, env)`` with the plugin. Every render, check, export,
+host transform, build and stream goes through it, so grouping, numbering and labels exist once.
 """
 
 from __future__ import annotations
@@ -88,23 +85,21 @@ class Pipeline:
         self.options = options
         self.md = _markdown(options, citations)
 
-    def parse(
-        self, text: str, registry: Registry | None = None, *, spans: bool = False, whole_document: bool = True
-    ) -> Parsed:
-        """Parse ``text`` against ``registry``. ``spans`` records where every mark sits in the
-        text (the exports rewrite it); ``whole_document=False`` is a stream's block, whose
-        document-wide checks wait for the end."""
+    def parse(self, text: str, registry: Registry | None = None, *, spans: bool = False) -> Parsed:
+        """Parse ``text`` against ``registry``; ``spans`` records where every mark sits in the
+        text (the exports rewrite it)."""
         if len(text) > MAX_ANSWER_CHARS:
             raise CiterenderError(
                 f"answer has {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}", hint="split the answer"
             )
-        env = self.new_env(registry, spans=spans, whole_document=whole_document)
+        env = self.new_env(registry, spans=spans)
         return self.parse_in(text, env, citation_state(env))
 
     def new_env(
         self, registry: Registry | None = None, *, spans: bool = False, whole_document: bool = True
     ) -> dict[str, Any]:
-        """A fresh ``env`` holding a document state (a stream parses its blocks into one)."""
+        """A fresh ``env`` holding a document state (a stream parses its blocks into one, not
+        a ``whole_document``: its document-wide checks wait for the end)."""
         env: dict[str, Any] = {}
         st = new_state(env, registry)
         st.whole_document = whole_document
@@ -143,11 +138,9 @@ def make_markdown(options: RenderOptions = DEFAULT_OPTIONS, *, citations: bool =
 
 
 def _markdown(options: RenderOptions, citations: bool) -> MarkdownIt:
-    """``markdown="full"`` adds what models write (see :mod:`citerender.rendering.full_preset`),
-    emphasis beside CJK text as ChatGPT shows it among them (after the plugin: it keeps its marker rule).
-    ``images="text"`` (the default for publishing) shows a Markdown image from the answer as its
-    alt text, so a model cannot make every reader's browser fetch a URL (tracking pixels);
-    ``data:`` images and ``images="keep"`` render as usual."""
+    """``markdown="full"`` adds what models write (:mod:`citerender.rendering.full_preset`).
+    ``images="text"`` shows an image as its alt text, so a model cannot make every reader's
+    browser fetch a URL (tracking pixels); ``data:`` images render as usual."""
     full = options.markdown == "full"
     md = MarkdownIt("commonmark", {"html": options.html}, renderer_cls=PageRenderer)
     md.enable(["table", "strikethrough"])
@@ -178,11 +171,9 @@ def _image_as_text(self: Any, tokens: Sequence[Token], idx: int, options: Any, e
 
 @lru_cache(maxsize=1)
 def permissive_reader() -> MarkdownIt:
-    """A reader that links every destination and passes raw HTML, as pandoc and most Markdown
-    readers do: what the exports' guard reads their output back with (never used to render)."""
+    """A reader that links every destination and passes raw HTML, as pandoc does: what the exports'
+    guard reads their output back with. Destinations stay as written (no punycode, no escapes)."""
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.validateLink = lambda url: True  # type: ignore[method-assign]
-    # destinations kept as written (no punycoded host, no percent-encoding): the guard judges what
-    # the text holds, a URL a marker cut (``syntax.marks.URL_CUT``) included
     md.normalizeLink = lambda url: url  # type: ignore[method-assign]
     return md

@@ -1,16 +1,8 @@
 """Source views, as data: for each cited source whose lines the registry holds, the ranges its
-citing places name (each with every place citing it) and the parts of its text a view shows.
-Sources merged into one reference (a shared URL) each have a view: a place says which it cites.
-
-One more renderer of the parse (the renderers issue): it reads the references, their places and
-locators as the plugin decided them (``Reference.places``), never the answer. A place whose
-locator the plugin found outside the source (CR102) holds no lines: it gets no range, no anchor
-and no highlight, and nothing is ever clamped to the last line.
-
-A long source is not copied whole: its view shows each cited range with lines of context either
-side, and says how many lines each gap between the shown parts leaves out (:func:`parts_of`). Its
-size is counted in the bytes its text takes in the page (UTF-8, escaped), not in characters: a
-line of ``<`` or of CJK text takes four or three times its length.
+citing places name (each with every place citing it) and the parts of its text a view shows,
+read from the references as the plugin decided them, never from the answer. A locator outside
+the source (CR102) gets no range: nothing is clamped to the last line. A long source shows each
+range with context and counts its gaps (:func:`parts_of`); sizes are bytes of the escaped text.
 """
 
 from __future__ import annotations
@@ -48,14 +40,12 @@ MAX_SHOWN = 300
 #: shows its ranges with context (an answer citing a hundred 200-line chunks is not a 20,000-line page)
 PAGE_WHOLE_LINES = 2_000
 #: the bytes of text (UTF-8, escaped) the bounded views of a page show at most, shared by their
-#: lines (a cut line says how many characters it leaves out): with the lines' markup, the page's
-#: stylesheet and its cards, a page citing a source of thousands of long lines stays under 250 KB
+#: lines: a page citing a source of thousands of long lines stays under 250 KB
 SHOWN_BYTES = 64_000
-#: the bytes of text a line of a bounded view shows, however many lines share the budget: at
-#: least this many, at most the other
+#: the bytes of text a line of a bounded view shows, at least and at most
 LINE_BYTES = (160, 4_000)
-#: ranges of one source that may overlap at one line and still each be emphasised alone when
-#: pointed at (the stylesheet has a rule per slot); a range past them is highlighted, not emphasised
+#: ranges of one source that may overlap at a line and each be emphasised alone when pointed at
+#: (the stylesheet has a rule per slot); a range past them is highlighted, not emphasised
 SLOTS = 8
 #: (lines of context either side, lines kept at each end of a long range), tried in turn until a
 #: bounded view shows at most :data:`MAX_SHOWN` lines
@@ -125,9 +115,8 @@ class SourceView:
 
 
 def source_views(references: Iterable[Reference]) -> list[SourceView]:
-    """The view of every cited source that has one
-    (:func:`citerender.plugin.source_links.view_sources`), in the bibliography's order; the bounded
-    ones share :data:`SHOWN_BYTES` (two long sources on a page show the text one would alone)."""
+    """The view of every cited source that has one, in the bibliography's order; the bounded ones
+    share :data:`SHOWN_BYTES` (two long sources on a page show the text one would alone)."""
     out = []
     whole = 0  # the lines shown whole so far
     for ref in references:
@@ -181,11 +170,9 @@ def cited_ranges(ref: Reference, which: int = 0) -> tuple[CitedRange, ...]:
 
 
 def parts_of(count: int, ranges: Sequence[CitedRange], size: int = 0) -> list[Part]:
-    """The parts of a source of ``count`` lines (``size``: bytes of text, see :func:`text_bytes`) a
-    view shows and leaves out:
-    all of it when short; else each range with context either side (a long range by its two ends),
-    as much context as keeps the view within :data:`MAX_SHOWN` lines, its gaps counted. The parts
-    cover lines 1 to ``count`` exactly once: shown lines plus gaps make the source's length."""
+    """The parts of a source of ``count`` lines (``size``: bytes of text) a view shows and leaves
+    out, covering lines 1 to ``count`` once: all of it when short; else each range with as much
+    context as keeps the view within :data:`MAX_SHOWN` lines (a long range by its two ends)."""
     if count <= 0:
         return []
     if count <= WHOLE_LINES and size <= WHOLE_BYTES:

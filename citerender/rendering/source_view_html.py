@@ -1,16 +1,10 @@
-"""Source views, as HTML: a source's lines one a row, each with its number, cited lines
-highlighted, each cited range opened by a row that is its link target and holds its back-links
-to every claim citing it.
+"""Source views, as HTML: a source's lines one a row, cited lines highlighted, each cited range
+opened by a row that is its link target and holds its back-links to every claim citing it.
 
-The markup is written in Python, as the cards are (a theme changes looks, never what is shown);
-the looks are ``themes/_source-view.css`` (and its dark half, for themes that go dark). Pointing
-at a range (``:target``) emphasises exactly its lines, with no script: each range has a slot no
-range overlapping it shares, its opening row carries ``citerender-sN-start``, its lines
-``citerender-sN`` and its last line ``citerender-sN-end``; the stylesheet's rule for slot N
-emphasises the ``citerender-sN`` rows after the pointed-at opening row, up to its end.
-
-A view is written in one sweep over its lines and its ranges' bounds (:class:`_Sweep`): a
-source cited forty thousand times costs its lines and its ranges, never their product.
+Pointing at a range (``:target``) emphasises exactly its lines with no script: each range has a
+slot no range overlapping it shares; its opening row carries ``citerender-sN-start``, its lines
+``citerender-sN``, its last ``citerender-sN-end``, and ``themes/_source-view.css`` has a rule per
+slot. A view is written in one sweep (:class:`_Sweep`): its lines plus its ranges, never their product.
 """
 
 from __future__ import annotations
@@ -93,9 +87,7 @@ def _rows(view: SourceView, mode: str, back: str) -> list[str]:
 
 class _Sweep:
     """The ranges covering each line, asked for in increasing order of lines: those holding a
-    slot (at most one a slot, as no two ranges of a slot overlap), in the ranges' order, and
-    whether any range covers it (slotted or not). Each range is passed once, as is each last
-    line: a view costs its lines plus its ranges."""
+    slot (at most one a slot), in the ranges' order, and whether any range covers it."""
 
     def __init__(self, ranges: tuple[CitedRange, ...]) -> None:
         self.ranges = ranges  # sorted by first line (the longest first)
@@ -140,9 +132,8 @@ def _member(slot: int, end: bool) -> str:
 
 
 def _line(n: int, text: str, covering: list[CitedRange], cited: bool, cap: int | None) -> str:
-    """One line: its number (a gutter the list's own numbering stands for: hidden from screen
-    readers, left out of a copy) and its text, read in its own direction (``dir="auto"``), at most
-    ``cap`` bytes of it (:func:`~citerender.syntax.weight.fit_bytes`); ``covering``: the slotted ranges it is in, ``cited``:
+    """One line: its number (hidden from screen readers, left out of a copy) and at most ``cap``
+    bytes of its text, in its own direction; ``covering``: the slotted ranges it is in, ``cited``:
     whether any range covers it."""
     cls = "citerender-vl"
     for r in covering:

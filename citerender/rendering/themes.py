@@ -85,10 +85,8 @@ class Theme:
         import jinja2  # lazy: only rendering pays for it
         from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-        # themes are shared like stylesheets: their templates run sandboxed (no attribute access
-        # to internals such as __globals__, no mutation of what they are given), and every
-        # template, however it is loaded (``{% include %}``, ``{% extends %}``, ``{% import %}``),
-        # is read by :func:`own_file`: never a file outside its theme's folder
+        # themes are shared like stylesheets: templates run sandboxed, and every one however it
+        # is loaded (``{% include %}``, ``{% extends %}``) is read by :func:`own_file`
         return ImmutableSandboxedEnvironment(
             loader=jinja2.FunctionLoader(self._template_source),
             autoescape=True,
@@ -102,13 +100,9 @@ class Theme:
         """The shared mechanics (``_core.css``: cards shown on hover/focus, print rules) and the
         most specific ``style.css`` in the chain."""
         core = (themes_root() / "_core.css").read_text(encoding="utf-8")
-        for d in self.dirs:
-            f = d / "style.css"
-            if f.is_file():
-                own = own_file(f, d, self.name)
-                dark = "prefers-color-scheme: dark" in own  # dark code colours only where the page goes dark
-                return core + "\n" + code_css(dark=dark) + "\n" + views_css(dark=dark) + "\n" + own
-        return core + "\n" + code_css(dark=False) + "\n" + views_css(dark=False) + "\n"
+        own = next((own_file(d / "style.css", d, self.name) for d in self.dirs if (d / "style.css").is_file()), "")
+        dark = "prefers-color-scheme: dark" in own  # dark code colours only where the page goes dark
+        return "\n".join((core, code_css(dark=dark), views_css(dark=dark), own))
 
     def _template_source(self, name: str) -> tuple[str, str, Callable[[], bool]] | None:
         """Jinja2's loader: ``name`` from the first folder of the chain that has it (the folder
@@ -123,7 +117,8 @@ class Theme:
         return None
 
     def _own(self, template: str) -> bool:
-        """Does the theme chain override the default theme's ``template``?"""
+        """Does the theme chain override the default theme's ``template`` (else it is written in
+        Python, no Jinja2 loaded)?"""
         default = themes_root() / "default"
         for d in self.dirs:
             if (d / template).is_file():
@@ -132,12 +127,10 @@ class Theme:
 
     @cached_property
     def own_bibliography(self) -> bool:
-        """Does the theme chain override the default theme's bibliography template?"""
         return self._own("bibliography.html.j2")
 
     @cached_property
     def own_page(self) -> bool:
-        """Does the theme chain override the default theme's page template?"""
         return self._own("page.html.j2")
 
     def render_bibliography(
@@ -186,11 +179,8 @@ class Theme:
         )
 
     def render_index(self, pages: Sequence[Any], *, css_href: str, title: str = "Answers") -> str:
-        """The index page of a site build: every page with its title and problem counts.
-
-        Each page's ``href`` is a relative URL: percent-encoded and prefixed with ``./``, so a file
-        named ``javascript:alert(1).md`` (or holding ``?``, ``#``, ``%``) links to itself.
-        """
+        """The index page of a site build: every page with its title and problem counts. Each
+        ``href`` is percent-encoded and starts ``./``: ``javascript:alert(1).md`` links to itself."""
         entries = [IndexEntry(p.title, "./" + quote(p.out, safe="/"), p.out, p.errors, p.warnings) for p in pages]
         return self._render("index.html.j2", pages=entries, css_href=css_href, title=title)
 
@@ -370,10 +360,8 @@ def _checked_entry(e: os.DirEntry[str], folder: Path, theme: str) -> list[Path]:
 
 @lru_cache(maxsize=2)
 def code_css(*, dark: bool = True) -> str:
-    """The highlighting colours of code blocks (``_code.css``; and ``_code-dark.css``'s dark-scheme
-    block for themes that go dark), as
-    :func:`citerender.rendering.full_preset.generated_highlight_css` wrote them (a test holds
-    the files to what the installed Pygments gives; ``CITERENDER_UPDATE_GOLDEN=1`` rewrites them)."""
+    """The highlighting colours of code blocks (``_code.css``, and ``_code-dark.css`` for themes
+    that go dark), as :func:`citerender.rendering.full_preset.generated_highlight_css` wrote them."""
     light = (themes_root() / "_code.css").read_text(encoding="utf-8")
     return light + "\n" + (themes_root() / "_code-dark.css").read_text(encoding="utf-8") if dark else light
 
