@@ -2,26 +2,22 @@
 computes them (``compute_autoais`` as its ``main()`` calls it on a result file ``{"args", "data":
 [{question, output, docs}]}``), so an eval team's numbers match the paper's code given the same judge:
 
-* the output is stripped, cut at its first newline, and ``<|im_end|>`` removed;
-* it is split into sentences by NLTK's Punkt (English parameters when the ``punkt_tab`` data is
-  installed; the untrained tokenizer otherwise: the data cannot be downloaded at run time);
+* the output is stripped, cut at its first newline, ``<|im_end|>`` removed, and split into
+  sentences by NLTK's Punkt (English parameters when ``punkt_tab`` is installed, else untrained);
 * a sentence's citations are read as eval.py reads them, ``\\[\\d+``: only the first number of
   ``[5, 3]`` or ``[1-2]``; ``[0]`` names the *last* document, as Python's ``docs[-1]`` does there;
-* the hypothesis is the sentence with citations removed as ALCE's ``remove_citations`` removes them;
+* the hypothesis is the sentence without citations, as ALCE's ``remove_citations`` leaves it;
 * a sentence without citations, or citing past the last document, scores 0 (no judge call); only
-  its first :data:`AT_MOST_CITATIONS` (3) citations are used; the premise is ``"Title: T\\n" + text``
-  per document, joined by newlines;
+  its first :data:`AT_MOST_CITATIONS` are used; the premise is ``"Title: T\\n" + text`` per
+  document, joined by newlines;
 * precision: a citation of a supported sentence citing several documents counts when its document
-  alone entails the sentence, or the other cited documents without it do not; a sentence citing
-  one document counts its verdict;
+  alone entails the sentence, or the others without it do not; a lone citation counts its verdict;
 * per item: recall = entailed sentences / sentences, precision = counted citations / citations
-  (0 without citations); an item with no sentence is left out of the averages, as eval.py skips it;
-  the aggregates are the per-item means, in percent.
+  (0 without citations); items with no sentence are left out of the per-item means, in percent.
 
 A file whose path names QAMPARI is scored as eval.py scores it (``"qampari" in args.f``): each
-comma-separated answer of the first line, after the question, is a "sentence".
-
-The judge is ``judge(claim, evidence) -> bool`` (the project's ``--scorer``: score ≥ 0.5 entails).
+comma-separated answer of the first line, after the question, is a "sentence". The judge is
+``judge(claim, evidence) -> bool`` (the ``--scorer``: a score of 0.5 or more entails).
 """
 
 from __future__ import annotations

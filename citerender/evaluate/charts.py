@@ -18,6 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..errors import CiterenderError
 from .check_dataset import one_line
 
 __all__ = ["FONT", "WIDTH", "hist_svg", "rates_svg"]
@@ -105,8 +106,11 @@ def hist_svg(hist: dict[str, list[int]], title: str) -> Markup:
 @contextmanager
 def _axes(height: float) -> Iterator[tuple[Any, Any]]:
     """A figure :data:`WIDTH` wide and ``height`` inches high, and its axes, drawn in the charts' style."""
-    import matplotlib
-    from matplotlib.figure import Figure
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise CiterenderError("the report's charts need matplotlib", hint="pip install 'citerender[report]'") from None
 
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=(WIDTH, height), layout="constrained")

@@ -50,8 +50,7 @@ class DatasetSummary:
     checked: int = 0  # records checked by this run (not those a resumed run skipped)
     skipped: int = 0
     worst: Worst = field(default_factory=Worst)
-    #: the columns the answers were read from (``id_col``, ``answer_col``, ``sources_col``): the
-    #: report renders the very answer that was checked
+    #: ``id_col``, ``answer_col``, ``sources_col``: the report renders the very answer checked
     cols: dict[str, str] = field(default_factory=dict)
     examples: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (record id, message)
     #: per group, answers by their support rate in tenths (0-10%, …, 90-100%): bounded, for the report
@@ -205,11 +204,9 @@ def check_dataset(
     **kwargs: Any,
 ) -> DatasetSummary:
     """Check every record of ``data`` into ``results`` (JSON Lines, JSON or Parquet); returns the
-    measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`.
-    ``alce``: ``data`` is an ALCE result file (or its ``data`` list), each item also scored by
-    ALCE's definitions with the scorer as the judge (:mod:`.alce_run`). ``compare`` and
-    ``pair_by``: the two values of the column ``compare`` compared on the questions (``pair_by``)
-    both answered (:mod:`.compare`)."""
+    measures. ``options`` or keyword arguments (``scorer=``) as for :func:`citerender.check`;
+    ``alce``: an ALCE result file, scored by eval.py's definitions too (:mod:`.alce_run`);
+    ``compare`` and ``pair_by``: a paired comparison (:mod:`.compare`)."""
     opts = RenderOptions.build(options, **kwargs)
     results_format(results)
     if alce:

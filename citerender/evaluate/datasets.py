@@ -167,11 +167,9 @@ def _check_utf8(p: Path) -> None:
 
 
 def read_records(path: str | Path, id_col: str = "id", *, within: str | None = None) -> Iterator[dict[str, Any]]:
-    """Every record of the dataset, in order, read as a stream (every value :func:`plain`). A
-    record that cannot be read is ``{"__failure__": why, id_col: its id if known}``: that
-    record's failure, never the run's. The file is checked before this returns. ``within``: a
-    ``.json`` dataset may also be an object holding the list under that key (ALCE's result files
-    hold theirs under ``data``)."""
+    """Every record of the dataset, in order, streamed (every value :func:`plain`); one that cannot
+    be read is ``{"__failure__": why, id_col: its id if known}``. ``within``: a ``.json`` dataset
+    may be an object holding the list under that key (ALCE's result files: ``data``)."""
     return (record for _, record in numbered_records(path, id_col, within=within))
 
 

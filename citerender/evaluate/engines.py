@@ -85,10 +85,8 @@ class Tally:
 
 
 def require_engine(engine: str) -> None:
-    """Stop a script before any work when ``engine`` (``dask``, ``ray`` or ``spark``) cannot be
-    imported: a message naming its extra (``citerender[ray]``) and how to install it on stderr, and
-    exit status 2, as the command line does for a missing extra; Spark's also when no Java runtime
-    is found (PySpark starts one). Meant for a script's first lines."""
+    """Stop a script before any work when ``engine`` (``dask``, ``ray``, ``spark``) cannot be imported,
+    or for Spark no Java runtime is found: its extra named on stderr, exit status 2, as the CLI does."""
     name, modules, package = ENGINES[engine]
     for module in modules:
         try:

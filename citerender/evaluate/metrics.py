@@ -109,11 +109,8 @@ def _offset(text: str, line: int, column: int) -> int:
 
 
 def relevant_citations(c: Claim, verdict: str, scorer: SupportScorer | None = None) -> list[bool]:
-    """Which citations of a claim are relevant. None is, unless the claim is supported (fully or
-    partly); a claim's only citation is. Of several, with a scorer (ALCE's rule): a citation is
-    relevant when the scorer finds its passage alone supports the claim, or the claim's other
-    citations without it no longer do; without one (or where the scorer gives no number in
-    [0, 1]), when its passage shares at least a quarter of the claim's content words."""
+    """Which citations of a claim are relevant (:func:`definitions` says when); where the scorer
+    gives no number in [0, 1], the lexical rule decides, as without a scorer."""
     if verdict not in ("supported", "partial"):
         return [False] * len(c.evidence)
     if len(c.evidence) == 1:
@@ -230,11 +227,8 @@ class Totals:
 
 def result_problem(result: Any) -> str | None:
     """Why ``result`` (a line of a results file, read back to resume) is not a result
-    :func:`citerender.evaluate.records.check_record` could have made, or None when it is one.
-
-    A hand-edited or foreign line must not reach :class:`Totals` (a rate of -5, 1e309 or text, a
-    diagnostic without a code): every field's type, each count (a whole number, 1 answer) and each
-    rate (its numerator over its denominator) is checked."""
+    :func:`~citerender.evaluate.records.check_record` could have made, or None: a hand-edited or
+    foreign line (a rate of -5, a diagnostic without a code) must not reach :class:`Totals`."""
     if not isinstance(result, Mapping):
         return f"a result is an object, not {type(result).__name__}"
     if "__failure__" in result:

@@ -118,9 +118,8 @@ def render_checked(
     sources_col: str = "sources",
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """:func:`render_record` of the very answer :func:`check_record` checked with the same
-    columns (a provider response adapted, its text shown): ``{"id", "html", "css", "failure"}``,
-    never raising for a bad record. The report of a dataset check pages its worst answers so."""
+    """The page of the very answer :func:`check_record` checked with the same columns (the report's
+    worst answers): ``{"id", "html", "css", "failure"}``, never raising for a bad record."""
     opts = RenderOptions.build(options, **kwargs)
     rid = record.get(id_col)
     out: dict[str, Any] = {"id": rid, "html": "", "css": "", "failure": None}

@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import quote
 
 from ..codes import CODES
-from ..errors import CiterenderError
 from ..jobs.files import write_atomic
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
@@ -171,10 +170,6 @@ def _file_name(rid: str) -> str:
 def _charts(
     summary: DatasetSummary, rows: list[tuple[str, Any]], hist_groups: list[str], groups: int
 ) -> list[dict[str, Any]]:
-    try:
-        import matplotlib  # noqa: F401 - only to say what to install
-    except ImportError:
-        raise CiterenderError("the report's charts need matplotlib", hint="pip install 'citerender[report]'") from None
     from .charts import hist_svg, rates_svg
 
     names = [name for name, _ in rows]

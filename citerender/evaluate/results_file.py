@@ -27,10 +27,8 @@ _NESTED = ("columns", "diagnostics", "claims", "metrics", "alce")  # alce: ALCE'
 
 
 def done_ids(path: str | Path) -> Counter[str]:
-    """How many results each id already has (a run resumed skips as many rows of that id), in the
-    results file and in its journal (JSON and Parquet results, see :class:`ResultsWriter`). A line
-    a killed run left half-written is dropped; a line that is not a result is an input error
-    naming it (the file is not changed)."""
+    """How many results each id already has in the results file and its journal (a resume skips as
+    many rows of that id); a line a killed run left half-written is dropped."""
     done: Counter[str] = Counter()
     for f in _written(path):
         done.update(str(r["id"]) for r in read_results(f, partial_tail=True))
@@ -109,11 +107,9 @@ def read_results(p: str | Path, *, partial_tail: bool = False) -> Iterator[dict[
 
 
 class ResultsWriter:
-    """Results written as they come, each line flushed: JSON Lines appended to the results (a
-    resumed run adds to the file); JSON and Parquet to their journal (:func:`journal_path`), the
-    file written whole from it at :meth:`close` (earlier results first) through a temporary file
-    that replaces it. Nothing half-written is ever the results file, and a killed run's finished
-    work is in the journal, which a resume goes on from."""
+    """Results written as they come, each line flushed: JSON Lines appended to the results; JSON
+    and Parquet to their journal (:func:`journal_path`), the file written whole from it at
+    :meth:`close` through a temporary file. A killed run's work is in the journal, for a resume."""
 
     def __init__(self, path: str | Path, *, resume: bool) -> None:
         self.path, self.fmt = Path(path), results_format(path)
