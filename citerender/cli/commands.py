@@ -101,25 +101,19 @@ def cmd_context(a: argparse.Namespace) -> int:
 
 def cmd_units(a: argparse.Namespace) -> int:
     registry = _registry_or_documents(a.documents, a)
-    data = {
-        "sources": [
-            {
-                k: v
-                for k, v in (
-                    ("id", s.id),
-                    ("title", s.title),
-                    ("url", s.url),
-                    ("updated", s.updated),
-                    ("lines", list(s.lines) if s.lines is not None else None),
-                    ("text", s.text),
-                    ("meta", dict(s.meta) or None),
-                )
-                if v is not None
-            }
-            for s in registry.values()
-        ]
-    }
-    out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    sources = []
+    for s in registry.values():
+        row = {
+            "id": s.id,
+            "title": s.title,
+            "url": s.url,
+            "updated": s.updated,
+            "lines": list(s.lines) if s.lines is not None else None,
+            "text": s.text,
+            "meta": dict(s.meta) or None,
+        }
+        sources.append({k: v for k, v in row.items() if v is not None})  # what a unit lacks is left out
+    out = json.dumps({"sources": sources}, ensure_ascii=False, indent=2) + "\n"
     if a.output:
         write_atomic(a.output, out)
         print(f"wrote {len(registry)} source(s) to {a.output}", file=sys.stderr)
