@@ -1,21 +1,9 @@
-"""A chat export's file: ``conversations.json``, the export's ``.zip`` or the folder it unzips to,
-read as a stream of conversations (``ijson``), a zip inflating to at most ``max_bytes`` (all its
-members together) and 200 times its size.
-
-ChatGPT's and Claude's exports are both a JSON array of conversation objects, zipped with the same
-member name; what each object holds is read by :mod:`.chatgpt` or :mod:`.claude`. Since 2026
-ChatGPT's export splits the array into shards, ``conversations-000.json``, ``conversations-001.json``
-… (beside ``chat.html``, ``user.json``, ``export_manifest.json``): they are read in number order as
-one array, the positions going on from shard to shard. A ``conversations.json`` beside shards is
-read alone (as the importers that met both do). A shard missing between others, or a zip member
-named twice, is reported on the export's first conversation (CR516, :mod:`.shards`), the rest read.
-
-A damaged or lying zip (a CRC or size that does not match, a truncated stream, encryption, an
-unknown compression method) is an input error naming the file. Strings are read as Python's
-``json`` reads them, lone surrogates (``"\\udc00"``) kept, so that every input has the same
-surrogate handling (:func:`~citerender.sources.clean.clean_data` replaces and reports them): ijson's
-C backend cannot decode a lone low surrogate and turns a lone high one into ``?``, so a stream that
-holds one is read again with ijson's Python backend."""
+"""A chat export's file (``conversations.json``, the export's ``.zip`` or its folder) read as a
+stream of conversations (``ijson``); ChatGPT's shards (``conversations-000.json`` …) in number order
+as one list (:mod:`.shards`). A zip inflates to at most ``max_bytes`` (its members together) and 200
+times its size; a damaged or lying zip is an input error naming the file. Strings are read as
+``json`` reads them, lone surrogates kept for :func:`~citerender.sources.clean.clean_data` to
+report: ijson's C backend misreads them, so a stream holding one is read again by its Python one."""
 
 from __future__ import annotations
 
@@ -65,8 +53,7 @@ except ImportError:  # pragma: no cover - a Python built without lzma reads no L
     pass
 
 
-#: the most a zipped export may inflate to, and the most it may inflate per compressed byte: an
-#: 800 KB zip inflating to 800 MB ran for minutes (see SECURITY.md); ``max_bytes`` changes the first
+#: the most a zipped export may inflate to, and per compressed byte (see SECURITY.md)
 MAX_INFLATED_BYTES = 4 * 1024**3
 MAX_INFLATE_RATIO = 200
 
@@ -76,8 +63,7 @@ _EXPORT_SIGNS = ("chat.html", "export_manifest.json", "user.json", "user_setting
 
 
 def is_export_folder(path: str | Path) -> bool:
-    """Is ``path`` a folder an export was unzipped to: one holding ``conversations.json`` or its
-    shards, or the files that come with them (then reading it says that the conversations are missing)?"""
+    """Is ``path`` a folder holding an export's conversations or the files that come with them?"""
     p = Path(path)
     try:
         if not p.is_dir():
@@ -108,8 +94,7 @@ def _folder_members(p: Path) -> list[Path]:
 
 
 def _open(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Generator[tuple[str, IO[bytes]]]:
-    """Each file (or zip member) of the export that holds conversations, by name, opened in turn;
-    a zip's members inflate to at most ``max_bytes`` together."""
+    """Each file (or zip member) of the export holding conversations, by name, opened in turn."""
     p = Path(path)
     if p.is_dir():
         for file in _folder_members(p):
@@ -165,8 +150,8 @@ def _check_inflation(size: int, compressed: int, max_bytes: int, path: str) -> N
 
 
 class _Bounded(io.RawIOBase):
-    """A zip member read as a stream, stopped once it inflates past the limits whatever its header
-    said; ``budget`` (a one-item list) is what every member of the zip may still inflate to."""
+    """A zip member stopped once it inflates past the limits, whatever its header said; ``budget``
+    (a one-item list) is what the zip's members may still inflate to."""
 
     def __init__(self, f: IO[bytes], budget: list[int], compressed: int, path: str) -> None:
         self.f, self.budget, self.compressed, self.path, self.read_so_far = f, budget, compressed, path, 0
@@ -196,8 +181,7 @@ def _damaged(e: Exception, path: str) -> CiterenderError:
 
 
 def is_zipped_export(path: str | Path) -> bool:
-    """Is the file a zip holding a ``conversations.json`` (or its shards), or a zip too damaged to
-    tell? Either is read as an export: its size, and what is wrong with it, are judged when it is read."""
+    """Is the file a zip holding an export's conversations, or one too damaged to tell (reading it says why)?"""
     if not is_zip(path):
         return False
     try:
@@ -221,8 +205,8 @@ def is_zip(path: str | Path) -> bool:
 
 
 def head(path: str | Path) -> str:
-    """The first 64 KiB of the export's JSON as text (a zip's or a folder's ``conversations.json``
-    or first shard), ``""`` when it cannot be read: enough to tell whose export it is."""
+    """The first 64 KiB of the export's first file of conversations as text (``""`` if unreadable):
+    enough to tell whose export it is."""
     files = _open(path)
     try:
         first = next(files, None)
@@ -236,11 +220,8 @@ def head(path: str | Path) -> str:
 
 
 def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[tuple[int, Any]]:
-    """Every conversation of the export as its JSON data, with its position, read as a stream
-    (a zipped export inflates to at most ``max_bytes``); strings as ``json`` reads them. An item
-    that is not an object is given as it is (:func:`~.exports.conversation` reports it), never
-    skipped unseen. What is wrong with the export's files as a set (:func:`export_notes`) rides
-    on its first conversation (a :class:`~.shards.Noted`), whose page reports it."""
+    """Every conversation of the export as its JSON data, with its position, read as a stream (an
+    item that is no object as it is). :func:`export_notes` ride on the first (a :class:`~.shards.Noted`)."""
     notes = export_notes(path)
     for k, data in _raw(path, max_bytes):
         if notes and isinstance(data, Mapping):
@@ -249,9 +230,7 @@ def read_raw(path: str | Path, max_bytes: int = MAX_INFLATED_BYTES) -> Iterator[
 
 
 def export_notes(path: str | Path) -> list[Note]:
-    """What is wrong with the export's files as a set, told from their names (a shard missing
-    between others, a zip member named twice: CR516); none for one file, or for a zip that
-    cannot be listed (reading it says why)."""
+    """What is wrong with the export's files as a set (CR516, :func:`~.shards.shard_notes`)."""
     p = Path(path)
     try:
         if p.is_dir():
@@ -311,8 +290,7 @@ def _items(path: str | Path, max_bytes: int, backend: Any, *, watch: bool) -> It
 
 
 def _is_list(f: IO[bytes], name: str, path: str | Path) -> None:
-    """A file of conversations is a JSON list: one that is an object (a shard holding one
-    conversation, a wrapper) would give no item at all, its conversations gone unseen."""
+    """A file of conversations must be a JSON list: an object would give no item, unseen."""
     peek = getattr(f, "peek", None)
     start = peek(4096)[:4096].lstrip(b"\xef\xbb\xbf \t\r\n") if peek is not None else b"["
     if start and not start.startswith(b"["):
@@ -324,8 +302,8 @@ def _is_list(f: IO[bytes], name: str, path: str | Path) -> None:
         )
 
 
-#: the deepest nesting read from an export (a conversation is about ten levels deep; past this,
-#: ijson builds a key path as long as the depth at every level, gigabytes for a 200 KB file)
+#: the deepest nesting read from an export (a conversation is about ten levels deep; ijson's key
+#: paths grow with the depth at every level)
 MAX_DEPTH = 1000
 _NOT_BRACKET = bytes(c for c in range(256) if c not in b"[]{}")
 _DEPTH = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
@@ -336,10 +314,8 @@ class _TooDeep(Exception):
 
 
 class _DepthGuard:
-    """A JSON byte stream handed on as read, its nesting followed on the way: past
-    :data:`MAX_DEPTH` it stops (:class:`_TooDeep`) before the parser builds the levels. Escapes
-    are taken out (an escaped backslash, then an escaped quote), the rest is cut at its quotes and
-    the brackets between strings counted: linear, and in C but for the brackets."""
+    """A JSON byte stream handed on as read, stopped (:class:`_TooDeep`) past :data:`MAX_DEPTH`:
+    escapes taken out, the rest cut at its quotes, the brackets between strings counted."""
 
     def __init__(self, f: Any) -> None:
         self.f, self.depth, self.in_string, self.backslash = f, 0, False, b""
@@ -368,9 +344,8 @@ class _LoneSurrogate(Exception):
     """The stream holds a lone surrogate escape: ijson's C backend would misread it."""
 
 
-#: a ``\\uD800``–``\\uDFFF`` escape that is not half of a pair (a false alarm, such as an escaped
-#: backslash before ``ud800``, only costs reading with the slower backend)
-_LONE = re.compile(  # a literal first, so the search skips ahead: linear, and fast on escaped text
+#: a ``\\uD800``–``\\uDFFF`` escape that is not half of a pair (a false alarm costs the slower backend)
+_LONE = re.compile(
     rb"\\u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|[c-fC-F][0-9a-fA-F]{2}(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}))"
 )
@@ -378,8 +353,7 @@ _HOLD = 12  # bytes held back: enough to see whether an escape at the end of a c
 
 
 class _SurrogateWatch:
-    """A JSON byte stream whose bytes are handed on only once looked at, with what follows them:
-    a lone surrogate escape stops the stream (:class:`_LoneSurrogate`) before the parser sees it."""
+    """A JSON byte stream stopped (:class:`_LoneSurrogate`) before the parser sees a lone surrogate."""
 
     def __init__(self, f: IO[bytes]) -> None:
         self.f, self.pending, self.before = f, b"", b""

@@ -1,18 +1,11 @@
-"""OpenAI's Assistants API (and Azure's, the same shapes): a ``thread.message``, a page of a
-thread's messages (``GET /v1/threads/{thread_id}/messages``: ``{"object": "list", "data": […],
-"first_id", "last_id", "has_more"}``, newest first), and a run's stream of events
-(``thread.message.created`` / ``.delta`` / ``.completed``, ``thread.run.*``, ``thread.run.step.*``),
-folded into such a page by :func:`collect_events`.
-
-A text part's annotations name the words they replace (``text``, ``start_index``, ``end_index``):
-a file search's ``【4:0†handbook.pdf】`` (``file_citation``, the file named by the marker, by the
-annotation, or by the run's file search results, else by its id), a web search's ``【3:0†source】``
-(``url_citation``, Azure's Bing grounding), a code interpreter's ``sandbox:`` link (``file_path``,
-:mod:`.openai_files`). The marker's words are removed and its citation put after the sentence's
-closing punctuation, as every adapter places a citation.
-(`API reference: Messages <https://platform.openai.com/docs/api-reference/messages>`_,
-`Assistants streaming events <https://platform.openai.com/docs/api-reference/assistants-streaming/events>`_.)
-"""
+"""OpenAI's Assistants API (and Azure's): a ``thread.message``, a page of a thread's messages
+(``{"object": "list", "data": […], "has_more"}``, newest first), or a run's stream of events folded
+into such a page (:func:`collect_events`). A text part's annotations name the words they replace: a
+file search's ``【4:0†handbook.pdf】`` (``file_citation``), a web search's ``【3:0†source】``
+(``url_citation``), a code interpreter's ``sandbox:`` link (``file_path``, :mod:`.openai_files`);
+those words are removed and the citation put after the sentence's closing punctuation.
+(`Messages <https://platform.openai.com/docs/api-reference/messages>`_, `streaming events
+<https://platform.openai.com/docs/api-reference/assistants-streaming/events>`_.)"""
 
 from __future__ import annotations
 
@@ -22,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..syntax.escapes import printable
-from .common import Builder, insert_edits, unknown_annotation, url_source, web_url
+from .common import Builder, as_list, as_map, insert_edits, unknown_annotation, url_source, web_url, whole
 from .offsets import SpanReader, Spans, after_last_word
 from .openai_files import cited_name, loose_sandbox_links, named_file, output_file, unlinked
 
@@ -34,34 +27,22 @@ _MARKER = re.compile(r"\u3010\d{1,4}(?::\d{1,4}\u2020[^\u3010\u3011\u2020\n]{1,4
 _UNFINISHED = ("failed", "cancelled", "expired", "incomplete", "requires_action")
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def message(data: Mapping[str, Any], b: Builder) -> list[str]:
     """The text parts of a message, or of the newest answer on a page of a thread's messages."""
-    names = _run_steps(_list(data.get("run_steps")), b)
-    for run in _list(data.get("runs")):
-        _unfinished(_map(run), "run", b)
+    names = _run_steps(as_list(data.get("run_steps")), b)
+    for run in as_list(data.get("runs")):
+        _unfinished(as_map(run), "run", b)
     page = data.get("object") != "thread.message" and isinstance(data.get("data"), list)
     parts: list[str] = []
     for msg in _answer(data, b) if page else [data]:
         _unfinished(msg, "message", b)
-        parts += [_part(p, b, names) for p in _list(msg.get("content")) if isinstance(p, Mapping)]
+        parts += [_part(p, b, names) for p in as_list(msg.get("content")) if isinstance(p, Mapping)]
     return [p for p in parts if p]
 
 
 def _answer(page: Mapping[str, Any], b: Builder) -> list[Mapping[str, Any]]:
     """The newest answer on a page (the assistant's messages after the newest user message, or the
-    newest run of them), oldest first; what else the page holds is counted (CR512)."""
+    newest run of them), oldest first; the rest is counted (CR512)."""
     msgs = _chronological([m for m in page["data"] if isinstance(m, Mapping)])
     users = [i for i, m in enumerate(msgs) if m.get("role") == "user"]
     answer = [m for m in msgs[users[-1] + 1 if users else 0 :] if m.get("role") != "user"]
@@ -89,7 +70,7 @@ def _ascending(msgs: list[Mapping[str, Any]], page: Mapping[str, Any]) -> bool:
 
 def _chronological(msgs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The messages oldest first: a page is newest first unless its ``created_at`` say otherwise."""
-    times = [_int(m.get("created_at")) for m in msgs]
+    times = [whole(m.get("created_at")) for m in msgs]
     if None in times or len(msgs) < 2:
         return msgs[::-1]
     known = [t for t in times if t is not None]
@@ -104,7 +85,7 @@ def _unfinished(obj: Mapping[str, Any], what: str, b: Builder) -> None:
     status = obj.get("status")
     if status not in (*_UNFINISHED, "in_progress"):
         return
-    why = _map(obj.get("last_error")).get("message") or _map(obj.get("incomplete_details")).get("reason") or ""
+    why = as_map(obj.get("last_error")).get("message") or as_map(obj.get("incomplete_details")).get("reason") or ""
     ident = str(obj.get("id") or "")[:80]
     how = "the stream ends before it completed" if status == "in_progress" else f"it is {status}"
     b.note(("CR514", f"{what} {ident} was not finished ({how}{': ' + str(why)[:160] if why else ''}): "
@@ -112,13 +93,13 @@ def _unfinished(obj: Mapping[str, Any], what: str, b: Builder) -> None:
 
 
 def _run_steps(steps: Sequence[Any], b: Builder) -> dict[str, str]:
-    """The files a run's file searches found (a folded stream's run steps): their names, by file
-    id (to name the files the answer cites), each a source (consulted unless cited)."""
+    """The names, by file id, of the files a run's file searches found, each a source (consulted
+    unless cited)."""
     names: dict[str, str] = {}
     for step in steps:
-        for call in _list(_map(_map(step).get("step_details")).get("tool_calls")):
-            for result in _list(_map(_map(call).get("file_search")).get("results")):
-                fid, name = _map(result).get("file_id"), _map(result).get("file_name")
+        for call in as_list(as_map(as_map(step).get("step_details")).get("tool_calls")):
+            for result in as_list(as_map(as_map(call).get("file_search")).get("results")):
+                fid, name = as_map(result).get("file_id"), as_map(result).get("file_name")
                 if isinstance(fid, str) and isinstance(name, str) and name.strip():
                     names.setdefault(fid, name.strip())
                 if isinstance(fid, str):
@@ -127,8 +108,7 @@ def _run_steps(steps: Sequence[Any], b: Builder) -> dict[str, str]:
 
 
 def _part(part: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
-    """One content part as Markdown with markers; an image the page cannot show is ``[image]``,
-    cited to its file (reported); a part of a kind not read is reported."""
+    """One content part as Markdown with markers (an image the page cannot show: ``[image]``, cited)."""
     kind = part.get("type")
     if kind == "text":
         t = part.get("text")
@@ -136,11 +116,11 @@ def _part(part: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
     if kind == "refusal":
         return str(part.get("refusal") or "")
     if kind == "image_file":
-        fid = _map(part.get("image_file")).get("file_id")
+        fid = as_map(part.get("image_file")).get("file_id")
         sid = named_file(b, fid, None, kind="image")
         unlinked(b, sid, "an image the assistant made")
         return "[image]" + b.marker(sid)
-    if kind == "image_url" and (url := web_url(_map(part.get("image_url")).get("url"))):
+    if kind == "image_url" and (url := web_url(as_map(part.get("image_url")).get("url"))):
         return "[image]" + b.marker(url_source({"url": url}, b))
     b.note(("CR507", f"a message part of type {printable(str(kind), 60)} is not read by citerender: not shown"))
     return ""
@@ -152,7 +132,7 @@ def _text(t: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
     reader = SpanReader(text)
     cites: list[Edit] = []  # (start, end, marker): words a citation replaces
     edits: list[Edit] = []
-    for a in _list(t.get("annotations")):
+    for a in as_list(t.get("annotations")):
         if not isinstance(a, Mapping):
             continue
         kind = a.get("type") or ("url_citation" if isinstance(a.get("url_citation"), Mapping) else "untyped")
@@ -176,8 +156,8 @@ def _text(t: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
 
 
 def _unannotated(text: str, cites: list[Edit], b: Builder) -> list[Edit]:
-    """The file search markers no annotation names (the API leaves some out): one naming its file
-    cites a file of that name; a ``source`` one names nothing and is removed; each reported."""
+    """File search markers no annotation names, each reported: one naming a file cites it, a
+    ``source`` one is removed."""
     out: list[Edit] = []
     annotated = Spans([(s, e) for s, e, _ in cites])
     for m in _MARKER.finditer(text) if "\u3010" in text else ():
@@ -193,7 +173,7 @@ def _unannotated(text: str, cites: list[Edit], b: Builder) -> list[Edit]:
 
 def _file_citation(a: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -> str:
     """The citation of a file search's file, named by the annotation, its marker or the run's results."""
-    fc = _map(a.get("file_citation"))
+    fc = as_map(a.get("file_citation"))
     fid = fc.get("file_id") if isinstance(fc.get("file_id"), str) and fc["file_id"].strip() else None
     given = next((v for k in ("file_name", "filename") if isinstance(v := fc.get(k), str) and v.strip()), None)
     name = given or cited_name(a.get("text")) or (names.get(fid) if fid else None)
@@ -207,7 +187,7 @@ def _file_citation(a: Mapping[str, Any], b: Builder, names: Mapping[str, str]) -
 
 def _url_citation(a: Mapping[str, Any], b: Builder) -> str:
     """The citation of a web page (Azure's Bing grounding: ``url_citation`` with ``url``, ``title``)."""
-    uc = _map(a.get("url_citation"))
+    uc = as_map(a.get("url_citation"))
     if not web_url(uc.get("url")):
         b.note(("CR505", "a url_citation without a web URL: its marker was removed"))
         return ""
@@ -215,9 +195,9 @@ def _url_citation(a: Mapping[str, Any], b: Builder) -> str:
 
 
 def _span(text: str, a: Mapping[str, Any], b: Builder) -> tuple[int, int] | None:
-    """The words an annotation replaces: its span when it reads as its ``text``, else where that
-    text is (reported, CR503); a span without a ``text`` as given, if inside the text."""
-    start, end, want = _int(a.get("start_index")), _int(a.get("end_index")), a.get("text")
+    """The words an annotation replaces: its span when it reads as its ``text`` (or has none), else
+    where that text is (CR503)."""
+    start, end, want = whole(a.get("start_index")), whole(a.get("end_index")), a.get("text")
     want = want if isinstance(want, str) else ""
     if start is not None and end is not None and 0 <= start < end <= len(text):
         if not want or text[start:end] == want:
@@ -233,8 +213,8 @@ def _span(text: str, a: Mapping[str, Any], b: Builder) -> tuple[int, int] | None
 
 
 def _replaced(text: str, cites: list[Edit]) -> list[Edit]:
-    """Edits removing each run of adjacent annotated markers (and the spaces before it) and putting
-    their citations after the run's closing punctuation (``week【4:0†a.pdf】,`` → ``week,[1]``)."""
+    """Edits removing each run of adjacent markers (and the spaces before it), their citations put
+    after its closing punctuation (``week【4:0†a.pdf】,`` → ``week,[1]``)."""
     runs: list[tuple[int, int, list[str]]] = []
     for s, e, marker in sorted(cites):
         if runs and (s <= runs[-1][1] or not text[runs[-1][1] : s].strip()):
@@ -254,9 +234,8 @@ def _replaced(text: str, cites: list[Edit]) -> list[Edit]:
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold a run's events (server-sent events' data, or the SDKs' ``{"event", "data"}``) into a
-    page of the messages it made, newest first, with its runs and run steps: each message's last
-    state, its ``thread.message.delta`` text and annotations joined when it never completed."""
+    """Fold a run's events (or the SDKs' ``{"event", "data"}``) into a page of the messages it made,
+    newest first, with its runs and run steps (a message that never completed: its deltas joined)."""
     msgs: dict[str, dict[str, Any]] = {}
     folds: dict[str, _Fold] = {}  # the messages deltas are building
     steps: dict[str, Any] = {}
@@ -274,8 +253,8 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         elif obj == "thread.message.delta":
             msg = msgs.setdefault(ident, {"id": ident, "object": "thread.message", "role": "assistant",
                                           "status": "in_progress", "content": []})  # fmt: skip
-            fold = folds.get(ident) or folds.setdefault(ident, _Fold(_list(msg.get("content"))))
-            fold.add(_map(e.get("delta")))
+            fold = folds.get(ident) or folds.setdefault(ident, _Fold(as_list(msg.get("content"))))
+            fold.add(as_map(e.get("delta")))
         elif obj == "thread.run.step":
             steps[ident] = e
         elif obj == "thread.run":
@@ -283,15 +262,14 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for ident, fold in folds.items():
         msgs[ident]["content"] = fold.content()
     for msg in msgs.values():  # parts no delta filled (an index skipped) are left out
-        msg["content"] = [p for p in _list(msg.get("content")) if p]
+        msg["content"] = [p for p in as_list(msg.get("content")) if p]
     return {"object": "list", "data": list(msgs.values())[::-1], "has_more": False,
             "run_steps": list(steps.values()), "runs": list(runs.values())}  # fmt: skip
 
 
 class _Fold:
-    """A message's content as its deltas build it: each part by its ``index``, a text part's
-    value in pieces and its annotations by their ``index`` (an annotation's number, not a place
-    in the text), joined once at the end — a stream of thousands of deltas is read in linear time."""
+    """A message's content as its deltas build it: parts by ``index``, a text part's value in
+    pieces and its annotations by their ``index``, joined once at the end (linear time)."""
 
     def __init__(self, content: list[Any]) -> None:
         self.parts: dict[int, Any] = {}
@@ -299,19 +277,19 @@ class _Fold:
         self.anns: dict[int, dict[Any, dict[str, Any]]] = {}
         for i, part in enumerate(content):
             self.parts[i] = dict(part) if isinstance(part, Mapping) else part
-            text = _map(part.get("text")) if isinstance(part, Mapping) and part.get("type") == "text" else None
+            text = as_map(part.get("text")) if isinstance(part, Mapping) and part.get("type") == "text" else None
             if text is not None:
                 self.pieces[i] = [str(text.get("value") or "")]
-                anns = [dict(x) for x in _list(text.get("annotations")) if isinstance(x, Mapping)]
+                anns = [dict(x) for x in as_list(text.get("annotations")) if isinstance(x, Mapping)]
                 self.anns[i] = {("given", j): x for j, x in enumerate(anns)}
         self.next = len(content)
 
     def add(self, delta: Mapping[str, Any]) -> None:
         """One delta's parts: text added, annotations merged, other fields updated."""
-        for c in _list(delta.get("content")):
+        for c in as_list(delta.get("content")):
             if not isinstance(c, Mapping):
                 continue
-            i = _int(c.get("index"))
+            i = whole(c.get("index"))
             i = self.next if i is None or not 0 <= i <= self.next + 1000 else i
             self.next = max(self.next, i + 1)
             part = self.parts.get(i)
@@ -320,12 +298,12 @@ class _Fold:
             if part["type"] != "text":
                 part.update({k: v for k, v in c.items() if k not in ("index", "type")})
                 continue
-            new = _map(c.get("text"))
+            new = as_map(c.get("text"))
             self.pieces.setdefault(i, []).append(str(new.get("value") or ""))
             anns = self.anns.setdefault(i, {})
-            for ann in _list(new.get("annotations")):
+            for ann in as_list(new.get("annotations")):
                 if isinstance(ann, Mapping):
-                    k = _int(ann.get("index"))
+                    k = whole(ann.get("index"))
                     fields = {key: v for key, v in ann.items() if key != "index" and v is not None}
                     key = k if k is not None else ("unnumbered", len(anns))
                     anns.setdefault(key, {"#": k} if k is not None else {}).update(fields)

@@ -1,14 +1,8 @@
-"""A ChatGPT data export's conversations (``mapping`` of message nodes, ``current_node``) as
-turns a reader can follow, each assistant turn an answer with canonical markers and a registry of
-the pages it cites (:mod:`.content_refs` reads what each marker stands for).
-
-The file is read as a stream by :mod:`.archive`, the message forest walked by :mod:`.threads`
-(the current branch to ``current_node``, every other version, the parts whose parent is lost).
-What a reader sees follows the export's own rules: no system and tool messages, tool calls
-(``recipient`` other than ``all``), hidden messages (``is_visually_hidden_from_conversation``) or
-thinking (``thoughts``, ``reasoning_recap``, ``user_editable_context``). An answer whose
-``metadata.finish_details.type`` is ``max_tokens`` (the model's limit) or ``interrupted`` (stopped
-before its end) is reported as cut off (CR514)."""
+"""A ChatGPT data export's conversations (``mapping`` of message nodes, walked by :mod:`.threads`)
+as turns, each answer with canonical markers and a registry of the pages it cites
+(:mod:`.content_refs`). A reader sees what the chat shows: no system or tool messages, tool calls,
+hidden messages or thinking; an answer whose ``finish_details`` say it stopped early is reported
+as cut off (CR514)."""
 
 from __future__ import annotations
 
@@ -19,6 +13,7 @@ from typing import Any
 
 from ..sources.model import registry_from_data
 from .archive import head, is_zipped_export
+from .common import as_map
 from .content_refs import SearchSources, edits_for, md_text, unknown_ids, unresolved_tether
 from .stops import stopped
 from .threads import Conversation, Turn, assembled, entered, shown_title, timestamp
@@ -31,39 +26,27 @@ _FENCE_RUN = re.compile(r"^ {0,3}(~{3,})", re.M)  # tilde fences inside a code m
 
 
 def is_chatgpt_export(path: str | Path) -> bool:
-    """Does the file look like a ChatGPT export: a list of objects with ``mapping`` (a zip's
-    ``conversations.json`` is judged by its first bytes too)?"""
+    """Does the file (or zip) look like a ChatGPT export: a list of objects with ``mapping``?"""
     text = head(path)
     return (text.startswith("[") and '"mapping"' in text) or ('"chat_messages"' not in text and is_zipped_export(path))
-
-
-def _conversation_id(data: Mapping[str, Any], k: int) -> str:
-    return str(data.get("conversation_id") or data.get("id") or f"conversation-{k + 1}")
-
-
-def _title(data: Mapping[str, Any]) -> str:
-    return shown_title(data.get("title"))
 
 
 def conversation(data: Mapping[str, Any], k: int = 0) -> Conversation:
     """One conversation of the export, on its current branch; a :class:`BrokenGraph` if its
     message graph cannot be walked."""
     data, digest, notes = entered(data)
-    cid, title = _conversation_id(data, k), _title(data)
+    cid = str(data.get("conversation_id") or data.get("id") or f"conversation-{k + 1}")
+    title = shown_title(data.get("title"))
     model = data.get("default_model_slug") if isinstance(data.get("default_model_slug"), str) else None
     created, updated = timestamp(data.get("create_time")), timestamp(data.get("update_time"))
     head = Conversation(cid, title, created, updated, model, [], digest, notes, [], "ChatGPT")
     return assembled(head, lambda: data, _turn, "mapping must be a tree of message nodes")
 
 
-def _map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def _shown(message: Mapping[str, Any]) -> bool:
-    author = _map(message.get("author"))
-    meta = _map(message.get("metadata"))
-    content = _map(message.get("content"))
+    author = as_map(message.get("author"))
+    meta = as_map(message.get("metadata"))
+    content = as_map(message.get("content"))
     return (
         author.get("role") in ("user", "assistant")
         and message.get("recipient", "all") in ("all", None)
@@ -92,9 +75,9 @@ def _parts_text(content: Mapping[str, Any]) -> str:
 def _turn(message: Mapping[str, Any]) -> Turn | None:
     if not _shown(message):
         return None
-    content = _map(message.get("content"))
-    role = _map(message.get("author")).get("role")
-    meta = _map(message.get("metadata"))
+    content = as_map(message.get("content"))
+    role = as_map(message.get("author")).get("role")
+    meta = as_map(message.get("metadata"))
     text = _parts_text(content)
     created = timestamp(message.get("create_time"))
     model = meta.get("model_slug") if isinstance(meta.get("model_slug"), str) else None
@@ -117,7 +100,7 @@ def _turn(message: Mapping[str, Any]) -> Turn | None:
     answer, unresolved = unresolved_tether("".join(out).replace(_GROUP_END, ""), sources)
     answer, lost = unknown_ids(answer, sources)
     notes += unresolved + lost
-    finish = _map(meta.get("finish_details")).get("type")  # the export's record of how the answer ended
+    finish = as_map(meta.get("finish_details")).get("type")  # the export's record of how the answer ended
     notes += [n for n in [stopped("metadata.finish_details.type", finish, {"max_tokens", "interrupted"})] if n]
     registry = registry_from_data(list(sources.sources.values()))
     return Turn("assistant", answer, created, registry, notes, model)

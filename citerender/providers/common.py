@@ -19,6 +19,8 @@ __all__ = [
     "Adapted",
     "Builder",
     "Note",
+    "as_list",
+    "as_map",
     "consult",
     "first_text",
     "index_range",
@@ -30,6 +32,7 @@ __all__ = [
     "url_citations",
     "url_source",
     "web_url",
+    "whole",
 ]
 
 
@@ -70,18 +73,9 @@ class Builder:
             return None
         self.touched[sid] = None
         if sid not in self.sources:
-            data = {
-                k: v
-                for k, v in (
-                    ("title", src.title),
-                    ("url", src.url),
-                    ("updated", src.updated),
-                    ("lines", list(src.lines) if src.lines else None),
-                    ("text", src.text),
-                )
-                if v
-            }
-            self.sources[sid] = {"id": sid, **data}
+            lines = list(src.lines) if src.lines else None
+            data = {"title": src.title, "url": src.url, "updated": src.updated, "lines": lines, "text": src.text}
+            self.sources[sid] = {"id": sid, **{k: v for k, v in data.items() if v}}
         return sid
 
     def note(self, note: Note | None) -> None:
@@ -122,8 +116,8 @@ class Builder:
             self.numbered[n - 1] = (sid, locator)
 
     def add_line(self, sid: str, line: str, page: str | None = None) -> str:
-        """Add a cited passage to a source as a numbered line; return its locator. ``page``: the
-        page the provider says it is on (``page 7``), kept beside it in ``meta.line_pages``."""
+        """Add a cited passage to a source as a numbered line; return its locator. ``page`` (``page
+        7``) is kept beside it in ``meta.line_pages``."""
         self.touched[sid] = None
         meta = self.sources[sid].setdefault("meta", {})
         meta["line_unit"] = "passage"  # quoted, not the page's lines
@@ -154,20 +148,16 @@ class Builder:
 
 
 def index_range(one: str, many: str, start: Any, end: Any) -> str:
-    """A location's range as a reader counts it, from a provider's end-exclusive one: Anthropic's
-    and Bedrock's ``start_page_number: 3, end_page_number: 4`` is ``page 3``, ``1``–``3`` is
-    ``pages 1–2``. Values that are not whole numbers in order are shown as given."""
+    """A provider's end-exclusive range as a reader counts it (``3``–``4`` is ``page 3``, ``1``–``3``
+    ``pages 1–2``); values that are not whole numbers in order are shown as given."""
     if isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool) and end > start:
         return f"{one} {start}" if end == start + 1 else f"{many} {start}–{end - 1}"
     return f"{many} {start}–{end} (end exclusive)"
 
 
 def insert_edits(text: str, inserts: list[tuple[int, int, str]]) -> str:
-    """Apply (start, end, replacement) edits, end-to-start; overlapping edits keep the first.
-
-    An insertion (``start == end``: a citation after its words) goes where the one placement rule
-    of every adapter lets it (:class:`.zones.Zones`): never inside inline code, a link, a URL or a
-    code block, whatever offsets the provider gave; the same insertion twice at one place is made once."""
+    """Apply (start, end, replacement) edits; overlapping edits keep the first. An insertion
+    (``start == end``) goes where :class:`.zones.Zones` lets it, and is made once per place."""
     zones: Zones | None = None
     edits: list[tuple[int, int, str]] = []
     made: dict[tuple[int, str], None] = {}
@@ -210,20 +200,17 @@ def _numbered_link(text: str, url: str) -> tuple[int, int] | None:
 
 
 def no_span(start: int | None, end: int | None) -> bool:
-    """A citation that names no words: no offsets at all (xAI), or an empty span at the text's
-    start (OpenRouter) — listed in Sources without a place (``Builder.unplaced``), never put there."""
+    """A citation that names no words: no offsets (xAI), or an empty span at the start (OpenRouter)."""
     return (start is None and end is None) or start == end == 0
 
 
 def web_url(value: Any) -> str | None:
-    """``value`` when it is an http(s) URL (a link a reader can follow), else None: a file path,
-    ``gs://`` or ``s3://`` location names a source but is not linked."""
+    """``value`` when it is an http(s) URL (a link a reader can follow), else None."""
     return value if isinstance(value, str) and value.lower().startswith(("http://", "https://")) else None
 
 
 def first_text(m: Mapping[str, Any], *keys: str) -> str | None:
-    """The first of ``keys`` holding non-blank text, stripped (fields that changed name across a
-    provider's versions, or that frameworks name differently)."""
+    """The first of ``keys`` holding non-blank text, stripped (a field known by several names)."""
     for k in keys:
         v = m.get(k)
         if isinstance(v, str) and v.strip():
@@ -235,9 +222,24 @@ def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def as_map(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a mapping, else an empty one (a field of an unexpected shape)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def whole(value: Any) -> int | None:
+    """``value`` if it is an int (not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def url_source(cit: Mapping[str, Any], b: Builder) -> str:
-    """The source of a ``url_citation`` (OpenAI's ``utm_source=openai`` taken off its URL). A
-    title that is only a number is xAI's display number (``[[1]]``), not the page's title."""
+    """The source of a ``url_citation``, OpenAI's ``utm_source=openai`` taken off its URL (a title
+    that is only a number is xAI's ``[[1]]``, not the page's)."""
     url = str(cit.get("url"))
     clean = re.sub(r"([?&])utm_source=openai(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
     title = cit.get("title")
@@ -247,34 +249,29 @@ def url_source(cit: Mapping[str, Any], b: Builder) -> str:
 
 
 def consult(found: Iterable[Any], b: Builder) -> None:
-    """Pages a response says were searched or opened, not necessarily cited (OpenAI's
-    ``action.sources`` and opened pages, xAI's ``citations``, a web search tool's result in the AI
-    SDK): sources the consulted option lists when nothing cites them. URLs or ``{"url": …}``."""
+    """Pages (URLs or ``{"url": …}``) a response says were searched or opened, not necessarily
+    cited: sources the consulted option lists when nothing cites them."""
     for u in found:
-        page = {"url": u} if isinstance(u, str) else u if isinstance(u, Mapping) else {}
-        if isinstance(page.get("url"), str) and page["url"].lower().startswith(("http://", "https://")):
+        page = {"url": u} if isinstance(u, str) else as_map(u)
+        if web_url(page.get("url")):
             url_source(page, b)
 
 
 def searched(result: Any) -> list[Any]:
-    """What a web search call or tool result names: its ``sources`` and the page its ``action``
-    opened or searched in (``open_page``/``openPage``, ``find_in_page``/``findInPage``)."""
-    if not isinstance(result, Mapping):
-        return []
-    pages = list(result.get("sources") or []) if isinstance(result.get("sources"), list) else []
-    action = result.get("action")
-    if isinstance(action, Mapping):
-        pages += list(action.get("sources") or []) if isinstance(action.get("sources"), list) else []
-        if isinstance(action.get("url"), str):
-            pages.append(action["url"])
+    """What a web search call or tool result names: its ``sources`` and its ``action``'s (the page
+    it opened or searched in)."""
+    result = as_map(result)
+    action = as_map(result.get("action"))
+    pages = [*as_list(result.get("sources")), *as_list(action.get("sources"))]
+    if isinstance(action.get("url"), str):
+        pages.append(action["url"])
     return pages
 
 
 def link_span_at(text: str, start: int, end: int) -> int | None:
     """Where a citation replacing ``text[start:end]`` begins when that span is only a
-    ``([site](url))`` link or a citation number (``[[1]](url)``, ``[1]``), else None. The spaces
-    before the link go with it: the citation follows its sentence's last character, as a marker a
-    model writes does (``worlds.[1]``, not ``worlds. [1]``)."""
+    ``([site](url))`` link or a citation number, else None: the spaces before it go with it
+    (``worlds.[1]``, not ``worlds. [1]``)."""
     if not 0 <= start < end <= len(text):
         return None
     span = text[start:end]
@@ -287,9 +284,8 @@ def link_span_at(text: str, start: int, end: int) -> int | None:
 
 
 def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builder) -> list[tuple[int, int, str]]:
-    """Edits placing url_citation markers: a span that is just ``([domain](url))`` is replaced by
-    the marker; any other span gets the marker after its last word (see :mod:`.offsets`); a span
-    outside the text is clamped and reported, never dropped."""
+    """Edits placing url_citation markers: one replaces a span that is only a link or a number,
+    else goes after the span's last word (:mod:`.offsets`)."""
     edits: list[tuple[int, int, str]] = []
     reader = SpanReader(text)
     for a in annotations:
@@ -325,17 +321,11 @@ def url_citations(text: str, annotations: Iterable[Mapping[str, Any]], b: Builde
 
 
 def unknown_annotation(kind: str, a: Mapping[str, Any], b: Builder) -> str | None:
-    """A citation or annotation of a type no adapter reads: reported (CR507) naming it, never
-    dropped — its text stays as written, and a URL it carries becomes a cited source (the marker
-    returned, to place after its span's words)."""
+    """A citation of a type no adapter reads, reported (CR507): its text stays, and the marker of
+    a URL it carries is returned (to place after its span's words)."""
     url = _find_url(a)
-    b.note(
-        (
-            "CR507",
-            f"a citation of type {kind[:60]!r} is not read by citerender: "
-            + ("its URL is kept as a source" if url else "its text is kept"),
-        )
-    )
+    kept = "its URL is kept as a source" if url else "its text is kept"
+    b.note(("CR507", f"a citation of type {kind[:60]!r} is not read by citerender: {kept}"))
     if url is None:
         return None
     title = a.get("title") if isinstance(a.get("title"), str) else None
@@ -357,8 +347,8 @@ def _find_url(a: Any, depth: int = 0) -> str | None:
 
 
 def retrieved_source(b: Builder, meta: Mapping[str, Any], passage: str, fallback: Any) -> tuple[str, str | None]:
-    """The source of one retrieved chunk (by file, URL or title in its metadata) and the line
-    quoting the chunk (frameworks' documents: LlamaIndex nodes, Haystack documents)."""
+    """The source of one retrieved chunk (LlamaIndex's nodes, Haystack's documents: by URL, file or
+    title in its metadata) and the line quoting it."""
     url = next((u for k in ("url", "source", "link") if (u := web_url(meta.get(k)))), None)
     path = first_text(meta, "file_path", "file_name", "filename", "path")
     title = first_text(meta, "title", "file_name", "filename", "name")

@@ -1,13 +1,9 @@
 """A ChatGPT message's ``metadata.content_references``: what each marker in its text stands for.
 
-Every reference names the text it replaces (``matched_text``, at ``start_idx``/``end_idx`` in code
-points). Citation types (``grouped_webpages`` and its model-predicted fallback, ``webpage``,
-``file``, ``video``) become a canonical marker over sources kept in the turn's registry, with
-their snippets as the sources' text (shown in hover cards, checked by the evidence checks);
-entities, products and calculators become their text; ``hidden`` and ``sources_footnote``
-become nothing (the bibliography lists the sources); an unknown type degrades to its ``alt`` or
-``prompt_text``, with a note — a marker is never left raw.
-"""
+Each reference names the text it replaces (``matched_text`` at ``start_idx``/``end_idx``). Citation
+types become a canonical marker over the turn's sources (their snippets as the sources' text);
+entities, products and calculators their text; ``hidden`` and ``sources_footnote`` nothing; an
+unknown type its ``alt`` or ``prompt_text``, with a note: a marker is never left raw."""
 
 from __future__ import annotations
 
@@ -18,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..syntax.format import DEFAULT_FORMAT
+from .common import as_list, as_map
 
 __all__ = ["Edit", "SearchSources", "edits_for", "md_text", "ref_id", "unknown_ids", "unresolved_tether"]
 
@@ -40,9 +37,8 @@ _SPACES = re.compile(r"[\s\u202f\u00a0]+")
 
 
 def md_text(text: str) -> str:
-    """``text`` as literal Markdown: every character Markdown could read as syntax is escaped,
-    brackets and parentheses written as character references (escaped, a pair of them would read
-    as a formula: ``\\(HR\\)``), line breaks are spaces (an export's titles and names are data)."""
+    """``text`` (an export's title or name) as literal Markdown on one line: syntax escaped, brackets
+    and parentheses as character references (escaped, ``\\(HR\\)`` would read as a formula)."""
     escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
     return _MD_BRACKET.sub(lambda m: _MD_BRACKETS[m.group()], escaped)
 
@@ -68,8 +64,7 @@ def _date(value: Any) -> str | None:
 
 
 class SearchSources:
-    """The sources of one assistant turn, by id: from ``search_result_groups`` (every page the
-    model saw) and from the content references (what it cited)."""
+    """The sources of one assistant turn, by id: every page the model saw, and what it cited."""
 
     def __init__(self) -> None:
         self.sources: dict[str, dict[str, Any]] = {}
@@ -77,8 +72,8 @@ class SearchSources:
         self.synthetic = 0
 
     def add(self, item: Mapping[str, Any], sid: str | None = None) -> str | None:
-        """Record one page (``title``, ``url``, ``snippet``, ``pub_date``, ``attribution``);
-        returns its id: the model's (``ref_id``), the id of the same URL seen before, or a new one."""
+        """Record one page; return its id: the model's (``ref_id``), that of its URL seen before, or
+        a new one."""
         url = item.get("url") if isinstance(item.get("url"), str) else None
         title = item.get("title") if isinstance(item.get("title"), str) else None
         if sid is None:
@@ -106,15 +101,14 @@ class SearchSources:
         return sid
 
     def add_groups(self, groups: Any) -> None:
-        for group in groups if isinstance(groups, list) else []:
-            entries = group.get("entries") if isinstance(group, Mapping) else None
-            for entry in entries if isinstance(entries, list) else []:
+        for group in as_list(groups):
+            for entry in as_list(as_map(group).get("entries")):
                 if isinstance(entry, Mapping):
                     self.add(entry)
 
 
 def _ids(refs: Any) -> list[str]:
-    return [sid for sid in (ref_id(r) for r in (refs if isinstance(refs, list) else [])) if sid]
+    return [sid for sid in map(ref_id, as_list(refs)) if sid]
 
 
 def _items(ref: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
@@ -145,8 +139,8 @@ def _text_of(ref: Mapping[str, Any]) -> str:
 
 
 def _link(title: Any, url: Any) -> str:
-    """``[title](<url>)`` as literal Markdown: the title escaped, the URL percent-encoded where
-    it could end the destination (the renderer's link policy still decides whether it links)."""
+    """``[title](<url>)`` as literal Markdown, the URL percent-encoded where it could end the
+    destination (the renderer's link policy still decides whether it links)."""
     label = md_text(title) if isinstance(title, str) and title.strip() else ""
     if not isinstance(url, str) or not url.strip():
         return label
@@ -155,9 +149,8 @@ def _link(title: Any, url: Any) -> str:
 
 
 def _link_list(ref: Mapping[str, Any]) -> str:
-    """A widget as what it is, without fetching anything: images as their titles linked to the
-    pages they come from (with the page's domain), navigation lists as their titled links; else
-    its ``alt`` text."""
+    """A widget as links, nothing fetched: images as their pages, navigation lists as their
+    titled links; else its ``alt`` text."""
     typ = ref.get("type")
     key = "images" if typ in ("image_v2", "image_group") else ("domains" if ref.get("domains") else "items")
     entries = [_image(e) if key == "images" else e for e in ref.get(key) or [] if isinstance(e, Mapping)]
@@ -173,16 +166,13 @@ def _link_list(ref: Mapping[str, Any]) -> str:
 
 
 def _image(entry: Mapping[str, Any]) -> Mapping[str, Any]:
-    """One image of a carousel: ``image_group`` nests it (``url``, ``title``, ``content_url``,
-    ``thumbnail_url``) under ``image_result``; ``image_v2`` does not."""
+    """One image of a carousel (``image_group`` nests it under ``image_result``)."""
     inner = entry.get("image_result")
     return inner if isinstance(inner, Mapping) else entry
 
 
 def _image_link(image: Mapping[str, Any]) -> str:
-    """An image as its page: the title linked to the page the image comes from, then the page's
-    domain (``content_url`` and ``thumbnail_url`` are never fetched); an image without a page is
-    its title."""
+    """An image as its title linked to the page it comes from, then that page's domain."""
     url = image.get("url") if isinstance(image.get("url"), str) else None
     domain = _domain(url) if url else None
     title = next((v for k in ("title", "alt", "name") if isinstance(v := image.get(k), str) and v.strip()), domain)
@@ -199,8 +189,7 @@ def _domain(url: str) -> str | None:
 
 
 def _file_item(ref: Mapping[str, Any], matched: str) -> dict[str, Any] | None:
-    """An uploaded file a citation names, as a source: its name (and lines or page when the
-    citation gives them), marked as a file the reader may not be able to open."""
+    """An uploaded file a citation names, as a source titled by its name (and lines or page)."""
     name = next((v for k in ("name", "file_name", "filename", "title") if isinstance(v := ref.get(k), str) and v), None)
     fid = next((v for k in ("file_id", "id", "cite_key") if isinstance(v := ref.get(k), str) and v), None)
     if name is None and fid is None:
@@ -227,8 +216,8 @@ def _entity_name(matched: str) -> str:
 
 
 def _span(text: str, ref: Mapping[str, Any], used: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """Where the reference's matched text is: at its offsets (spacing compared loosely: an
-    export may hold U+202F where the text has a space), else the first free occurrence."""
+    """Where the reference's matched text is: at its offsets (spacing compared loosely), else its
+    first free occurrence."""
     matched = ref.get("matched_text")
     if not isinstance(matched, str) or not matched:
         return None
@@ -249,12 +238,12 @@ def _span(text: str, ref: Mapping[str, Any], used: list[tuple[int, int]]) -> tup
 
 
 def edits_for(text: str, refs: Any, sources: SearchSources, citations: Any = None) -> list[Edit]:
-    """The edits that turn every content reference of a message into what it means (and the
-    older ``citations`` of its metadata, which name the 【N†source】 spans they replace)."""
+    """The edits that turn every content reference of a message (and the older ``citations``)
+    into what it means."""
     edits: list[Edit] = []
     used: list[tuple[int, int]] = []
     trailing: list[str] = []
-    for ref in [*(refs if isinstance(refs, list) else []), *_tether(text, citations)]:
+    for ref in [*as_list(refs), *_tether(text, citations)]:
         if not isinstance(ref, Mapping):
             continue
         typ = str(ref.get("type", ""))
@@ -288,8 +277,7 @@ def _unplaced(ref: Mapping[str, Any], typ: str) -> Edit | None:
 
 
 def _citation_edit(text: str, ref: Mapping[str, Any], typ: str, span: tuple[int, int], sources: SearchSources) -> Edit:
-    """A citation pill (or a file, a video): a marker of the sources it names, after the words
-    it stood for when they are plain words."""
+    """A citation pill (a file, a video): a marker of its sources, after the words it stood for."""
     matched = text[span[0] : span[1]]
     items = list(_items(ref))
     if typ == "file" and (item := _file_item(ref, matched)) is not None:
@@ -307,7 +295,8 @@ def _citation_edit(text: str, ref: Mapping[str, Any], typ: str, span: tuple[int,
 
 def _attribution_edit(text: str, ref: Mapping[str, Any], span: tuple[int, int], sources: SearchSources) -> Edit:
     """The span is the attributed sentence itself: it stays, followed by the pages it names."""
-    ids = [sid for sid in (sources.add(a) for a in _attributions(ref)) if sid]
+    pages = [a for a in as_list(ref.get("attributions")) if isinstance(a, Mapping) and a.get("url")]
+    ids = [sid for sid in map(sources.add, pages) if sid]
     end = span[1]
     if text[span[0] - 1 : span[0]] == "\ue203" and text[end : end + 1] == "\ue204":
         end += 1  # the highlight around it (its start hidden by another reference) goes with it
@@ -324,30 +313,21 @@ def _shown_edit(ref: Mapping[str, Any], typ: str, span: tuple[int, int]) -> Edit
 
 
 def _carousel_edit(text: str, edit: Edit) -> Edit:
-    """An image carousel that opens a line stands apart from the text after it, as ChatGPT shows
-    it above the answer (its links would otherwise run into the first sentence)."""
+    """An image carousel that opens a line stands apart from the text after it, as ChatGPT shows it."""
     start, end, shown, note = edit
     if shown and (start == 0 or text[start - 1] == "\n") and end < len(text) and text[end] != "\n":
         shown += "\n\n"
     return start, end, shown, note
 
 
-def _attributions(ref: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The pages an attribution names, when it names any (most carry none)."""
-    found = ref.get("attributions")
-    return [a for a in (found if isinstance(found, list) else []) if isinstance(a, Mapping) and a.get("url")]
-
-
 _TETHER = re.compile(r"【(\d+)(?::(\d+))?†([^】\n]{0,200})】")
 
 
 def _tether(text: str, citations: Any) -> list[dict[str, Any]]:
-    """The older generation's ``metadata.citations`` (``start_ix``/``end_ix`` over a
-    ``【N†source】`` span, the source in ``metadata``) as content references."""
+    """The older ``metadata.citations`` (``start_ix``/``end_ix`` over ``【N†source】``) as references."""
     out: list[dict[str, Any]] = []
-    for c in citations if isinstance(citations, list) else []:
-        meta = c.get("metadata") if isinstance(c, Mapping) else None
-        start, end = (c.get("start_ix"), c.get("end_ix")) if isinstance(c, Mapping) else (None, None)
+    for c in map(as_map, as_list(citations)):
+        meta, start, end = c.get("metadata"), c.get("start_ix"), c.get("end_ix")
         if not isinstance(meta, Mapping) or not isinstance(start, int) or not isinstance(end, int):
             continue
         if not 0 <= start < end <= len(text):
@@ -363,9 +343,8 @@ _LOCATOR = re.compile(r"L\d+(?:-L\d+)?|p\.?\d+(?:-\d+)?")
 
 
 def unknown_ids(text: str, sources: SearchSources) -> tuple[str, list[tuple[str, str]]]:
-    """Citation markers whose ids the export records nowhere (no content reference, no search
-    result): those ids leave the marker (a marker left with none goes), each reported (CR509)
-    as a warning — the export lost what they stood for; it is not an error of the page."""
+    """Citation ids the export records nowhere leave their marker (one left with none goes), each
+    reported (CR509, a warning: the export lost what they stood for)."""
     notes: list[tuple[str, str]] = []
 
     def one(m: re.Match[str]) -> str:
@@ -384,9 +363,8 @@ def unknown_ids(text: str, sources: SearchSources) -> tuple[str, list[tuple[str,
 
 
 def unresolved_tether(text: str, sources: SearchSources) -> tuple[str, list[tuple[str, str]]]:
-    """``【N†name】`` spans no reference resolved: cited by their name (a source that says the
-    export does not hold it) when they have one, removed when the name is the generic
-    ``source``; each reported (CR509) with the id it names."""
+    """``【N†name】`` spans no reference resolved, each reported (CR509): cited by their name as a
+    source the export lacks, removed when the name is the generic ``source``."""
     notes: list[tuple[str, str]] = []
 
     def one(m: re.Match[str]) -> str:

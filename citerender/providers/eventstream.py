@@ -1,10 +1,7 @@
-"""A Bedrock stream saved as it came over the wire: AWS's binary event stream
-(``application/vnd.amazon.eventstream``, the body of ``ConverseStream``, ``InvokeAgent`` and
-``RetrieveAndGenerateStream``). Each message is a prelude (total and header lengths, CRC32),
-typed headers, a JSON payload and a CRC32 of the whole; ``:event-type`` names the event, so each
-one becomes what boto3 yields — ``{"contentBlockDelta": {...}}`` — and is read as those events are.
-A damaged message (a CRC or length that does not add up) is an error naming its offset; an
-``exception`` message is the error AWS sent, named."""
+"""A Bedrock stream saved as it came over the wire: AWS's binary event stream (the body of
+``ConverseStream``, ``InvokeAgent`` …). Each message (a prelude, typed headers, a JSON payload,
+CRC32s) becomes what boto3 yields, ``{":event-type": payload}``; a damaged message is an error
+naming its offset, an ``exception`` message the error AWS sent."""
 
 from __future__ import annotations
 
@@ -26,10 +23,12 @@ _FIXED = {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
 
 def looks_like_eventstream(data: bytes) -> bool:
     """Does ``data`` open with an event-stream prelude whose CRC is right (and its lengths sane)?"""
-    if len(data) < _MIN:
-        return False
-    total, headers, crc = _PRELUDE.unpack_from(data)
-    return bool(zlib.crc32(data[:8]) == crc and _MIN <= total <= _MAX_MESSAGE and headers <= total - _MIN)
+    return len(data) >= _MIN and _sane(data, 0)
+
+
+def _sane(data: bytes, at: int) -> bool:
+    total, headers, crc = _PRELUDE.unpack_from(data, at)
+    return bool(zlib.crc32(data[at : at + 8]) == crc and _MIN <= total <= _MAX_MESSAGE and headers <= total - _MIN)
 
 
 def _headers(raw: bytes, name: str, at: int) -> dict[str, Any]:
@@ -63,12 +62,12 @@ def parse_eventstream(data: bytes, name: str) -> list[Any]:
     while at < len(data):
         if len(data) - at < _MIN:
             raise CiterenderError(f"event stream cut short at byte {at}", path=name, hint="save the whole body")
-        total, head, crc = _PRELUDE.unpack_from(data, at)
-        end = at + total
-        if zlib.crc32(data[at : at + 8]) != crc or not _MIN <= total <= _MAX_MESSAGE or head > total - _MIN:
+        if not _sane(data, at):
             raise CiterenderError(
                 f"event stream message at byte {at} is damaged (its prelude does not add up)", path=name
             )
+        total, head, _ = _PRELUDE.unpack_from(data, at)
+        end = at + total
         if end > len(data):
             raise CiterenderError(f"event stream cut short at byte {len(data)}", path=name, hint="save the whole body")
         (message_crc,) = struct.unpack_from(">I", data, end - 4)
@@ -85,12 +84,9 @@ def parse_eventstream(data: bytes, name: str) -> list[Any]:
             )
         try:
             body = json.loads(payload) if payload else {}
-        except RecursionError:
-            raise CiterenderError(
-                f"event stream message at byte {at}: its payload is nested too deeply", path=name
-            ) from None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise CiterenderError(f"event stream message at byte {at}: its payload is not JSON", path=name) from None
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+            what = "nested too deeply" if isinstance(e, RecursionError) else "not JSON"
+            raise CiterenderError(f"event stream message at byte {at}: its payload is {what}", path=name) from None
         events.append({str(headers.get(":event-type", "event")): body})
         at = end
     return events

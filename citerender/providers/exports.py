@@ -21,8 +21,8 @@ __all__ = ["conversation", "export_kind", "find_conversation", "is_export", "rea
 
 
 def export_kind(path: str | Path) -> str | None:
-    """``chatgpt`` or ``claude`` when the file (or zip) is that chat export, else ``None``,
-    judged from its first bytes (a JSON list holding one of the export entry's probes)."""
+    """``chatgpt`` or ``claude`` when the file (or zip) is that chat export, judged from its first
+    bytes, else ``None``."""
     text = head(path)
     for f in FORMATS:
         if f.kind == "export" and text.startswith("[") and any(p in text for p in f.probes):
@@ -37,10 +37,8 @@ def is_export(path: str | Path) -> bool:
 
 
 def conversation(data: Any, k: int = 0) -> Conversation:
-    """One conversation of either export, by its shape (a :class:`~.threads.BrokenGraph` if its
-    messages cannot be walked, or the export's item is no object at all). Notes on the export
-    its data carries (:class:`~.shards.Noted`: a shard missing…) are the conversation's too, and
-    part of its digest: its page is built again when they change."""
+    """One conversation of either export, by its shape (a :class:`~.threads.BrokenGraph` if it
+    cannot be walked), with the export's notes its data carries (:class:`~.shards.Noted`)."""
     if not isinstance(data, Mapping):
         raise BrokenGraph(f"CR506 item {k + 1} of the export was skipped: it is a {_kind(data)}, not a conversation")
     if "mapping" not in data and "chat_messages" in data:
@@ -74,9 +72,8 @@ def _id(data: Mapping[str, Any], k: int) -> str:
 
 
 def find_conversation(path: str | Path, key: str) -> Conversation:
-    """The conversation whose id is ``key``, else the first whose title is ``key`` (case-insensitive).
-
-    Only the one found is built: a broken conversation elsewhere in the export does not stop it."""
+    """The conversation whose id is ``key``, else the first whose title is ``key`` (case-insensitive);
+    only that one is built."""
     by_title: tuple[int, Mapping[str, Any]] | None = None
     notes = export_notes(path)  # a shard missing…: said with whichever conversation is shown
     for k, data in read_raw(path):

@@ -1,10 +1,6 @@
-"""What a path or standard input holds — an answer, a saved provider response, a transcript of
-responses, or a chat export — decided from its first bytes, and read once.
-
-A chat export (a ``.zip``, or a JSON list of conversations with a ``mapping``) is only recognised
-here: it may be hundreds of megabytes and is read as a stream by :mod:`.chatgpt` later. Everything
-else is read whole, bounded, from a regular file or stdin (:func:`citerender.sources.files.read_bytes`).
-"""
+"""What a path or standard input holds (an answer, a saved provider response, a transcript of
+responses, or a chat export), decided from its first bytes and read once: whole and bounded, but
+for a chat export, which is only recognised here (it is read later, as a stream)."""
 
 from __future__ import annotations
 
@@ -18,7 +14,7 @@ from typing import Any, Literal
 from ..errors import CiterenderError
 from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
 
-__all__ = ["Input", "InputKind", "is_export", "read_input"]
+__all__ = ["Input", "InputKind", "read_input"]
 _HEAD = 65536  # enough of a JSON export to see its first conversation's "mapping"
 
 InputKind = Literal["answer", "response", "transcript", "export"]
@@ -27,7 +23,7 @@ InputKind = Literal["answer", "response", "transcript", "export"]
 @dataclass
 class Input:
     """One input as read: ``text`` for an answer, ``data`` (the JSON value) for a response or a
-    transcript; an export carries only its path."""
+    transcript, only its path for an export."""
 
     kind: InputKind
     path: str  # as given ("-" for stdin)
@@ -41,11 +37,9 @@ class Input:
 
 def read_input(path: str, provider: str | None = None) -> Input:
     """Read ``path`` (``-`` for stdin) once and say what it holds. ``provider`` (``--from``) names
-    a response's format, or ``chatgpt-export``; without it a ``.json`` or ``.jsonl`` file is a
-    response (or a transcript, a list of them), and so is a ``.sse`` file or any file that reads
-    whole as server-sent events, or AWS's binary event stream (a stream saved off the wire); any
-    other file is an answer."""
-    if is_export(path, provider):
+    a response's or an export's format; without it a ``.json``, ``.jsonl`` or ``.sse`` file, or
+    one that reads whole as an event stream, is a response (or a transcript); any other an answer."""
+    if _is_export(path, provider):
         return Input("export", path)
     name = "<stdin>" if path == "-" else path
     is_json = provider is not None or (path != "-" and path.lower().endswith((".json", ".jsonl", ".sse")))
@@ -74,9 +68,8 @@ def read_input(path: str, provider: str | None = None) -> Input:
 
 
 def _event_stream(text: str, name: str) -> list[Any] | None:
-    """The events of an answer file that is in fact a saved event stream, else None. Only when
-    every line is one of the format's and every payload JSON: an answer that merely opens with
-    ``data:`` stays an answer."""
+    """The events of an answer file that is in fact a saved event stream (every line one of the
+    format's, every payload JSON), else None."""
     if "data:" not in text:  # no event without data (the reader is loaded only when one may be)
         return None
     from .sse import looks_like_sse, parse_sse
@@ -90,10 +83,8 @@ def _event_stream(text: str, name: str) -> list[Any] | None:
 
 
 def _json_lines(text: str, name: str) -> list[Any] | None:
-    """The events of an answer file that is in fact a stream saved as JSON Lines under another
-    name (the AI SDK's recordings are ``*.chunks.txt``), else None. Only when every line is a JSON
-    object and the lines are the events of a format citerender reads: an answer that merely opens
-    with ``{`` stays an answer."""
+    """The events of an answer file that is in fact a stream saved as JSON Lines (the AI SDK's
+    ``*.chunks.txt``): every line a JSON object, the events of a format citerender reads; else None."""
     body = text.strip()
     if not body.startswith("{") or not body.endswith("}") or "\n" not in body:
         return None
@@ -115,19 +106,15 @@ def _stdin(what: str) -> bytes:
     return data
 
 
-def is_export(path: str, provider: str | None = None) -> bool:
-    """Does ``path`` hold a chat export (or does ``provider`` say so)?"""
+def _is_export(path: str, provider: str | None) -> bool:
+    """Does ``path`` hold a chat export (or does ``provider`` say so)? A regular file that is a zip,
+    or a JSON list whose first item has an export entry's probe, told from its first bytes."""
     if provider is not None:
         from ..formats import names
 
         return provider in names("export")
-    return path != "-" and _is_export(path)
-
-
-def _is_export(path: str) -> bool:
-    """A zip, or a JSON list whose first item has an export entry's probe (ChatGPT's ``mapping``,
-    Claude's ``chat_messages``): told from the first bytes of a regular file (anything else is left to the reader,
-    which says what is wrong with it)."""
+    if path == "-":
+        return False
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:

@@ -1,11 +1,8 @@
-"""Text positions as providers give them, made trustworthy: one internal unit (code points, as
-Python indexes ``str``), converters from UTF-8 bytes (Gemini) and UTF-16 code units (JavaScript
-SDKs), a check of each span against the text the provider says it covers (which finds the unit
-and whether the end is inclusive), and where a citation goes: after the span's last word, before
-trailing spaces, after the closing punctuation that belongs to the sentence.
-
-A span that does not match or lies outside the text is snapped or clamped and reported as a
-note ``(code, message)`` — never dropped silently."""
+"""Text positions as providers give them, made trustworthy: code points inside (as Python indexes
+``str``), converted from UTF-8 bytes (Gemini) or UTF-16 units (JavaScript SDKs), each span checked
+against the text it says it covers (which finds the unit, and an inclusive end), and a citation put
+after the span's last word and closing punctuation. A span that does not match or lies outside the
+text is snapped or clamped and reported as a note ``(code, message)``, never dropped."""
 
 from __future__ import annotations
 
@@ -25,6 +22,7 @@ __all__ = [
     "after_last_word",
     "from_codepoints",
     "loose_text",
+    "past_closing",
     "to_codepoints",
 ]
 
@@ -44,8 +42,7 @@ def _width(ch: str, unit: str) -> int:
 
 def _table(text: str, unit: str) -> Sequence[int]:
     """Cumulative widths: ``table[i]`` is the offset, in ``unit``, where character ``i`` starts
-    (a ``range`` when every character is one unit wide, else a compact array: a large answer's
-    table costs 8 bytes a character, not a Python int's 36)."""
+    (a ``range`` when every character is one unit wide, else a compact array)."""
     if unit == "codepoint" or text.isascii() or (unit == "utf16" and _ASTRAL.search(text) is None):
         return range(len(text) + 1)
     return array("q", accumulate((_width(ch, unit) for ch in text), initial=0))
@@ -73,9 +70,14 @@ def after_last_word(text: str, end: int) -> int:
     end = max(0, min(end, len(text)))
     while end > 0 and text[end - 1].isspace():
         end -= 1
-    while end < len(text) and text[end] in _CLOSING:
-        end += 1
-    return end
+    return past_closing(text, end)
+
+
+def past_closing(text: str, at: int) -> int:
+    """``at`` moved past the closing punctuation that follows it (a stop, a quote, a bracket)."""
+    while at < len(text) and text[at] in _CLOSING:
+        at += 1
+    return at
 
 
 def loose_text(text: str) -> str:
@@ -94,8 +96,7 @@ class Placed:
 
 class LooseText:
     """A text with each run of spaces read as one space (``flat``), and both ways between its
-    positions and the text's: a span is compared with its cited text, and a cited text looked up,
-    in time linear in the cited text, never re-reading the span."""
+    positions and the text's: a span is compared with its cited text in time linear in the latter."""
 
     def __init__(self, text: str) -> None:
         flat: list[str] = []
@@ -122,8 +123,7 @@ class LooseText:
         self.words: set[str] | None = None
         self.grams: set[str] | None = None
         self.found: dict[str, tuple[int, int] | None] = {}
-        #: characters :meth:`find` may still scan: a few times the text, so that a response whose
-        #: every citation is looked up costs linear time (those past it are placed as declared)
+        #: characters :meth:`find` may still scan, a few times the text: linear time in all
         self.budget = 32 * (len(self.flat) + 1) + (1 << 22)
 
     def covers(self, s: int, e: int, want: str) -> bool:
@@ -163,9 +163,8 @@ class LooseText:
 
 
 class SpanReader:
-    """Reads one text's spans in a provider's unit (``unit``), checking each against the text it
-    claims to cover when the provider gives it. Everything about the text is computed once per
-    reader, so placing k citations costs time linear in the text plus their cited texts."""
+    """Reads one text's spans in a provider's ``unit``, checking each against the text it claims to
+    cover when the provider gives it (what is known of the text computed once per reader)."""
 
     def __init__(self, text: str, unit: str = "codepoint") -> None:
         if unit not in UNITS:
@@ -184,14 +183,6 @@ class SpanReader:
     def _cp(self, offset: int, unit: str) -> int:
         return offset if unit == "codepoint" else _index(self._units(unit), offset)
 
-    def _limit(self, unit: str) -> int:
-        return len(self.text) if unit == "codepoint" else self._units(unit)[-1]
-
-    def _flat(self) -> LooseText:
-        if self.loose_text is None:
-            self.loose_text = LooseText(self.text)
-        return self.loose_text
-
     def place(self, start: int | None, end: int | None, cited: str | None = None) -> Placed:
         """The span ``[start, end)`` (``start`` omitted: 0), placed. With ``cited``, the unit and
         end convention that make the span cover it are found; failing that, ``cited`` is looked up
@@ -201,7 +192,9 @@ class SpanReader:
         e0 = int(end if end is not None else s0)
         want = loose_text(cited) if cited and cited.strip() else ""
         if want:
-            loose = self._flat()
+            if self.loose_text is None:
+                self.loose_text = LooseText(self.text)
+            loose = self.loose_text
             for unit in (self.unit, *(u for u in UNITS if u != self.unit)):
                 for extra in (0, 1):  # exclusive end, then inclusive
                     s, e = self._cp(s0, unit), self._cp(e0 + extra, unit)
@@ -223,7 +216,7 @@ class SpanReader:
     def _declared(self, s0: int, e0: int, want: str, why: str | None = None) -> Placed:
         """The span placed at its declared offsets (clamped into the text, reported)."""
         text = self.text
-        limit = self._limit(self.unit)
+        limit = self._units(self.unit)[-1]
         note = None
         if not 0 <= s0 <= e0 <= limit:
             note = ("CR504", f"span {s0}–{e0} is outside the text (length {limit}): clamped")
@@ -243,8 +236,7 @@ class SpanReader:
 
 class Spans:
     """Spans of a text (``(start, end)``, an insertion ``(at, at)`` covering the character at
-    ``at``), asked whether any overlaps a range: sorted once, each question a bisection (an
-    answer with thousands of annotations asked once per link or marker stays linear)."""
+    ``at``), asked whether any overlaps a range: sorted once, each question a bisection."""
 
     def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
         ordered = sorted((s, max(e, s + 1)) for s, e in spans)
@@ -255,3 +247,7 @@ class Spans:
         """Does a span start before ``end`` and end after ``start``?"""
         k = bisect_right(self.starts, end - 1)
         return k > 0 and self.reach[k - 1] > start
+
+    def holds(self, at: int) -> bool:
+        """Does a span hold the position ``at``?"""
+        return self.overlaps(at, at + 1)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .azure import context_of, on_your_data
-from .common import Builder, consult, insert_edits, searched, unknown_annotation, url_citations
+from .common import Builder, as_list, as_map, consult, insert_edits, searched, unknown_annotation, url_citations
 from .litellm import provider_fields
 from .offsets import SpanReader
 from .openai_files import file_source, loose_sandbox_links, output_file, output_file_marker
@@ -55,23 +55,19 @@ _UNFINISHED = frozenset({"incomplete", "failed", "cancelled", "in_progress", "qu
 
 
 def ending(resp: Mapping[str, Any]) -> dict[str, Any]:
-    """How a response says it ended (its ``status``, ``incomplete_details`` and ``error``), to keep
-    beside its output where an adapter reads a part of it."""
+    """How a response says it ended (``status``, ``incomplete_details``, ``error``), to keep beside
+    a part of its output an adapter reads."""
     return {k: resp[k] for k in ("status", "incomplete_details", "error") if k in resp}
 
 
 def unfinished(resp: Mapping[str, Any], b: Builder) -> None:
-    """A response the API did not finish (CR514): ``status: "incomplete"`` with its
-    ``incomplete_details.reason`` (``max_output_tokens``, ``content_filter``), ``failed`` with its
-    error, ``cancelled``, or saved while ``in_progress``; else a message item left ``incomplete``
-    (an Agents SDK history keeps its items, not the response)."""
+    """A response the API did not finish (CR514): its ``status`` (with ``incomplete_details.reason``
+    or the error's message), else a message item left ``incomplete`` (an Agents SDK history)."""
     status = resp.get("status")
-    details = resp.get("incomplete_details")
-    reason = details.get("reason") if isinstance(details, Mapping) else None
+    reason = as_map(resp.get("incomplete_details")).get("reason")
     if status == "incomplete" and cut_off(b, "incomplete_details.reason", reason, None):
         return
-    error = resp.get("error")
-    message = error.get("message") if isinstance(error, Mapping) else None
+    message = as_map(resp.get("error")).get("message")
     if cut_off(b, "status", status, _UNFINISHED, detail=message):
         return
     items = [(k, i) for k, i in enumerate(resp.get("output") or []) if isinstance(i, Mapping)]
@@ -83,33 +79,29 @@ def unfinished(resp: Mapping[str, Any], b: Builder) -> None:
 def _consulted(resp: Mapping[str, Any], b: Builder) -> None:
     """What the response says was searched but need not cite: a web search call's sources and
     the pages it opened (OpenAI), the response's ``citations`` URLs (xAI)."""
-    urls: list[Any] = list(resp.get("citations") or []) if isinstance(resp.get("citations"), list) else []
+    urls: list[Any] = list(as_list(resp.get("citations")))
     for item in resp.get("output") or []:
         if isinstance(item, Mapping) and item.get("type") == "web_search_call":
             urls += searched(item)
             if item.get("status") == "failed":  # the answer was written without what it would have found
-                b.note(
-                    (
-                        "CR511",
-                        f"a web search call failed ({str(item.get('id'))[:80]}): the answer has none of its results",
-                    )
-                )
+                call = str(item.get("id"))[:80]
+                b.note(("CR511", f"a web search call failed ({call}): the answer has none of its results"))
     consult(urls, b)
 
 
 def _others(text: str, anns: Sequence[Any], b: Builder, known: tuple[str, ...]) -> list[tuple[int, int, str]]:
-    """Edits for the annotations ``url_citations`` does not read: output files, and any type no
-    adapter knows (reported, its URL kept)."""
+    """Edits for the annotations ``url_citations`` does not read: output files, and unknown types."""
     edits: list[tuple[int, int, str]] = []
     reader = SpanReader(text)
     for a in anns:
-        kind = str(a.get("type", "")) if isinstance(a, Mapping) else ""
+        a = as_map(a)
+        kind = str(a.get("type", ""))
         if kind in known:
             continue
         if kind in ("container_file_citation", "file_path"):
             edits += output_file(text, a, b, reader)
             continue
-        marker = unknown_annotation(kind or "untyped", a if isinstance(a, Mapping) else {}, b)
+        marker = unknown_annotation(kind or "untyped", a, b)
         if marker is not None:
             at = b.place(reader, a.get("start_index"), a.get("end_index"))
             edits.append((at, at, marker))
@@ -143,8 +135,8 @@ STREAM_ENDS = ("response.completed", "response.incomplete", "response.failed", "
 
 
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold a streaming event sequence into the final response object: the response its last
-    event gives (``response.completed``, or ``response.incomplete`` / ``.failed`` with how it ended)."""
+    """Fold a streaming event sequence into the final response: the one its last event gives, else
+    the text deltas and annotations joined."""
     for e in reversed(events):
         if e.get("type") in STREAM_ENDS and isinstance(e.get("response"), Mapping):
             return dict(e["response"])

@@ -1,12 +1,7 @@
-"""Files in OpenAI answers, Responses' and Assistants' alike: the files a file search cites
-(``file_citation``), and the files the code interpreter wrote (``container_file_citation``,
-``file_path``, an Assistants message's ``image_file`` part).
-
-A file is a source named after the file (else its id: never an internal placeholder), listed
-under the provider's own file id. An output file's answer links it as ``[label](sandbox:/mnt/data/…)``
-(``![label](…)`` for an image): a link that only works inside ChatGPT, so the label stays as text,
-cited to the file, and the file is reported as one the page cannot link (CR513). A ``sandbox:``
-link no annotation names is read the same way."""
+"""Files in OpenAI answers (Responses and Assistants): those a file search cites, and those the
+code interpreter wrote, each a source named after the file (else its id) under the provider's file
+id. An answer links an output file as ``[label](sandbox:/mnt/data/…)``, which only works inside
+ChatGPT: the label stays as text, cited to the file, reported as one the page cannot link (CR513)."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..syntax.escapes import printable
-from .common import Builder
+from .common import Builder, whole
 from .offsets import SpanReader, Spans, after_last_word
 
 __all__ = [
@@ -36,10 +31,6 @@ _SLUG = re.compile(r"[^A-Za-z0-9_-]+")
 _MARKER_NAME = re.compile(r"\u3010[^\u3010\u3011\u2020]{0,40}\u2020([^\u3010\u3011\u2020]{1,400})[\u2020\u3011]")
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
@@ -53,9 +44,8 @@ def cited_name(marker: Any) -> str | None:
 
 
 def named_file(b: Builder, file_id: Any, name: Any, **meta: Any) -> str:
-    """The source of one file: titled by its name, else by its id; listed under the provider's
-    file id (a file without one: under its name, slugged) when that is a valid, unused source id
-    (a bibliography key, a CSL id that says which file), else under the builder's own."""
+    """The source of one file, titled by its name, else its id; listed under the provider's file id
+    (else its name, slugged) when that is a valid, unused source id, else under the builder's own."""
     fid, title = _text(file_id), _text(name)
     key = f"file:{fid}" if fid else f"name:{title}"
     own = fid or _SLUG.sub("-", title or "").strip("-")[:80]
@@ -96,14 +86,12 @@ def _link_at(text: str, start: int | None, end: int | None, index: int | None) -
 
 
 def output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader) -> list[tuple[int, int, str]]:
-    """The edits citing a file the code interpreter wrote (``container_file_citation``,
-    ``file_path``): the ``sandbox:`` link it names becomes its label (no ``!``), a bare ``sandbox:``
-    path the file's name, the citation after them and their closing punctuation; else the citation
-    goes after its span (or at its index). The file is named after the link's path when the
-    annotation gives no file name."""
+    """The edits citing a file the code interpreter wrote: the ``sandbox:`` link (or bare path) it
+    names becomes its label (or the file's name), cited after it; else the citation goes after its
+    span (or at its index)."""
     fp = a.get("file_path")
     file_id = a.get("file_id") or (fp.get("file_id") if isinstance(fp, Mapping) else None)
-    start, end, index = _int(a.get("start_index")), _int(a.get("end_index")), _int(a.get("index"))
+    start, end, index = whole(a.get("start_index")), whole(a.get("end_index")), whole(a.get("index"))
     link = _link_at(text, start, end, index)
     path = _text(a.get("text")) or (link.group(2) if link else "")
     name = _text(a.get("filename")) or (path.rsplit("/", 1)[-1] if path.startswith("sandbox:") else None)
@@ -140,8 +128,7 @@ def output_file_marker(a: Mapping[str, Any], b: Builder) -> str | None:
 
 
 def loose_sandbox_links(text: str, edits: list[tuple[int, int, str]], b: Builder) -> list[tuple[int, int, str]]:
-    """Edits for the ``sandbox:`` links no annotation's edit covers: each its label (no ``!``) and
-    a citation of the file its path names (reported: it cannot be linked)."""
+    """Edits for the ``sandbox:`` links no annotation covers: each its label, citing its file."""
     if "sandbox:" not in text:
         return []
     taken = Spans([(s, e) for s, e, _ in edits if s < e])

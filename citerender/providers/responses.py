@@ -41,14 +41,17 @@ def detect_provider(data: Any) -> str:
     if not isinstance(data, list | Mapping):
         raise CiterenderError("a response must be a JSON object")
     found = detect(data)
-    if found is None:
-        what = (
-            "unrecognised list of events"
-            if isinstance(data, list)
-            else "cannot tell which provider produced this response"
-        )
-        raise CiterenderError(what, hint=_resemble_hint(data))
-    return found
+    if found is not None:
+        return found
+    like = resembles(data)
+    raise CiterenderError(
+        "unrecognised list of events"
+        if isinstance(data, list)
+        else "cannot tell which provider produced this response",
+        hint=f"it resembles {' or '.join(like)}: pass --from with one of them"
+        if like
+        else f"pass --from with one of {', '.join(PROVIDERS)}",
+    )
 
 
 def _keys(data: Any, depth: int = 0) -> set[str]:
@@ -69,16 +72,6 @@ def resembles(data: Any) -> list[str]:
     keys = _keys(data)
     scored = sorted(((len(keys & f.keys) / len(f.keys), f.name) for f in FORMATS if f.keys), reverse=True)
     return [name for score, name in scored if score >= 0.3][:3]
-
-
-def _resemble_hint(data: Any) -> str:
-    like = resembles(data)
-    names = ", ".join(PROVIDERS)
-    return (
-        f"it resembles {' or '.join(like)}: pass --from with one of them"
-        if like
-        else f"pass --from with one of {names}"
-    )
 
 
 def _load(ref: str) -> Callable[..., Any]:
@@ -163,8 +156,8 @@ def _looks_like(data: Any, provider: str) -> str | None:
 
 
 def load_response(path: str | Path, provider: str | None = None, *, sources: Registry | None = None) -> Adapted:
-    """Read a saved response (JSON, or its streaming events: JSON Lines, server-sent events, AWS's
-    binary event stream) and adapt it."""
+    """Read a saved response (JSON, or its events: JSON Lines, server-sent events, AWS's binary
+    event stream) and adapt it."""
     raw = read_bytes(path, limit=MAX_INPUT_BYTES, what="response")
     data = (
         parse_eventstream(raw, str(path))

@@ -1,11 +1,7 @@
-"""Which files of a ChatGPT export hold its conversations, and what is wrong with them as a set.
-
-Since 2026 the export splits its conversations into shards, ``conversations-000.json``,
-``conversations-001.json`` …, read in number order as one list (:mod:`.archive`). A shard missing
-between others (000, 001, 003: 002 is gone, with every conversation it held) and a zip member
-named twice (a zip allows it; the last is read, as :mod:`zipfile` and ``unzip`` keep it) would go
-unseen: each is a note (CR516) naming the missing numbers or the member, and what is there is read.
-A missing shard after the last one cannot be told from the names."""
+"""Which files of a ChatGPT export hold its conversations (since 2026, shards
+``conversations-000.json`` … read in number order as one list), and what is wrong with them as a
+set: a shard missing between others, a zip member named twice (the last is read, as :mod:`zipfile`
+keeps it), each a note (CR516); what is there is read."""
 
 from __future__ import annotations
 
@@ -24,9 +20,8 @@ _SHOWN = 12  # missing numbers named in one note; the rest counted
 
 
 def export_members(names: Sequence[str]) -> list[str]:
-    """The names (of a zip's members or a folder's files) that hold the conversations, in reading
-    order: ``conversations.json``, else every ``conversations-NNN.json`` by its number (a name
-    the zip holds twice, once)."""
+    """The names that hold the conversations, in reading order: ``conversations.json``, else every
+    ``conversations-NNN.json`` by its number (a name held twice, once)."""
     base = {n: n.rsplit("/", 1)[-1] for n in names if not n.endswith("/")}
     whole = [n for n, b in base.items() if b == "conversations.json"]
     if whole:
@@ -36,9 +31,8 @@ def export_members(names: Sequence[str]) -> list[str]:
 
 
 def shard_notes(members: Sequence[tuple[str, Hashable]]) -> list[Note]:
-    """What is wrong with the export's files as a set: ``members`` are every file's name with
-    what tells its content apart (a zip member's CRC and size; anything for a folder's file), in
-    the zip's order, a name held twice listed twice."""
+    """What is wrong with the export's files as a set: ``members`` are every file's name (twice if
+    held twice) with what tells its content apart (a zip member's CRC and size)."""
     names = [name for name, _ in members]
     read = export_members(names)
     counts = Counter(names)
@@ -67,18 +61,13 @@ def _gaps(numbered: list[tuple[int, str, str]]) -> list[Note]:
     more = f" and {len(missing) - _SHOWN} more" if len(missing) > _SHOWN else ""
     what, it = ("a shard is", "it") if len(missing) == 1 else (f"{len(missing)} shards are", "them")
     last = max(numbered)[2].rsplit("/", 1)[-1]
-    return [
-        (
-            "CR516",
-            f"{what} missing from the export: {shown}{more} (its shards run to {last}); "
-            f"the conversations in {it} are not shown",
-        )
-    ]
+    lost = f"the conversations in {it} are not shown"
+    return [("CR516", f"{what} missing from the export: {shown}{more} (its shards run to {last}); {lost}")]
 
 
 def _one_number_twice(numbered: list[tuple[int, str, str]]) -> list[Note]:
-    """Two files holding one shard number (``a/conversations-001.json`` and ``conversations-001.json``,
-    or ``conversations-1.json``): both are read, in name order."""
+    """Two files holding one shard number (``a/conversations-001.json``, ``conversations-1.json``):
+    both are read."""
     by_number: dict[int, list[str]] = {}
     for n, _, name in numbered:
         by_number.setdefault(n, []).append(name)
@@ -94,8 +83,7 @@ def _names(names: list[str]) -> str:
 
 
 class Noted(dict[str, Any]):
-    """A conversation's data carrying notes about the export it came from (CR516): the export's
-    first conversation carries them, so the page built from it reports them (:func:`.exports.conversation`)."""
+    """A conversation's data carrying notes about the export it came from (CR516), for its page."""
 
     notes: tuple[Note, ...] = ()
 

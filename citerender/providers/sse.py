@@ -1,9 +1,6 @@
-"""A streamed response saved as it came over the wire: server-sent events (``curl -N`` output, an
-HTTP recording's body), each ``data:`` payload one JSON event. Read per the WHATWG
-event-stream rules — ``field: value`` lines, a blank line ends an event, several ``data:`` lines
-of one event joined by newlines, ``:`` comments (OpenRouter's ``: OPENROUTER PROCESSING``) and the
-``event:``/``id:``/``retry:`` fields ignored — and OpenAI's ``data: [DONE]`` end mark skipped.
-What the events are (which provider, how they fold) is decided as for JSON Lines."""
+"""A streamed response saved as it came over the wire: server-sent events (``curl -N`` output),
+each event's ``data:`` one JSON value. Read per the WHATWG rules (a blank line ends an event, its
+``data:`` lines joined by newlines; comments and other fields ignored), OpenAI's ``[DONE]`` skipped."""
 
 from __future__ import annotations
 
@@ -21,15 +18,15 @@ _DONE = "[DONE]"
 
 
 def looks_like_sse(text: str) -> bool:
-    """Does the text open as an event stream (its first non-blank line a field or a comment,
-    and a ``data:`` line somewhere)? Cheap: decides whether :func:`parse_sse` is tried."""
+    """Does the text open as an event stream (its first non-blank line a field or a comment, and a
+    ``data:`` line somewhere)?"""
     head = text.lstrip("\ufeff\r\n")
     return bool(head) and (head[0] == ":" or _FIELD.match(head) is not None) and "data:" in text
 
 
 def parse_sse(text: str, name: str) -> list[Any]:
-    """The JSON value of each event's data, in order; a payload that is not JSON is an error
-    naming its line, a line that is no field of the format too (so prose is never read as one)."""
+    """The JSON value of each event's data, in order; a payload that is not JSON, or a line that is
+    no field of the format, is an error naming its line."""
     events: list[Any] = []
     data: list[str] = []
     start = 0

@@ -1,10 +1,7 @@
-"""Answers a provider stopped before their end: a saved response says so in one field (OpenAI's
-``finish_reason: "length"``, Anthropic's ``stop_reason: "max_tokens"``, Gemini's ``finishReason:
-MAX_TOKENS``, a Responses ``status: "incomplete"`` …), and the answer, shown as far as it came,
-is reported as cut off (CR514), naming that field and its value. Each adapter says which of its
-field's values mean that (its provider's documentation); what each value means to a reader is
-said here, once, whoever sent it. A citation marker the cut left open is reported as well by the
-marker checks (CR1xx): this note says why it is open."""
+"""Answers a provider stopped before their end (``finish_reason: "length"``, ``stop_reason:
+"max_tokens"`` …): shown as far as they came and reported as cut off (CR514), naming the field and
+its value. Each adapter says which of its values mean that; what each means to a reader is said
+here, once."""
 
 from __future__ import annotations
 
@@ -65,10 +62,9 @@ def cut_off(
     finished: Collection[str] = (),
     detail: Any = None,
 ) -> bool:
-    """Report (CR514) an answer whose ``field`` holds ``value``, when that value is one of
-    ``stops`` (lower case) or, with ``stops`` None, any value but those in ``finished`` (Gemini's
-    ``finishReason`` names many ways to stop early and one to finish). ``detail``: what the
-    provider added (an error's message). Whether it was reported."""
+    """Report (CR514) an answer whose ``field`` holds one of ``stops`` (lower case) or, with
+    ``stops`` None, any value but those in ``finished``; ``detail``: an error's message. Whether
+    it was reported."""
     note = stopped(field, value, stops, finished=finished, detail=detail)
     b.note(note)
     return note is not None
@@ -77,8 +73,7 @@ def cut_off(
 def stopped(
     field: str, value: Any, stops: Collection[str] | None, *, finished: Collection[str] = (), detail: Any = None
 ) -> Note | None:
-    """The note :func:`cut_off` makes (None when ``value`` does not say the answer was cut off),
-    for a reader that gathers its notes itself (a chat export's turn)."""
+    """The note :func:`cut_off` makes, or None (for a reader that gathers its notes itself)."""
     if not isinstance(value, str) or not value.strip():
         return None
     key = value.strip().lower()
@@ -93,7 +88,6 @@ _SHOWN = "; shown as far as it came"
 
 
 def why_empty(notes: list[Note]) -> str | None:
-    """Why a response holds no text, when a note says it was cut off (a refusal, a limit spent
-    before the first word): said with the error, not after a page that is not made."""
+    """Why a response holds no text, when a note says it was cut off (said with the error)."""
     cut = next((message for code, message in notes if code == "CR514"), None)
     return cut.removesuffix(_SHOWN) if cut is not None else None

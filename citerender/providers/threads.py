@@ -1,10 +1,7 @@
-"""Conversations as readers follow them, whatever exported them: each turn a reader saw, every
-other version of a turn hung where it happened, and the parts whose place the export lost.
-
-An export's messages form a forest (ChatGPT's ``mapping``, Claude's ``parent_message_uuid``);
-:func:`walk` turns one into the current branch (to the leaf the owner last saw), :class:`Version` s
-and detached threads, calling the export's own function to make each message a :class:`Turn`.
-Every node is reached once: a cycle or a wrong shape is a :class:`BrokenGraph`, never a hang."""
+"""Conversations as readers follow them, whatever exported them: an export's message forest
+(ChatGPT's ``mapping``, Claude's ``parent_message_uuid``) walked (:func:`walk`) into the current
+branch, every other :class:`Version` of a turn where it happened, and the threads whose place the
+export lost. Every node is reached once: a cycle or a wrong shape is a :class:`BrokenGraph`."""
 
 from __future__ import annotations
 
@@ -69,8 +66,7 @@ class Conversation:
     assistant: str = ""
 
     def every_turn(self) -> Iterator[Turn]:
-        """Every turn on the page: the current branch, every version and every detached thread
-        (versions nest at most ``MAX_VERSION_DEPTH`` deep, so the walk's recursion is bounded)."""
+        """Every turn on the page: the current branch, every version and every detached thread."""
         for thread in (self.turns, *self.detached):
             yield from _with_versions(thread)
 
@@ -86,9 +82,8 @@ class Conversation:
 
 
 def entered(data: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, list[tuple[str, str]]]:
-    """A conversation's data as it enters, once: cleaned of lone surrogates (reported, CR114),
-    with the digest of the data as exported (a page is rebuilt when it changes). Data nested too
-    deeply is a :class:`BrokenGraph`: that conversation is reported and skipped, the rest built."""
+    """A conversation's data cleaned of lone surrogates (CR114), the digest of the data as
+    exported, and the notes; data nested too deeply is a :class:`BrokenGraph`."""
     surrogates: list[str] = []
     try:
         cleaned = clean_data(data, surrogates)  # first: it bounds the depth json.dumps walks
@@ -106,9 +101,8 @@ def assembled(
     turn_of: Callable[[Mapping[str, Any]], Turn | None],
     shape: str,
 ) -> Conversation:
-    """``head`` (an export's conversation with its metadata and no turns yet) with the turns
-    :func:`walk` finds in the message forest ``tree()`` makes; a graph that cannot be made or
-    walked is a :class:`BrokenGraph` naming the conversation (CR506, ``shape``: what the export's
+    """``head`` (a conversation without turns) with the turns :func:`walk` finds in ``tree()``; a
+    graph that cannot be walked is a :class:`BrokenGraph` naming it (CR506, ``shape``: what the
     messages must be), a detached part a note (CR508)."""
     try:
         head.turns, head.detached = walk(tree(), turn_of)
@@ -124,15 +118,13 @@ def assembled(
 
 
 def shown_title(title: Any, fallback: str = "Untitled conversation") -> str:
-    """A title as readers see it: marker forms removed, as front-matter titles are; one line, at
-    most 200 characters."""
+    """A title as readers see it: marker forms removed, one line, at most 200 characters."""
     shown = display_text(title[:10_000])[0].replace("\x00", "\ufffd").strip()[:200] if isinstance(title, str) else ""
     return " ".join(shown.split()) or fallback
 
 
 def timestamp(value: Any) -> float | None:
-    """Epoch seconds from a number or an ISO 8601 string (``2025-03-05T18:06:10.831417+00:00``,
-    ``…Z``); anything else is ``None``."""
+    """Epoch seconds from a number or an ISO 8601 string (``…Z`` too); anything else is ``None``."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str) and value[:4].isdigit():
@@ -151,22 +143,18 @@ def _with_versions(turns: list[Turn]) -> Iterator[Turn]:
 
 
 class BrokenGraph(CiterenderError):
-    """A conversation whose message graph cannot be walked: a cycle, a node that is not an object,
-    an id that is not a string. The conversation is reported (CR506) and skipped; the rest of the
-    export still builds."""
+    """A conversation whose message graph cannot be walked (a cycle, a node that is no object, an
+    id that is no string): reported (CR506) and skipped, the rest of the export built."""
 
 
 #: forks nested deeper than this inside other versions are shown as their own threads, after the
-#: conversation (an export may nest edits without limit; the page and the walk stay bounded)
+#: conversation (the page and the walk's recursion stay bounded)
 MAX_VERSION_DEPTH = 16
 
 
 class _Graph:
     """A conversation's mapping as a forest: each node's children in the export's order (a node
-    whose parent names it but whose ``children`` omit it is added after them), walked once.
-
-    Every node is reached at most once: a node reached twice (a child that is its own ancestor)
-    or a parent chain that loops is a :class:`BrokenGraph`, never a hang."""
+    naming a parent that omits it added after them), each node walked at most once."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         mapping = data.get("mapping")
@@ -221,8 +209,8 @@ class _Graph:
 
 @dataclass
 class Version:
-    """Another version of a turn (an edit, a regeneration), as the chat UI's "1 / 2" shows it:
-    ``position`` of ``of`` among the turn's versions, its messages from there to its own end."""
+    """Another version of a turn (an edit, a regeneration), ``position`` of ``of`` (the chat's
+    "1 / 2"), its messages from there to its own end."""
 
     position: int
     of: int
@@ -233,11 +221,9 @@ class Version:
 def walk(
     data: Mapping[str, Any], turn_of: Callable[[Mapping[str, Any]], Turn | None]
 ) -> tuple[list[Turn], list[list[Turn]]]:
-    """The conversation as the owner last saw it (from the root to ``current_node``, or along the
-    last children), every other version hung on the turn it replaces, and the threads whose place
-    in the conversation the export lost (their parent node is missing), oldest first. ``data``
-    holds ``mapping`` (node id → ``parent``, ``children``, ``message``) and ``current_node``;
-    ``turn_of`` makes a node's message a turn, or ``None`` for one readers do not see."""
+    """The conversation as the owner last saw it (root to ``current_node``, else along the last
+    children), other versions hung on the turns they replace, and the threads whose parent is
+    lost, oldest first. ``turn_of`` makes a node's message a turn (``None``: one readers do not see)."""
     graph = _Graph(data)
     current = data.get("current_node")
     if current is not None and not isinstance(current, str):
@@ -266,7 +252,7 @@ def walk(
 
 def _tops(graph: _Graph, target: list[str]) -> tuple[str | None, list[str]]:
     """The top the conversation shown starts from (the current node's root, else the first root),
-    and every top in the order they are walked: that one first."""
+    and every top, that one first."""
     tops = graph.tops()
     true_roots = [t for t in tops if graph.nodes[t].get("parent") is None]
     main_top = target[0] if target and target[0] in true_roots else (true_roots[0] if true_roots else None)
@@ -281,9 +267,8 @@ def _thread(
     overflow: list[str],
     turn_of: Callable[[Mapping[str, Any]], Turn | None],
 ) -> list[Turn]:
-    """The turns from ``top`` down, through the child on ``target`` (else the last child); at a
-    fork the other children become :class:`Version` s of the next turn shown; past
-    ``MAX_VERSION_DEPTH`` nested forks their ids go to ``overflow`` (walked later, at the top)."""
+    """The turns from ``top`` down, through the child on ``target`` (else the last); at a fork the
+    others become :class:`Version` s of the next turn, past ``MAX_VERSION_DEPTH`` go to ``overflow``."""
     turns: list[Turn] = []
     pending: list[Version] = []
     position: tuple[int, int] | None = None
@@ -316,8 +301,8 @@ def _thread(
 def _versions(
     kids: list[str], chosen: str, others: list[tuple[str, list[Turn]]]
 ) -> tuple[list[Version], tuple[int, int] | None]:
-    """At a fork: the other children's threads as versions numbered in the children's order (those
-    with nothing to show left out), and the chosen child's place among them (None: no version)."""
+    """At a fork: the other children's threads with turns as versions, in the children's order,
+    and the chosen child's place among them (None: no version)."""
     shown = {k for k, turns_of in others if turns_of}
     if not shown:
         return [], None
@@ -327,8 +312,7 @@ def _versions(
 
 
 def _hang(turns: list[Turn], pending: list[Version]) -> list[Turn]:
-    """Forks after the last turn shown: versions of the last turn, or (none shown) the thread is
-    the first version's turns, the others its versions."""
+    """Forks after the last turn: its versions, or (no turn) the first version's turns."""
     if not pending:
         return turns
     if turns:

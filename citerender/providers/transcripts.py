@@ -1,8 +1,6 @@
-"""Any transcript as a conversation: a JSON list of turns, where a user turn is a message
-(``{"role": "user", "content": "…"}``, content as text or as a list of text blocks) and an
-assistant turn is a saved provider response (OpenAI Responses or Chat Completions, Anthropic
-Messages, Assistants) — or ``{"title": …, "turns": [...]}``. Each answer keeps its own registry
-and numbering, as in a ChatGPT export."""
+"""Any transcript as a conversation: a JSON list of turns (or ``{"title": …, "turns": [...]}``),
+a user turn a message (``{"role": "user", "content": …}``), an assistant turn a saved provider
+response, each answer with its own registry and numbering."""
 
 from __future__ import annotations
 
@@ -39,8 +37,8 @@ def _user_text(item: Mapping[str, Any]) -> str | None:
 
 
 def _agent_step(item: Mapping[str, Any]) -> bool:
-    """A step of an agent's loop that is no turn of the conversation: a Pydantic AI request of tool
-    results only, or a response of tool calls only (its text, if any, is the answer)."""
+    """A step of an agent's loop that is no turn: a Pydantic AI request of tool results only, or a
+    response of tool calls only."""
     if not is_message(item):
         return False
     if item.get("kind") == "request":

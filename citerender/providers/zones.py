@@ -1,25 +1,21 @@
 """Where a citation may go in an answer's Markdown: the one placement rule every adapter's
 markers obey, whatever offsets the provider gave.
 
-A marker put inside inline code is shown as code (the citation is lost, its visible form stays);
-inside a link (its text, its destination, an autolink or a bare URL, its host included) it breaks
-the link or, punycoded into a host, links somewhere else; inside a fenced code block or a link
-reference definition it breaks the block. :class:`Zones` finds those places in one linear pass
-and :meth:`Zones.settle` moves a citation out of them: after an inline zone (and after the
-closing punctuation that follows it, as :func:`.offsets.after_last_word` does), before a block
-(after the block when nothing precedes it); and never inside a word, but after it. The Markdown read is CommonMark's, approximated where
-exactness would cost more than linear time (a destination or title longer than ``_MAX_DEST`` is
-not taken for one; a code span's run of backticks is closed by the next run of the same length in
-its paragraph)."""
+A marker inside inline code, a link (text, destination, autolink, bare URL) or a block (fenced
+code, a link reference definition) would be lost or break it. :class:`Zones` finds those places in
+one linear pass and :meth:`Zones.settle` moves a citation out of them: after an inline zone and its
+closing punctuation, before a block (after it when nothing precedes it), never inside a word. The
+Markdown read is CommonMark's, approximated where exactness would cost more than linear time."""
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
 
-__all__ = ["Zones", "settle"]
+from .offsets import Spans, past_closing
 
-_CLOSING = ".,;:!?)]}\"'\u201d\u2019\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u300d\u300f"
+__all__ = ["Zones"]
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
 _REF_DEF = re.compile(r"^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*\S.*$", re.M)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -73,11 +69,6 @@ class Zones:
                 self.blocks.append(block)
         del self._found
 
-    # ------------------------------------------------------------------ finding
-
-    def _add(self, start: int, end: int, block: bool) -> None:
-        self._found.append((start, end, block))
-
     def _blocks(self, start: int) -> list[tuple[int, int]]:
         """Fenced code blocks (an unclosed one runs to the end) and link reference definitions."""
         text = self.text
@@ -94,7 +85,7 @@ class Zones:
                 opened = None
         if opened is not None:
             found.append((opened[0], len(text)))
-        fences = _Ranges(found)  # in order, disjoint: a definition inside a fence is code
+        fences = Spans(found)  # a definition inside a fence is code
         found.extend(
             (m.start(), _line_end(text, m.end())) for m in _REF_DEF.finditer(text, start) if not fences.holds(m.start())
         )
@@ -120,17 +111,17 @@ class Zones:
         open_end = last and not self.complete
         code = self._code_spans(start, end, open_end)
         for s, e in code:
-            self._add(s, e, False)
-        in_code = _Ranges(code)
+            self._found.append((s, e, False))
+        in_code = Spans(code)
         for m in _AUTOLINK.finditer(text, start, end):
             if not in_code.holds(m.start()):
-                self._add(m.start(), m.end(), False)
+                self._found.append((m.start(), m.end(), False))
         if open_end and (lt := text.rfind("<", start, end)) != -1 and ">" not in text[lt:end]:
-            self._add(lt, end, False)  # an autolink still coming
+            self._found.append((lt, end, False))  # an autolink still coming
         for m in _BARE.finditer(text, start, end):
             url = _trim_url(m.group())
             if url and not in_code.holds(m.start()):
-                self._add(m.start(), m.start() + len(url) + (1 if open_end and m.end() == end else 0), False)
+                self._found.append((m.start(), m.start() + len(url) + (1 if open_end and m.end() == end else 0), False))
         self._links(start, end, in_code, open_end)
 
     def _code_spans(self, start: int, end: int, open_end: bool) -> list[tuple[int, int]]:
@@ -159,7 +150,7 @@ class Zones:
             k += 1
         return spans
 
-    def _links(self, start: int, end: int, in_code: _Ranges, open_end: bool) -> None:
+    def _links(self, start: int, end: int, in_code: Spans, open_end: bool) -> None:
         """Inline links and images ``[text](dest "title")``, and full references ``[text][label]``."""
         text = self.text
         stack: list[int] = []
@@ -176,9 +167,9 @@ class Zones:
             close = _link_end(text, i + 1, end)
             if close is not None:
                 begin = opener - 1 if opener > start and text[opener - 1] == "!" else opener
-                self._add(begin, close, False)
+                self._found.append((begin, close, False))
         if open_end and stack:
-            self._add(stack[0], end + 1, False)  # a link still coming
+            self._found.append((stack[0], end + 1, False))  # a link still coming
 
     def restart(self, limit: int) -> int:
         """Where the zones of this text grown longer can be looked for from, at or before
@@ -192,8 +183,6 @@ class Zones:
         floor = self.ends[k] if k >= 0 else self.start
         space = max(text.rfind(" ", floor, limit), text.rfind("\n", floor, limit), text.rfind("\t", floor, limit))
         return space + 1 if space >= floor else floor
-
-    # ------------------------------------------------------------------ settling
 
     def zone_at(self, at: int) -> tuple[int, int, bool] | None:
         """The zone ``at`` lies strictly inside (``start < at < end``), else None."""
@@ -213,12 +202,12 @@ class Zones:
             if zone is None:
                 if not _inside_word(text, at):
                     return at, ""
-                at = _past_closing(text, _word_end(text, at))  # mid-word: after the word and its stop
+                at = past_closing(text, _word_end(text, at))  # mid-word: after the word and its stop
                 continue
             s, e, block = zone
             if block:
                 return self._beside_block(s, e, forward)
-            at = _past_closing(text, min(e, len(text)))
+            at = past_closing(text, min(e, len(text)))
         return len(text), ""
 
     def _beside_block(self, s: int, e: int, forward: bool) -> tuple[int, str]:
@@ -236,23 +225,6 @@ class Zones:
         if at == len(text):
             return at, "" if text.endswith("\n") else "\n\n"
         return at + 1 if text[at] == "\n" else at, ""
-
-
-class _Ranges:
-    """Sorted disjoint ranges, asked whether they hold a position."""
-
-    def __init__(self, ranges: list[tuple[int, int]]) -> None:
-        self.starts = [s for s, _ in ranges]
-        self.ends = [e for _, e in ranges]
-
-    def holds(self, at: int) -> bool:
-        k = bisect_right(self.starts, at) - 1
-        return k >= 0 and at < self.ends[k]
-
-
-def settle(text: str, at: int) -> tuple[int, str]:
-    """:meth:`Zones.settle` for one position (build :class:`Zones` once for many)."""
-    return Zones(text).settle(at)
 
 
 #: scripts that do not space their words (Thai, Lao, Tibetan, Myanmar, Khmer; CJK from U+2E80):
@@ -282,14 +254,6 @@ def _word_end(text: str, at: int) -> int:
     while at < len(text) and (
         _word_char(text[at]) or (text[at] in _JOINERS and at + 1 < len(text) and _word_char(text[at + 1]))
     ):
-        at += 1
-    return at
-
-
-def _past_closing(text: str, at: int) -> int:
-    """``at`` moved past the closing punctuation that follows it (a sentence's stop, a quote, a
-    bracket): a citation goes after them."""
-    while at < len(text) and text[at] in _CLOSING:
         at += 1
     return at
 
