@@ -176,10 +176,8 @@ def read_records(path: str | Path, id_col: str = "id", *, within: str | None = N
 def numbered_records(
     path: str | Path, id_col: str = "id", *, partial_tail: bool = False, within: str | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`read_records` with each record's line (JSON Lines) or position (JSON, Parquet);
-    ``partial_tail``: a last JSON Lines line cut short (no newline, not JSON) is left out. The
-    file is checked before this returns (found, UTF-8, a list, valid Parquet): a bad file is an
-    error before anything is written."""
+    """:func:`read_records` with each record's line (JSON Lines) or position (JSON, Parquet), the
+    file checked before this returns; ``partial_tail``: a last JSON Lines line cut short is left out."""
     fmt, p = dataset_format(path), Path(path)
     if not p.is_file():
         raise CiterenderError("dataset not found (or not a regular file)", path=str(path))

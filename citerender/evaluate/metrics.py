@@ -176,8 +176,7 @@ def wilson(num: int, den: int, z: float = 1.96) -> tuple[float, float] | None:
 
 class Totals:
     """Counts summed over a group of answers, and their rates with 95% intervals over answers
-    (:mod:`.intervals`: each answer's numerator and denominator kept as counts of distinct
-    pairs). Reducing results in any order, on any machine, gives the same totals."""
+    (:mod:`.intervals`); results reduced in any order, on any machine, give the same totals."""
 
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()

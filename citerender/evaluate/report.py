@@ -86,9 +86,8 @@ def write_report(summary: DatasetSummary, path: str | Path, options: RenderOptio
 
 
 def _worst_pages(summary: DatasetSummary, out: Path, opts: RenderOptions) -> list[dict[str, Any]]:
-    """The worst answers, each rendered — the answer that was checked, from the columns it was
-    read from — to a page of its own (named by its row: ids shared across rows get a page each).
-    An answer whose page could not be written is not listed: no link leads nowhere."""
+    """The worst answers, each rendered to a page of its own named by its row (ids shared across
+    rows get a page each); one whose page could not be written is not listed."""
     pages = out.with_name(out.stem + ".answers")
     worst = []
     for result, record in summary.worst_first():
