@@ -138,8 +138,7 @@ ENTRY_RANGES = 20
 
 
 def _cited_ranges(ref: Reference) -> Iterator[tuple[int, LineRange]]:
-    """``(which, lines)`` for each range a place cites from ``ref``'s source ``which``
-    (:func:`.source_links.place_source`), once per range, in order."""
+    """``(which, lines)`` for each range the places cite from ``ref``'s sources, once per range."""
     seen: set[tuple[int, int, int]] = set()
     for place in ref.places:
         rng = place.lines
@@ -151,10 +150,8 @@ def _cited_ranges(ref: Reference) -> Iterator[tuple[int, LineRange]]:
 
 
 def views_html(ref: Reference) -> Any:
-    """``in the source: lines 8–13 · line 20``: a link to each range cited from ``ref`` in the
-    view of the source it cites (:func:`.source_links.range_href`), named by what it opens; empty
-    without views. Every style's entry reaches the cited lines in context; sources merged into the
-    entry are each named before their links."""
+    """``in the source: lines 8–13 · line 20``: a link to each range cited from ``ref`` in its
+    source's view, named by what it opens (a merged source's named first); empty without views."""
     if ref.views == VIEWS_OFF or not has_view(ref):
         return Markup("")
     sources = (ref.source, *ref.merged)
@@ -202,9 +199,8 @@ _QUOTED_LINES = 8
 
 
 def cited_quotes(ref: Reference) -> list[tuple[str, str]]:
-    """``(locator, text)`` for each line range cited from ``ref``, once per range: the lines
-    joined, at most eight of them (``…`` when cut). A range of a source merged into ``ref`` is
-    quoted from that source, and its locator names it."""
+    """``(locator, text)`` for each range cited from ``ref``: at most eight lines joined (``…`` when
+    cut); a merged source's range is quoted from it, its locator naming it."""
     sources = (ref.source, *ref.merged)
     out = []
     for which, rng in _cited_ranges(ref):
@@ -347,8 +343,7 @@ def _head(e: Entry) -> list[str]:
 def render_bibliography(
     references: Sequence[Reference], style: str, heading: str = "Sources", *, after_long: bool = False
 ) -> str:
-    """The bibliography section, the default theme's markup written in Python (``after_long``:
-    it follows a long answer)."""
+    """The bibliography section, the default theme's markup (``after_long``: after a long answer)."""
     h = escape(heading)
     section = f"citerender-bibliography {AFTER_LONG}" if after_long else "citerender-bibliography"
     html = (

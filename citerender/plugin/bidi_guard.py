@@ -86,12 +86,6 @@ def guarded(st: CitationState, citation: Token) -> tuple[str, str]:
     return found.get(id(citation), ("", ""))
 
 
-def _text(content: str) -> Token:
-    tok = Token("text", "", 0)
-    tok.content = content
-    return tok
-
-
 def guard_citations(state: Any) -> None:
     """Core rule: each citation in a block holding a bidirectional control closed off from its text."""
     if not _holds_control(state.src):
@@ -121,5 +115,5 @@ def guard_citations(state: Any) -> None:
                 st.report(_CODE, message, where(child, st))
             before, after = _closers(open_) + mark, mark + "".join(open_)
             between[id(child)] = (before, after)
-            out.extend((_text(before), child, _text(after)))
+            out.extend((Token("text", "", 0, content=before), child, Token("text", "", 0, content=after)))
         block.children = out

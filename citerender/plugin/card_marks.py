@@ -47,9 +47,8 @@ def bad_lines_note(use: RefUse) -> str:
 
 
 def pill_names(sources: Iterable[Source]) -> dict[str, str]:
-    """Each source's pill name, by id: its domain, shortened; where several sources share a
-    domain, each one's title instead (so they read differently), and where their shortened titles
-    still read alike, the title's end too, then its number among them."""
+    """Each source's pill name, by id: its domain, shortened; for sources sharing a domain, their
+    titles (then with their ends, then numbered) until they read differently."""
     by_domain: dict[str, list[Source]] = {}
     for s in sources:
         if s.domain:

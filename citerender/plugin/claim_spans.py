@@ -9,7 +9,7 @@ markup stays balanced.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -49,24 +49,23 @@ def wrap_claims(children: list[Token]) -> list[Token]:
             at = claim_start(out, i)
             if at is not None:
                 start, split = at
-                out.insert(i + 1, _token("citation_claim_close", -1))
+                out.insert(i + 1, Token("citation_claim_close", "span", -1))
                 if split:  # the sentence starts inside a text token: cut it there
                     head = out[start]
-                    tail = Token("text", "", 0)
-                    tail.content, head.content = head.content[split:], head.content[:split]
-                    out[start + 1 : start + 1] = [_token("citation_claim_open", 1), tail]
+                    tail = Token("text", "", 0, content=head.content[split:])
+                    head.content = head.content[:split]
+                    out[start + 1 : start + 1] = [Token("citation_claim_open", "span", 1), tail]
                     i = start + 1
                 else:
-                    out.insert(start, _token("citation_claim_open", 1))
+                    out.insert(start, Token("citation_claim_open", "span", 1))
                     i = start
         i -= 1
     return out
 
 
 def claim_start(children: Sequence[Token], cite: int) -> tuple[int, int] | None:
-    """Where the claim of the citation at ``cite`` starts: ``(index, offset)`` — a cut ``offset``
-    characters into the text token at ``index`` (0: before that token); ``None`` when the
-    citation closes no words (it starts its container, or follows another citation at once)."""
+    """Where the claim of the citation at ``cite`` starts: ``(index, offset)``, ``offset``
+    characters into the text token at ``index``; ``None`` when the citation closes no words."""
     k = cite - 1
     words = False  # words met so far, walking back
     while k >= 0:
@@ -130,7 +129,3 @@ def _opening(children: Sequence[Token], close: int) -> int:
             return k
         k -= 1
     return 0
-
-
-def _token(kind: str, nesting: Literal[-1, 1]) -> Token:
-    return Token(kind, "span", nesting)

@@ -89,8 +89,7 @@ def scrub_code_span(
     residue: bool = True,
 ) -> None:
     """A code span as written, minus the invisible characters; ``content`` is its inline
-    block's (normalised) source, searched from ``cursor``. A span over several lines is read
-    line by line (markdown-it shows its line breaks as spaces)."""
+    block's (normalised) source, searched from ``cursor``, a line at a time."""
     text = tok.content
     if _untouched(text, st, fmt, residue):
         return
@@ -140,9 +139,8 @@ def _remove(
     removed: list[tuple[int, int]],
     copied: list[tuple[int, int]] | None = None,
 ) -> str:
-    """``text`` (at ``start`` in the original) without invisible characters (their spans go to
-    ``removed``) and, when ``copied`` is a list, without copy residue (its spans go there). Residue
-    between two backticks or tildes stays: removing it would join two runs into one (a fence)."""
+    """``text`` (at ``start`` in the original) without invisible characters (spans to ``removed``)
+    and copy residue (to ``copied``, if a list) unless removing it would join two backtick runs."""
     pattern = _invisible(fmt.marker_chars)
     cuts: list[tuple[int, int]] = []
     if copied is not None and "contentReference[" in text:

@@ -256,8 +256,7 @@ class InlinePass:
 
     def _alt_text(self, tok: Token) -> list[Token]:
         """The citations of an image's alt text (plain text, where they would vanish), moved after it."""
-        sub = Token("inline", "", 0)
-        sub.children, sub.content, sub.map = tok.children, tok.content, self.block.map
+        sub = Token("inline", "", 0, map=self.block.map, children=tok.children, content=tok.content)
         InlinePass(sub, self.st, self.loc, self.opts, self.copy_paste).run()
         kids = sub.children or []
         tok.children = [c for c in kids if c.type == "text" or c.type == "image"]

@@ -46,8 +46,7 @@ def may_hold(dialect: str | None, text: str) -> bool:
 
 
 def holds_form(dialect: str, text: str) -> bool:
-    """Does ``text`` write ``dialect``'s form anywhere (code included)? Without one, reading the
-    dialect changes nothing."""
+    """Does ``text`` write ``dialect``'s form anywhere (code included)?"""
     return _form(_entry(dialect)).search(text) is not None
 
 

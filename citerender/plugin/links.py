@@ -52,9 +52,8 @@ def url_before(src: str, pos: int) -> bool:
 
 
 def in_url(src: str, pos: int, end: int, next_mark: Callable[[str, int], int]) -> bool:
-    """Does the marker at ``pos``–``end`` sit inside a bare URL or an autolink: a URL right before
-    it that goes on right after it, past any further markers (``next_mark(src, at)``: the end of a
-    marker starting at ``at``, or -1)?"""
+    """Does the marker at ``pos``–``end`` sit inside a bare URL or an autolink, going on past it
+    and any further markers (``next_mark(src, at)``: a marker's end, or -1)?"""
     if not url_before(src, pos):
         return False  # first, as it looks back a bounded way: a run of markers is not walked per marker
     at = end

@@ -27,11 +27,9 @@ def bibliography_rule(state: StateCore, *, opts: PluginOptions) -> None:
     stamp_views(st.references, opts.options)  # where the entries link their cited ranges
     forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
     if opts.options.bibliography and (st.references or st.consulted):
-        tok = Token("citerender_bibliography", "", 0)
-        tok.block = True
-        tok.meta = BibliographyMeta(  # type: ignore[assignment]
+        meta = BibliographyMeta(
             references=[r.number for r in st.references],
             consulted=[r.number for r in st.consulted],
             long=len(state.src) > LONG_ANSWER,
         )
-        state.tokens.append(tok)
+        state.tokens.append(Token("citerender_bibliography", "", 0, block=True, meta=dict(meta)))

@@ -69,9 +69,8 @@ def repo_lookup(st: CitationState, path: str, opts: PluginOptions, offset: int) 
 
 
 def report_uncited(st: CitationState, *, list_all: bool = False, consulted: bool = False) -> None:
-    """Every registry source the answer never cites: one cited without a place (``listed: cited``)
-    is listed and reported (CR510); any other is reported (CR308) and listed with ``list_all``, or
-    under "Consulted, not cited" with ``consulted``."""
+    """Every registry source never cited: listed and reported when cited without a place (CR510),
+    else reported (CR308) and listed with ``list_all`` or as consulted with ``consulted``."""
     if st.registry is None:
         return
     cited = {s.id for r in st.references for s in [r.source, *r.merged]}

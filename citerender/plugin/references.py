@@ -26,10 +26,8 @@ class CitingPlace:
 
 @record(slots=True)
 class Reference:
-    """A numbered bibliography entry: the source(s) it stands for and every place citing it.
-
-    Several sources share one reference when they share a URL (``merged``).
-    """
+    """A numbered bibliography entry: the source(s) it stands for (``merged``: sharing its URL)
+    and every place citing it."""
 
     number: int
     source: Source

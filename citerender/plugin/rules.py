@@ -68,9 +68,8 @@ def escapes_rule(state: StateCore, *, opts: PluginOptions) -> None:
 def text_or_citation(
     text: Callable[[StateInline, bool], bool], opts: PluginOptions
 ) -> Callable[[StateInline, bool], bool]:
-    """markdown-it's ``text`` rule (the first inline rule), reading a marker where the text stops at
-    one: one rule call a marker, not one to each inline rule first (no other starts at a marker
-    character). A closure: a ``partial`` copies its keywords at each call."""
+    """markdown-it's ``text`` rule, reading a marker where the text stops at one (no other rule
+    starts at a marker character): one rule call a marker, not one to each inline rule first."""
     triggers = opts.triggers
 
     def rule(state: StateInline, silent: bool) -> bool:

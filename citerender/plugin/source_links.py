@@ -110,9 +110,8 @@ def range_id(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str
 
 
 def view_file(ref: Reference, which: int = 0) -> str:
-    """The file name of the page of ``ref``'s source ``which`` in the views folder: the source id
-    when it is a safe name, else its number and what is safe of the id (``3.doc-1.html``;
-    ``3-2.doc-2.html`` merged into reference 3). A safe id holds no dot, so names never meet."""
+    """The file name of ``ref``'s source ``which``'s page in the views folder: its id when a safe
+    name (no dot), else its number and what is safe of the id (``3.doc-1.html``, ``3-2.doc-2.html``)."""
     sid = _source(ref, which).id
     if _SAFE_NAME.fullmatch(sid) and sid not in _RESERVED:
         return f"{sid}.html"

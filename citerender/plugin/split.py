@@ -12,10 +12,7 @@ __all__ = ["split_text"]
 
 
 def _token(kind: str, content: str = "", mark: int | None = None, after: int = 0) -> Token:
-    tok = Token(kind, "", 0)
-    tok.content = content
-    tok.meta = {"mark": mark, "after": after}
-    return tok
+    return Token(kind, "", 0, content=content, meta={"mark": mark, "after": after})
 
 
 def split_text(tok: Token, marks: list[Mark], st: CitationState) -> list[Token]:

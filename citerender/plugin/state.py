@@ -221,8 +221,8 @@ def new_state(env: MutableMapping[str, Any], registry: Registry | None = None) -
 
 
 def citation_state(env: MutableMapping[str, Any], registry: Registry | None = None) -> CitationState:
-    """The working state of the document in ``env``: the one at hand, or one built from its
-    table (:func:`~.document.from_table`), or a new one (``registry`` seeds it)."""
+    """The working state of the document in ``env``: at hand, built from its table
+    (:func:`~.document.read_table`), or new (``registry`` seeds it)."""
     table = env.get(ENV_KEY)
     last = _LAST
     if last[1] is table and table is not None and last[0] == get_ident():

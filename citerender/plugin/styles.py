@@ -82,9 +82,8 @@ def _make_number_link(use: RefUse, style: str) -> str:
 
 
 def passage_href(use: RefUse) -> str | None:
-    """Where a citation's passage is, not only its page: the cited lines' text fragment
-    (``#:~:text=``) for a web page, ``#L3-L5`` for a repository file, ``#page=N`` for a PDF source
-    whose ``page`` is given; the page itself when nothing more precise is known."""
+    """Where a citation's passage is: its page with the cited lines' text fragment, ``#L3-L5`` for
+    a repository file, ``#page=N`` for a PDF whose ``page`` is given, else the page itself."""
     source = use.source
     url = safe_url(source.url)
     if url is None:
@@ -160,9 +159,8 @@ JOIN = "&#8288;"
 
 
 def _card_item(same: list[RefUse], views: str = VIEWS_OFF) -> str:
-    """One source in a card: its title linking to the (first) passage (see :func:`passage_href`),
-    its domain and date, every passage of it the group cites or its snippet, and a link to its
-    entry under Sources."""
+    """One source in a card: its title linking to the (first) passage, its domain and date, each
+    passage of it the group cites (or its snippet), and a link to its entry under Sources."""
     ref = same[0].reference
     s = ref.source
     href = passage_href(same[0])
@@ -195,9 +193,8 @@ def _card_item(same: list[RefUse], views: str = VIEWS_OFF) -> str:
 
 
 def _lines_body(use: RefUse, views: str = VIEWS_OFF) -> str:
-    """The lines one use cites, as plain text (the citation's description, aria-describedby,
-    quotes them), at most :data:`CARD_LINES`; empty without valid lines. With ``views``, a link
-    to the range in the source's view (:func:`citerender.plugin.source_links.view_href`)."""
+    """The lines one use cites (at most :data:`CARD_LINES`; the citation's description quotes them),
+    with ``views`` a link to the range in the source's view; empty without valid lines."""
     lines = use.source.cited_lines(use.lines) if use.lines_valid else []
     if not lines:
         return ""
@@ -240,10 +237,9 @@ def _noted_cite(
     note: str | None = None,
     views: str = VIEWS_OFF,
 ) -> str:
-    """A citation whose sources' items (:func:`_card_items`) show beside it: in a card it opens
-    (``hovercard``: its numbers; ``pills``: a chip naming the first source, ``+N`` for the rest,
-    printed as its numbers), or in a sidenote (:func:`_sidenote`). ``note``: why its claim is
-    flagged (``mark_unsupported``), said at the top."""
+    """A citation whose sources show beside it: in a card it opens (``hovercard``: its numbers;
+    ``pills``: a chip naming the first source, ``+N`` for the rest), or in a sidenote. ``note``:
+    why its claim is flagged (``mark_unsupported``), said at the top."""
     meta = citation_meta(tokens[idx])
     if meta.get("in_link"):
         return _plain(self, tokens, idx, options, env, style)
@@ -276,10 +272,8 @@ def _noted_cite(
 
 
 def _sidenote(anchor: str, classes: str, label: str, items: str) -> str:
-    """Sources in the margin beside the citation's line (Tufte's sidenotes), in a note that follows
-    its number, so a screen reader reads it there. The number is a toggle (a checkbox covering it:
-    one target, 24 px or more) that folds the note open under its line on narrow screens; no
-    script. In print the note is hidden and the bibliography quotes the lines."""
+    """Sources in a note in the margin beside the citation's line, following its number (read
+    there); the number is a checkbox toggle that folds the note open on narrow screens, no script."""
     return (
         f'<span class="citerender-cite citerender-sidenotes{classes}" id="{anchor}">{JOIN}'
         f'<label class="citerender-sn-num"><input type="checkbox" class="citerender-sn-toggle" id="{anchor}-note">'

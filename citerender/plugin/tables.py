@@ -20,10 +20,8 @@ def add_table_rules(md: MarkdownIt) -> None:
 
 
 def _table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    """A table inside a box that scrolls sideways, so a wide table never widens the page (on a phone
-    the layout viewport would grow, and a card's bottom sheet open off screen). The box is a named,
-    focusable region (axe: a scrollable region must be reachable by keyboard), named by the table's
-    header cells, numbered when two tables share them."""
+    """A table inside a box that scrolls sideways, so a wide table never widens the page (a phone's
+    layout viewport would grow): a focusable region for keyboards, named by the header cells."""
     heads: list[str] = []
     for j in range(idx + 1, len(tokens)):
         tok = tokens[j]
@@ -36,7 +34,7 @@ def _table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env:
     seen[name] = seen.get(name, 0) + 1
     if seen[name] > 1:
         name = f"{name} ({seen[name]})"
-    label = escape(_visible_name(name))
+    label = escape(display_text(name)[0].replace("*", "").replace("`", "").replace("\x00", ""))  # as readers see it
     return f'<div class="citerender-table" role="region" tabindex="0" aria-label="{label}">\n' + str(
         self.renderToken(tokens, idx, options, env)
     )
@@ -44,8 +42,3 @@ def _table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env:
 
 def _table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     return str(self.renderToken(tokens, idx, options, env)) + "</div>\n"
-
-
-def _visible_name(name: str) -> str:
-    """A header's Markdown source as readers see it: markers and emphasis marks removed."""
-    return display_text(name)[0].replace("*", "").replace("`", "").replace("\x00", "")

@@ -23,10 +23,8 @@ def unsupported_reason(meta: CitationMeta, env: Any) -> str | None:
 
 
 def unsupported_flag(reason: str) -> str:
-    """The visible, accessible mark of an unsupported claim, put before its citation: a badge a
-    reader sees, and what a screen reader says (the warning sign is not read out). A space before
-    it, not a word joiner: on a narrow screen the badge and its citation may go to the next line
-    together rather than push a long last word out of the column."""
+    """The visible, accessible badge of an unsupported claim, before its citation (after a space,
+    not a word joiner: on a narrow screen badge and citation may wrap together)."""
     return (
         f' <span class="citerender-flag" role="note" title="{escape(reason)}"><span aria-hidden="true">\u26a0</span> '
         f'unsupported<span class="citerender-sr">: {escape(reason)}</span></span>'
