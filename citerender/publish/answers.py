@@ -49,8 +49,7 @@ class Answer:
 
 
 def front_matter_title(meta: Mapping[str, Any]) -> str | None:
-    """The front matter's title, as plain text: every marker form, control and line break removed
-    (the one pass of every string of a site, :func:`.shown.shown_text`), at most 200 characters."""
+    """The front matter's title as one line of plain text (:func:`.shown.shown_text`)."""
     t = meta.get("title")
     if not isinstance(t, str | int | float) or isinstance(t, bool) or not str(t).strip():
         return None
@@ -100,11 +99,8 @@ def sidecar_for(path: Path) -> Path | None:
 
 
 def sources_file(meta: Mapping[str, Any], path: Path, root: Path | None = None) -> Path | None:
-    """The file an answer's sources come from: a front-matter path, else a sidecar (None if inline).
-
-    With ``root`` (a build's source folder, the docs folder of a host), the file must lie inside
-    it, symlinks resolved: front matter is not a way to publish ``../secret/creds.json``.
-    """
+    """The file an answer's sources come from: a front-matter path, else a sidecar (None if inline);
+    inside ``root`` when given, symlinks resolved (front matter must not publish ``../creds.json``)."""
     spec = meta.get("sources")
     if spec is None:
         target = sidecar_for(path)
@@ -145,10 +141,8 @@ def registry_for(meta: Mapping[str, Any], path: Path, root: Path | None = None) 
 
 
 def shared_sources(path: Path) -> Registry:
-    """:func:`load_sources`, parsed once while the file keeps its size and modification time: the
-    answers of a folder often share one sources file, which a build's worker (or a MkDocs or
-    Sphinx build) would otherwise parse again for every page. Each caller gets its own registry
-    (sources are immutable; a registry can be added to)."""
+    """:func:`load_sources`, parsed once while the file keeps its size and modification time (the
+    answers of a folder often share one); each caller gets its own registry, which can be added to."""
     try:
         st = path.stat()
     except OSError:
@@ -181,12 +175,8 @@ def load_answer(path: str | Path, root: Path | None = None) -> Answer:
     return Answer(p, body, registry, meta, first_line)
 
 
-# --------------------------------------------------------------------------- the build
-
-
 def find_answers(src: Path) -> list[Path]:
-    """Every ``.md`` answer under ``src`` (hidden folders and ``*.sources.*`` files skipped;
-    links are listed and judged by :func:`load_answer`)."""
+    """Every ``.md`` answer under ``src``, hidden folders and ``*.sources.*`` files skipped."""
     out = []
     for p in sorted(src.rglob("*.md")):
         rel = p.relative_to(src)
@@ -196,15 +186,13 @@ def find_answers(src: Path) -> list[Path]:
     return out
 
 
-#: the longest name a file system takes (255 bytes), less what a build's temporary name adds to
-#: the page's (``.NAME.XXXXXXXX.tmp``): a page is written to that first
+#: the longest name a file system takes, less what a page's temporary name adds (``.NAME.XXXXXXXX.tmp``)
 MAX_PAGE_NAME_BYTES = 255 - 14
 
 
 def page_name_problem(out_rel: str) -> str | None:
     """Why a page cannot be written as ``out_rel`` (its answer's name, ``.html``), or None: a name
-    that is not UTF-8 (bytes a folder of unzipped Latin-1 names holds: the index, its links and the
-    manifest are UTF-8), or a part too long for the file system."""
+    that is not UTF-8, holds a marker, or has a part too long for the file system."""
     try:
         out_rel.encode("utf-8")
     except UnicodeEncodeError:

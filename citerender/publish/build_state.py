@@ -4,14 +4,18 @@ owns (the journal, saved as the manifest), what it wrote, and what a page's outp
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from ..errors import CiterenderError
-from ..jobs.files import refuse_links, write_atomic
-from ..jobs.pool import PageResult
+from ..diagnostics import Diagnostic
+from ..errors import CiterenderError, internal_failure
+from ..jobs.files import refuse_links, settled, write_atomic
+from ..jobs.pool import PageResult, Progress, run_pages
 from ..options import RenderOptions
 from ..rendering.themes import load_theme
 from ..sources.files import read_text_file
@@ -22,28 +26,69 @@ from .manifest import (
     file_stamp,
     hash_bytes,
     hash_file,
+    load_manifest,
+    refuse_overwrite,
     remove_stale_temporaries,
     save_manifest,
-    settled,
     unchanged,
 )
 from .shown import shown_path
 from .source_pages import record_views, views_intact
 
-__all__ = ["ASSET_CSS", "Build", "options_key", "write_output"]
+__all__ = [
+    "ASSET_CSS",
+    "Build",
+    "BuildResult",
+    "failure_of",
+    "options_key",
+    "owned_files",
+    "package_version",
+    "reported",
+    "write_output",
+]
 
 ASSET_CSS = "assets/citerender.css"
+Worker = Callable[[dict[str, Any]], PageResult]
+
+
+@dataclass
+class BuildResult:
+    pages: list[PageResult]
+    written: int
+    skipped: int
+    removed: list[str]
+    seconds: float
+
+    @property
+    def errors(self) -> int:
+        return sum(p.errors for p in self.pages) + sum(1 for p in self.pages if p.failure)
+
+    @property
+    def failed(self) -> bool:
+        return any(p.failure for p in self.pages)
+
+    @property
+    def warnings(self) -> int:
+        return sum(p.warnings for p in self.pages)
+
+    def strict_problems(self) -> int:
+        """What ``--strict`` fails on: errors, warnings (support checks' included) and pages
+        rendered without sources (published as entirely unverified)."""
+        return self.errors + self.warnings + sum(1 for p in self.pages if p.unverified)
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("citerender")
+    except PackageNotFoundError:
+        return "0"
 
 
 def options_key(opts: RenderOptions) -> str:
     """What, besides the inputs, a page depends on: version, options (a scorer by its class: its
     repr holds an address, new every run) and the theme's files."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        ver = version("citerender")
-    except PackageNotFoundError:
-        ver = "0"
     theme_hash = hashlib.sha256()
     for d in load_theme(opts.theme).dirs:
         for f in sorted(d.rglob("*")):
@@ -51,40 +96,76 @@ def options_key(opts: RenderOptions) -> str:
                 theme_hash.update(f.name.encode())
                 theme_hash.update(f.read_bytes())
     scorer = f"{type(opts.scorer).__module__}.{type(opts.scorer).__qualname__}" if opts.scorer else ""
-    return f"{ver}|{replace(opts, scorer=None)!r}|{scorer}|{theme_hash.hexdigest()}"
+    return f"{package_version()}|{replace(opts, scorer=None)!r}|{scorer}|{theme_hash.hexdigest()}"
 
 
-def write_output(task: dict[str, Any], data: bytes) -> None:
-    """A worker's page, written atomically inside its build's output folder (the folder that
-    ``out`` lies ``out_rel`` deep in) and never through a link there."""
-    out = Path(task["out"])
+def owned_files(out_dir: Path, out: str | Path) -> dict[str, Any]:
+    """What a previous build wrote in ``out_dir`` (its manifest); a folder that holds files but
+    no manifest is somebody else's, and refused."""
+    refuse_links(out_dir, out_dir / MANIFEST)  # a linked manifest would be read, and written, elsewhere
+    owned = load_manifest(out_dir)
+    if owned is None:
+        if out_dir.exists() and any(out_dir.iterdir()):
+            raise CiterenderError(
+                "output folder is not empty and was not made by citerender build",
+                path=str(out),
+                hint="choose an empty or new folder",
+            )
+        owned = {}
+    return owned
+
+
+def failure_of(e: Exception) -> str:
+    """What a page that could not be made reports: the input's problem, or a bug of ours."""
+    return str(e) if isinstance(e, CiterenderError) else internal_failure(e)
+
+
+@contextmanager
+def reported(res: PageResult) -> Iterator[None]:
+    """A worker's failure as ``res.failure``: one bad page never costs the rest of the site its pages."""
+    try:
+        yield
+    except Exception as e:
+        res.failure = failure_of(e)
+
+
+def write_output(task: dict[str, Any], res: PageResult, page: str, diagnostics: Sequence[Diagnostic]) -> None:
+    """A worker's page through the residue pass, written atomically inside its build's output folder
+    (never through a link there); its hash and its diagnostics' counts on ``res``."""
+    out, data = Path(task["out"]), clean_html(page)[0].encode("utf-8")
     write_atomic(out, data, make_parents=True, root=out.parents[task["out_rel"].count("/")])
+    res.output_hash = hash_bytes(data)
+    res.errors = sum(d.severity.value == "error" for d in diagnostics)
+    res.warnings = sum(d.severity.value == "warning" for d in diagnostics)
 
 
 class Build:
-    """One build's bookkeeping: what to render, what it owns (the journal), what it wrote
-    (shared by the conversation site, which plans its pages itself)."""
+    """One build's bookkeeping: what to render, what it owns (the journal), what it wrote."""
 
     def __init__(
         self,
         src_dir: Path,
         out_dir: Path,
+        out: str | Path,
         opts: RenderOptions,
-        owned: dict[str, Any],
         force: bool,
         follow_outside: bool,
         overwrite: bool = False,
     ) -> None:
         #: ``force``: render every page again, up to date or not; ``overwrite``: write over pages
         #: changed by someone since the last build (refused otherwise)
-        self.src_dir, self.out_dir, self.opts, self.owned, self.force = src_dir, out_dir, opts, owned, force
-        self.overwrite = overwrite
-        self.follow_outside = follow_outside
+        if out_dir.exists() and not out_dir.is_dir():
+            raise CiterenderError("output path exists and is not a folder", path=str(out))
+        self.src_dir, self.out_dir, self.opts, self.force = src_dir, out_dir, opts, force
+        self.overwrite, self.follow_outside = overwrite, follow_outside
+        self.started = time.perf_counter()
+        self.theme = load_theme(opts.theme)
+        self.owned = owned_files(out_dir, out)
         self.key = options_key(opts)
         self.tasks: list[dict[str, Any]] = []
         self.results: list[PageResult] = []
         self.planned: set[str] = {ASSET_CSS, "index.html"}
-        self.journal: dict[str, Any] = dict(owned)
+        self.journal: dict[str, Any] = dict(self.owned)
         self.rendered = 0
         self._saved = (0, time.perf_counter(), 0.0)  # pages rendered, when, and how long it took
         self._dep_hashes: dict[Path, str] = {}
@@ -94,29 +175,47 @@ class Build:
         self.stamp_key = hashlib.sha256(f"{self.key}|{follow_outside}".encode()).hexdigest()[:16]
 
     def may_write(self, rel: str) -> None:
-        target = self.out_dir / rel
-        if not target.exists():
-            return
+        target, entry = self.out_dir / rel, self.owned.get(rel)
+        if target.exists() and not (entry and entry.get("pending")):  # pending: an interrupted build of ours
+            refuse_overwrite(rel, target, entry is not None, (entry or {}).get("output_hash"), self.overwrite)
+
+    def kept(self, name: str, rel: str, input_hash: str, title: str | None = None) -> bool:
+        """Plan the page ``rel`` (of the input ``name``): is it what the last build wrote from the same
+        inputs, its source views with it? Then it is recorded as skipped; else it may be written (or
+        is refused: :meth:`may_write`)."""
+        self.planned.add(rel)
         entry = self.owned.get(rel)
-        if entry is None:
-            raise CiterenderError(
-                f"{rel} exists in the output folder and was not written by citerender build",
-                path=str(target),
-                hint="move it away or choose another output folder",
+        if (
+            self.force
+            or not entry
+            or entry.get("input_hash") != input_hash
+            or not entry.get("output_hash")
+            or not unchanged(self.out_dir / rel, entry)
+            or not views_intact(self.out_dir, entry)
+        ):
+            self.may_write(rel)
+            return False
+        self.planned.update(entry.get("views", ()))  # its source views stay with it
+        if rel in self.stamps:  # read the slow way (an older manifest): stamped for next time
+            self.journal[rel] = {**entry, "stamp": self.stamps[rel]}
+        self.results.append(
+            PageResult(
+                rel=name,
+                out=rel,
+                title=entry.get("title", name) if title is None else title,
+                input_hash=input_hash,
+                output_hash=entry["output_hash"],
+                skipped=True,
+                errors=entry.get("errors", 0),
+                warnings=entry.get("warnings", 0),
+                unverified=bool(entry.get("unverified")),
             )
-        if entry.get("pending"):
-            return  # an interrupted build of ours was writing it
-        if entry.get("output_hash") and hash_file(target) != entry["output_hash"] and not self.overwrite:
-            raise CiterenderError(
-                f"{rel} was changed after citerender build wrote it",
-                path=str(target),
-                hint="move your changes away, or pass --overwrite to write over them",
-            )
+        )
+        return True
 
     def _stamped_hash(self, p: Path, entry: dict[str, Any] | None) -> str | None:
-        """The input hash recorded for ``p`` when none of its inputs moved since (size and mtime
-        of the answer and its sources file, the same options, the same sidecar): a no-change
-        rebuild reads no answer and parses no front matter."""
+        """The input hash recorded for ``p`` when none of its inputs moved since (sizes and mtimes,
+        options, sidecar): a no-change rebuild reads no answer."""
         stamp = entry.get("stamp") if entry else None
         if entry is None or not isinstance(stamp, dict) or stamp.get("key") != self.stamp_key:
             return None
@@ -143,8 +242,7 @@ class Build:
                 stamp.update(sidecar=True, side=str(side))
         except CiterenderError:
             stamp = {}  # reported by the worker; read again next time
-        # a file changed within the last seconds may change again without its size or mtime moving
-        # (coarse file-system clocks): such an answer is read again next time (git's "racy" rule)
+        # a file changed within the last seconds is read again next time (git's "racy" rule)
         if stamp and all(settled(mtime) for _, mtime in stamps):
             stamp["deps"] = [[str(d), *st] for d, st in zip(deps, stamps, strict=True)]
             self.stamps[out_rel] = stamp
@@ -174,47 +272,17 @@ class Build:
         self._sources_of[out_rel] = rel
         entry = self.owned.get(out_rel)
         input_hash = self._stamped_hash(p, entry) or self._input_hash(p, out_rel)
-        self.planned.add(out_rel)
-        target = self.out_dir / out_rel
-        if (
-            not self.force
-            and entry
-            and entry.get("input_hash") == input_hash
-            and entry.get("output_hash")
-            and unchanged(target, entry)
-            and views_intact(self.out_dir, entry)
-        ):
-            self.planned.update(entry.get("views", ()))  # its source views stay with it
-            if out_rel in self.stamps:  # read the slow way (an older manifest): stamped for next time
-                self.journal[out_rel] = {**entry, "stamp": self.stamps[out_rel]}
-            self.results.append(
-                PageResult(
-                    rel=rel,
-                    out=out_rel,
-                    title=entry.get("title", rel),
-                    input_hash=input_hash,
-                    output_hash=entry["output_hash"],
-                    skipped=True,
-                    errors=entry.get("errors", 0),
-                    warnings=entry.get("warnings", 0),
-                    unverified=bool(entry.get("unverified")),
-                )
-            )
+        if self.kept(rel, out_rel, input_hash):
             return
-        self.may_write(out_rel)
-        depth = out_rel.count("/")
         self.tasks.append(
             {
                 "src": str(p),
-                "out": str(target),
+                "out": str(self.out_dir / out_rel),
                 "rel": rel,
                 "out_rel": out_rel,
                 "options": self.opts,
                 "input_hash": input_hash,
-                "root": str(self.src_dir),
-                "follow_outside": self.follow_outside,
-                "css_href": "../" * depth + ASSET_CSS,
-                "home_href": "../" * depth + "index.html",
+                "root": None if self.follow_outside else self.src_dir,
                 # what the page's source views may write over: its own views of the last build
                 "owned_views": {v: self.owned.get(v, {}).get("output_hash") for v in (entry or {}).get("views", ())},
                 "resumed": bool(entry and entry.get("pending")),
@@ -222,16 +290,15 @@ class Build:
             }
         )
 
-    def refuse_links(self) -> None:
-        """Refuse the build, before it writes anything, when a file it would write or delete (a
-        page, an asset, the manifest, an output of an earlier build) lies through a symbolic link
-        inside the output folder: pages would be written, and stale ones deleted, wherever it points."""
+    def start(self, *site_files: str) -> None:
+        """Record ownership of every planned output before writing any of them, then the stylesheet;
+        refused first if a file the build would write or delete (pages, site files, the manifest, an
+        earlier build's outputs) lies through a symbolic link there: it would be written wherever it points."""
+        self.planned.update(site_files)
+        for rel in (ASSET_CSS, "index.html", *site_files):
+            self.may_write(rel)
         for rel in sorted(self.planned | set(self.owned) | {MANIFEST}):
             refuse_links(self.out_dir, self.out_dir / rel)
-
-    def start(self) -> None:
-        """Record ownership of every planned output before writing any of them."""
-        self.refuse_links()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(self.out_dir, self.planned | set(self.owned))
         for t in self.tasks:
@@ -240,6 +307,17 @@ class Build:
         self.journal.setdefault("index.html", {})
         if self.tasks or not (self.out_dir / MANIFEST).exists():
             save_manifest(self.out_dir / MANIFEST, self.journal)
+        self.write_asset(ASSET_CSS, self.theme.css.encode("utf-8"))
+
+    def render(
+        self, tasks: Iterable[dict[str, Any]], count: int, jobs: int, work: Worker, progress: TextIO | None
+    ) -> None:
+        """Run ``work`` on the ``count`` tasks, recording each page as it completes."""
+        bar = Progress(count, progress or sys.stderr)
+        for r in run_pages(tasks, jobs if count > 1 else 1, work):
+            self.record(r)
+            bar.step()
+        bar.close()
 
     def write_asset(self, rel: str, data: bytes) -> None:
         """Write a site-wide file unless it is already exactly this."""
@@ -253,8 +331,7 @@ class Build:
         self.write_asset(rel, clean_html(html)[0].encode("utf-8"))
 
     def index_intact(self) -> bool:
-        """Is the index the one the last build wrote (nothing rendered or removed since: it
-        would be written the same)?"""
+        """Is the index the one the last build wrote (with nothing rendered or removed, it is kept)?"""
         entry = self.owned.get("index.html") or {}
         return bool(entry.get("output_hash")) and hash_file(self.out_dir / "index.html") == entry["output_hash"]
 
@@ -284,8 +361,7 @@ class Build:
     def _checkpoint(self) -> None:
         """The manifest saved as pages complete (an interrupted build keeps their record): after 50
         pages, and no sooner than 20 times its last save's duration, so saving a manifest that
-        grows with the site stays under 5% of the build (every 50 pages made 12,733 pages cost
-        255 saves of up to 12,733 entries: quadratic)."""
+        grows with the site stays under 5% of the build."""
         pages, at, cost = self._saved
         if self.rendered - pages < 50 or time.perf_counter() - at < 20 * cost:
             return
@@ -310,7 +386,8 @@ class Build:
                 del self.journal[rel]
         return removed
 
-    def finish(self) -> None:
+    def finish(self, written: int, removed: list[str]) -> BuildResult:
+        """The manifest saved as the build leaves the folder; what it did."""
         for r in self.results:
             if (
                 r.output_hash is None
@@ -321,3 +398,5 @@ class Build:
                 del self.journal[r.out]
         if self.journal != self.owned:
             save_manifest(self.out_dir / MANIFEST, self.journal)
+        skipped = sum(r.skipped for r in self.results)
+        return BuildResult(self.results, written, skipped, removed, time.perf_counter() - self.started)

@@ -18,35 +18,30 @@ from ..providers.transcripts import transcript_titled
 from .build_state import Build
 from .shown import shown_conversation
 
-__all__ = ["Readable", "transcript_or_export"]
+__all__ = ["readable", "transcript_or_export"]
 
 
-class Readable:
+def readable(raw: Iterator[tuple[int, Any]], build: Build, export: str | Path) -> Iterator[tuple[int, Conversation]]:
     """The export's conversations, each one shown; one whose graph cannot be walked is reported (a
-    failed page) and skipped. ``count`` is how many the export held once the stream is read."""
-
-    def __init__(self, raw: Iterator[tuple[int, Any]], build: Build, export: str | Path) -> None:
-        self.raw, self.build, self.export, self.count = raw, build, export, 0
-
-    def __iter__(self) -> Iterator[tuple[int, Conversation]]:
-        for k, data in self.raw:
-            self.count += 1
-            try:
-                yield k, shown_conversation(conversation(data, k))
-            except BrokenGraph as e:
-                self.build.results.append(PageResult(rel=f"conversation {k + 1}", out="", title="", failure=str(e)))
-        if not self.count:
-            raise CiterenderError(
-                "the export holds no conversations",
-                path=str(self.export),
-                hint="export the chats again; a ChatGPT export holds conversations.json or conversations-NNN.json",
-            )
+    failed page) and skipped."""
+    count = 0
+    for k, data in raw:
+        count += 1
+        try:
+            yield k, shown_conversation(conversation(data, k))
+        except BrokenGraph as e:
+            build.results.append(PageResult(rel=f"conversation {k + 1}", out="", title="", failure=str(e)))
+    if not count:
+        raise CiterenderError(
+            "the export holds no conversations",
+            path=str(export),
+            hint="export the chats again; a ChatGPT export holds conversations.json or conversations-NNN.json",
+        )
 
 
 def transcript_or_export(src: Path, provider: str | None) -> Conversation | None:
-    """The transcript ``src`` holds, or None for a chat export (read later, as a stream); what
-    the file holds is read once, by the one input detector. A folder is an unzipped export; a zip
-    that holds no conversations says so (not that it looks binary)."""
+    """The transcript ``src`` holds, or None for a chat export (a folder, a zip, or a file: read
+    later, as a stream); anything else is refused, saying what it holds."""
     if src.is_dir():
         return None
     if is_zip(src) and not is_zipped_export(src):

@@ -1,13 +1,8 @@
-"""Transcripts as pages: one page per conversation (a ChatGPT export, or a list of saved provider
-turns), each answer rendered with its own citations and bibliography, and a site of them with an
-index, newest first.
-
-One bibliography per answer, not per page: numbers restart with each answer, as in the chat the
-reader remembers, and an answer's sources sit right under it; every answer gets its own
-``id_prefix`` (``t3-cite-1``), so no two ids on a page collide. The site build keeps the folder
-build's safety rules (a manifest of owned files, atomic writes, nothing it does not own touched)
-and renders only conversations whose data changed (a hash per conversation); the export is read as
-a stream twice (plan, then render), so memory stays flat whatever its size."""
+"""Transcripts as pages: one page per conversation (a chat export, or saved provider turns), each
+answer with its own bibliography (numbers restart, as in the chat) and id prefix (``t3-cite-1``),
+and a site of them with an index, newest first. The site build keeps the folder build's safety
+rules and renders only conversations whose data changed; the export is read as a stream twice
+(plan, then render), so memory stays flat whatever its size."""
 
 from __future__ import annotations
 
@@ -15,8 +10,6 @@ import base64
 import hashlib
 import json
 import re
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -24,8 +17,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
 from ..diagnostics import Diagnostic
-from ..errors import CiterenderError, internal_failure
-from ..jobs.pool import PageResult, Progress, run_pages
+from ..errors import CiterenderError
+from ..jobs.pool import PageResult
 from ..options import RenderOptions, id_stem
 from ..providers.archive import MAX_INFLATED_BYTES, read_raw
 from ..providers.exports import conversation
@@ -37,18 +30,15 @@ from ..sources.model import Registry
 from ..syntax.copied import as_links
 from ..syntax.guide import strip_citations
 from ..syntax.residue import clean_html
-from .build_state import ASSET_CSS, Build, options_key, write_output
-from .chat_inputs import Readable, transcript_or_export
-from .manifest import hash_bytes, unchanged
+from .build_state import ASSET_CSS, Build, BuildResult, reported, write_output
+from .chat_inputs import readable, transcript_or_export
 from .shown import shown_conversation, shown_markup, shown_text
-from .site import BuildResult, owned_files
 
 __all__ = ["build_conversations", "conversation_page", "render_conversation"]
 
 
 class TurnView(NamedTuple):
-    """One turn as the conversation template sees it: ``version`` is its label among its
-    versions (``Version 2 of 2``), ``versions`` the others, each opened where it happened."""
+    """One turn as the conversation template sees it, with its label among its versions and the others."""
 
     role: str
     who: str
@@ -79,10 +69,8 @@ class ConversationEntry(NamedTuple):
     models: str = ""  # the models that answered, as the chat names them
 
 
-#: the index page's search box, over the index's JSON (``search-index.json``, also embedded in the
-#: page so it works from disk): filters the list as one types, every word must match the title,
-#: date, model or the user's words. Without script the box stays hidden and the whole list is
-#: there. Allowed by the page's CSP by its hash.
+#: the index page's search box over its JSON (also ``search-index.json``): every word typed must
+#: match; without script the box stays hidden. Allowed by the page's CSP by its hash.
 SEARCH_SCRIPT = (
     "(function(){var f=document.querySelector('.citerender-search'),"
     "d=document.getElementById('citerender-search-index');if(!f||!d)return;"
@@ -113,8 +101,8 @@ def _models(conv: Conversation) -> str:
 
 
 def _search_text(conv: Conversation) -> str:
-    """What the search box matches: title, date, models and the start of the user's words, as
-    plain lower-case text (one pass of :func:`.shown.shown_text` over the whole)."""
+    """What the search box matches: title, date, models and the start of the user's words, as one
+    line of plain lower-case text."""
     said = " ".join(t.text for t in conv.every_turn() if t.role == "user")[: 8 * SEARCH_CHARS]
     words = shown_text(display_text(said)[0], 8 * SEARCH_CHARS)
     plain = " ".join(re.sub(r"[\[\]()*_`#>|~!]+", " ", words).split())
@@ -139,8 +127,7 @@ def _when(epoch: float | None) -> str:
 
 
 class _Turns:
-    """Renders turns into views, each answer with its own bibliography and id prefix, and
-    gathers every diagnostic labelled with the turn's number on the page."""
+    """Renders turns into views and gathers every diagnostic, labelled with its turn's number."""
 
     def __init__(self, opts: RenderOptions, speaker: str) -> None:
         self.opts, self.speaker = opts, speaker
@@ -148,10 +135,8 @@ class _Turns:
         self.count = 0
 
     def views(self, turns: list[Turn], prefix: str | None = None, place: str = "") -> tuple[TurnView, ...]:
-        """``turns`` as views; ids are ``t1``, ``t2``… on the current branch (the same whether
-        other versions exist or not), then on in detached threads, and ``t3-v1-1``… inside a
-        version of turn 3 (its diagnostics are labelled with turn 3); ``place`` says where, in words
-        ("message 3, version 1")."""
+        """``turns`` as views, ids ``t1``, ``t2``… on the current branch and detached threads,
+        ``t3-v1-1``… inside a version of turn 3 (``prefix``, at ``place``: "message 3, version 1")."""
         out = []
         for i, turn in enumerate(turns, start=1):
             if prefix is None:
@@ -200,8 +185,8 @@ class RenderedConversation:
 def render_conversation(
     conv: Conversation, options: RenderOptions | None = None, **kwargs: Any
 ) -> RenderedConversation:
-    """The conversation's body: each user turn as the user wrote it (markers stripped), each
-    answer with its citations (style, theme and evidence options as for :func:`render`)."""
+    """The conversation's body: each user turn as written (markers stripped), each answer with its
+    citations (options as for :func:`render`)."""
     opts = RenderOptions.build(options, **kwargs)
     conv = shown_conversation(conv)
     speaker = conv.assistant or "Assistant"
@@ -209,8 +194,7 @@ def render_conversation(
     turns.diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
     views = turns.views(conv.turns)
     detached = [turns.views(thread) for thread in conv.detached]
-    th = load_theme(opts.theme)
-    body = th.render_conversation(
+    body = load_theme(opts.theme).render_conversation(
         views,
         detached=detached,
         started=_day(conv.created),
@@ -218,18 +202,23 @@ def render_conversation(
         answers=conv.answers,
         model=conv.model or "",
     )
-    diags = turns.diags
-    return RenderedConversation(body, diags)
+    return RenderedConversation(body, turns.diags)
 
 
 def conversation_page(
     conv: Conversation, options: RenderOptions | None = None, **kwargs: Any
 ) -> tuple[str, list[tuple[int, Diagnostic]]]:
     """A complete page for one conversation (the theme's CSS inlined)."""
-    opts = RenderOptions.build(options, **kwargs)
+    page, r = _page(conv, RenderOptions.build(options, **kwargs))
+    return clean_html(page)[0], r.diagnostics
+
+
+def _page(conv: Conversation, opts: RenderOptions, **links: str) -> tuple[str, RenderedConversation]:
+    """The conversation's page, its CSS inlined, or linked with a way home (``links``) on a site."""
     r = render_conversation(conv, opts)
     th = load_theme(opts.theme)
-    return clean_html(th.render_page(r.body, title=conv.title, css=th.css, lang=_lang(conv)))[0], r.diagnostics
+    css = "" if links else th.css
+    return th.render_page(r.body, title=conv.title, css=css, lang=_lang(conv), **links), r
 
 
 def _lang(conv: Conversation) -> str:
@@ -247,63 +236,37 @@ def _render_task(task: dict[str, Any]) -> PageResult:
     # an export's conversation is built here from its data: registries do not travel between processes
     conv = shown_conversation(task.get("conversation") or conversation(task["data"], task["index"]))
     res = PageResult(rel=_name(conv), out=task["out_rel"], title=conv.title, input_hash=task["input_hash"])
-    try:
-        opts: RenderOptions = task["options"]
-        r = render_conversation(conv, opts)
-        th = load_theme(opts.theme)
-        page = th.render_page(
-            r.body, title=conv.title, css="", css_href=task["css_href"], home_href=task["home_href"],
-            home_label="All conversations", lang=_lang(conv),
-        )  # fmt: skip
-        data = clean_html(page)[0].encode("utf-8")
-        write_output(task, data)
-        res.output_hash = hash_bytes(data)
-        res.errors = sum(d.severity.value == "error" for _, d in r.diagnostics)
-        res.warnings = sum(d.severity.value == "warning" for _, d in r.diagnostics)
+    with reported(res):
+        page, r = _page(
+            conv, task["options"], css_href="../" + ASSET_CSS, home_href="../index.html", home_label="All conversations"
+        )
+        write_output(task, res, page, [d for _, d in r.diagnostics])
         res.lines = [f"{conv.title} (turn {n}): {d.code} [{d.severity.value}] {d.message}" for n, d in r.diagnostics]
-    except CiterenderError as e:
-        res.failure = str(e)
-    except Exception as e:  # a bug of ours must not cost the rest of the archive its pages
-        res.failure = internal_failure(e)
     return res
 
 
 class _Plan:
     """The first pass of a build: each conversation's page, and whether it must be rendered."""
 
-    def __init__(self, build: Build, owned: dict[str, Any], out_dir: Path, key: str) -> None:
-        self.build, self.owned, self.out_dir, self.key = build, owned, out_dir, key
+    def __init__(self, build: Build) -> None:
+        self.build = build
         self.entries: dict[str, ConversationEntry] = {}
         self.order: list[tuple[float, str]] = []
-        #: position in the export → (page, input hash) of each conversation to render: the second
-        #: pass renders them from their data without building them again
+        #: position in the export → (page, input hash) of each conversation the second pass renders
         self.changed: dict[int, tuple[str, str]] = {}
 
     def add(self, conv: Conversation, position: int, export: str | Path) -> None:
-        build, owned = self.build, self.owned
+        build = self.build
         rel = f"c/{_slug(conv.title, conv.id)}.html"
         if rel in self.entries:
             raise CiterenderError(f"two conversations have the id {conv.id!r}", path=str(export))
-        input_hash = hashlib.sha256(f"{self.key}|{conv.digest}".encode()).hexdigest()
+        input_hash = hashlib.sha256(f"{build.key}|{conv.digest}".encode()).hexdigest()
         self.entries[rel] = ConversationEntry(conv.title, "./" + rel, _day(conv.updated or conv.created),
                                               conv.answers, conv.sources, 0, _search_text(conv), _models(conv))  # fmt: skip
         self.order.append((conv.updated or conv.created or 0.0, rel))
-        build.planned.add(rel)
-        entry = owned.get(rel)
         name = _name(conv)
-        if (
-            not build.force
-            and entry
-            and entry.get("input_hash") == input_hash
-            and entry.get("output_hash")
-            and unchanged(self.out_dir / rel, entry)
-        ):
-            build.results.append(
-                PageResult(name, rel, conv.title, entry["output_hash"], input_hash, entry.get("errors", 0),
-                           entry.get("warnings", 0), skipped=True)
-            )  # fmt: skip
+        if build.kept(name, rel, input_hash, conv.title):
             return
-        build.may_write(rel)
         self.changed[position] = (rel, input_hash)
         build.tasks.append({"out_rel": rel, "rel": name})  # recorded as pending by Build.start()
 
@@ -330,32 +293,21 @@ def build_conversations(
 ) -> BuildResult:
     """One page per conversation of ``export`` under ``out/c/``, and ``out/index.html``.
 
-    ``export`` is a ChatGPT data export (``conversations.json`` or its shards, its ``.zip``, the folder it
-    unzips to) or a transcript of saved provider responses (``provider`` names their format; see :mod:`citerender.providers.transcripts`).
-    A zipped export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size).
+    ``export`` is a chat export (``conversations.json`` or its shards, its ``.zip``, the folder it
+    unzips to) or a transcript of saved provider responses (in ``provider``'s format). A zipped
+    export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size).
     ``force`` renders every conversation again; ``overwrite`` writes over pages changed since."""
     opts = RenderOptions.build(options, **kwargs)
-    started = time.perf_counter()
     src, out_dir = Path(export).resolve(), Path(out).resolve()
-    if out_dir.exists() and not out_dir.is_dir():
-        raise CiterenderError("output path exists and is not a folder", path=str(out))
-    owned = owned_files(out_dir, out)
-    th = load_theme(opts.theme)
-    build = Build(src.parent, out_dir, opts, owned, force, False, overwrite)
-    key = options_key(opts)
+    build = Build(src.parent, out_dir, out, opts, force, False, overwrite)
     single = transcript_or_export(src, provider)
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
-    plan = _Plan(build, owned, out_dir, key)
-    for k, conv in [(0, single)] if single is not None else Readable(read_raw(src, max_export_bytes), build, export):
+    plan = _Plan(build)
+    for k, conv in [(0, single)] if single is not None else readable(read_raw(src, max_export_bytes), build, export):
         plan.add(conv, k, export)  # first pass: what changed, nothing rendered
     changed = plan.changed
-    build.planned.add(SEARCH_INDEX)
-    for rel in (ASSET_CSS, "index.html", SEARCH_INDEX):
-        build.may_write(rel)
-    build.start()
-    build.write_asset(ASSET_CSS, th.css.encode("utf-8"))
-    bar = Progress(len(changed), progress or sys.stderr)
+    build.start(SEARCH_INDEX)
 
     def tasks() -> Iterator[dict[str, Any]]:  # second pass: render what changed, one at a time
         for k, data in read_raw(src, max_export_bytes) if single is None else [(0, {})]:
@@ -369,29 +321,17 @@ def build_conversations(
                     "out_rel": rel,
                     "options": opts,
                     "input_hash": input_hash,
-                    "css_href": "../" + ASSET_CSS,
-                    "home_href": "../index.html",
                 }
 
-    for r in run_pages(tasks(), jobs if len(changed) > 1 else 1, _render_task):
-        build.record(r)
-        bar.step()
-    bar.close()
+    build.render(tasks(), len(changed), jobs, _render_task, progress)
     entries = plan.newest()
     index_json = search_index(entries)
     build.write_asset(SEARCH_INDEX, index_json.encode("utf-8"))
     removed = build.remove_gone()
-    index = th.render_conversation_index(
+    index = build.theme.render_conversation_index(
         entries, css_href=ASSET_CSS, title="Conversations", search_script=SEARCH_SCRIPT, search_hash=SEARCH_HASH,
         search_index=index_json,
     )  # fmt: skip
     build.write_page("index.html", index)
-    build.finish()
     build.results.sort(key=lambda r: r.out)
-    return BuildResult(
-        build.results,
-        written=len(changed),
-        skipped=sum(r.skipped for r in build.results),
-        removed=removed,
-        seconds=time.perf_counter() - started,
-    )
+    return build.finish(len(changed), removed)

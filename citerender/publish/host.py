@@ -8,6 +8,7 @@ placeholders are swapped for citerender's HTML. In code only the invisible marke
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,6 @@ from typing import Any
 from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, Severity, in_file
-from ..errors import CiterenderError, internal_failure
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
 from ..plugin.state import Reference
@@ -28,8 +28,31 @@ from ..syntax.escapes import visible
 from ..syntax.guide import strip_citations
 from ..syntax.residue import remove_residue
 from .answers import registry_for, sources_file
+from .build_state import failure_of
+from .source_pages import views_href
 
-__all__ = ["Transformed", "page_prefix", "prepare_page", "transform_for_host"]
+__all__ = ["Transformed", "host_options", "page_options", "page_prefix", "prepare_page", "transform_for_host"]
+
+
+def host_options(config: Mapping[str, Any], prefix: str, folder: Path, *, theme: str, check: str) -> RenderOptions:
+    """The options a host's settings give (``config[prefix + "style"]`` …): ``repo`` relative to
+    ``folder`` (the host's configuration file's, as its own paths), ``id_prefix`` ``auto`` left to
+    each page (:func:`prepare_page`), the support checks on unless ``check`` is ``off``."""
+    repo = config[prefix + "repo"]
+    if repo and not Path(repo).is_absolute():
+        repo = str(folder / repo)
+    id_prefix = config[prefix + "id_prefix"]
+    return RenderOptions.build(
+        style=config[prefix + "style"],
+        theme=theme,
+        unknown=config[prefix + "unknown"],
+        repo=repo,
+        repo_url=config[prefix + "repo_url"],
+        id_prefix=None if id_prefix == "auto" else id_prefix,
+        evidence=check != "off" or None,
+        consulted=bool(config[prefix + "consulted"]) or None,
+        dialect=config[prefix + "dialect"] or None,
+    )
 
 
 def page_prefix(name: str) -> str:
@@ -38,6 +61,14 @@ def page_prefix(name: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name.rsplit(".", 1)[0] if "." in name else name).strip("-_")
     slug = slug[:48].rstrip("-_") or "page"
     return slug if slug[0].isalpha() else "p" + slug
+
+
+def page_options(options: RenderOptions, name: str, auto_prefix: bool, views_page: str | None) -> RenderOptions:
+    """A host page's options: with ``auto_prefix`` its ids prefixed by its ``name``; with
+    ``views_page`` (its path in the site) its citations linking its source views."""
+    if auto_prefix:
+        options = replace(options, id_prefix=page_prefix(name))
+    return options if views_page is None else replace(options, source_views=views_href(views_page))
 
 
 @dataclass
@@ -53,40 +84,27 @@ class Transformed:
     stripped: str = ""  # the page without any marker, code as written (a host's copy of the source)
     references: list[Reference] = field(default_factory=list)  # as the bibliography lists them (source views)
 
-    def messages(self, *, first_line: int = 1, place: bool = True) -> list[tuple[Severity, str, int | None]]:
-        """Each diagnostic as ``(severity, "path:line:col: CODE [severity] message", line)`` with
-        lines counted in the whole file (the body starts at ``first_line``, after front matter);
-        ``place=False`` leaves ``path:line:col:`` out (a host that prints the location itself).
-        Safe for a terminal: control and marker characters are named, never sent."""
-        out: list[tuple[Severity, str, int | None]] = []
-        for d in in_file(self.diagnostics, first_line):
-            text = d.format(self.path) if place else f"{d.code} [{d.severity.value}] {d.message}"
-            out.append((d.severity, visible(text), d.line))
-        return out
-
     def for_host(
         self, *, check_support: str = "off", strict: bool = False, first_line: int = 1, place: bool = True
     ) -> list[tuple[str, str, int | None]]:
-        """Each diagnostic as ``(level, message, line)`` for a host's logger, where ``warning`` is
-        what the host's strict mode (``mkdocs build --strict``, ``sphinx-build -W``) fails on:
-        errors always; the support checks (CR401–CR406) when ``check_support`` is ``error``; a page
-        rendered without sources (CR112) when the build is ``strict``. Other warnings are ``info``,
-        the rest ``debug``."""
+        """Each diagnostic as ``(level, "path:line:col: CODE [severity] message", line)`` for a host's
+        logger, safe for a terminal, lines counted from ``first_line`` (``place=False``: no
+        ``path:line:col:``). ``warning``, what a strict host build fails on: errors; the support checks
+        when ``check_support`` is ``error``; CR112 when ``strict``. Other warnings ``info``, the rest ``debug``."""
         out: list[tuple[str, str, int | None]] = []
-        for d, (severity, text, line) in zip(
-            in_file(self.diagnostics, first_line), self.messages(first_line=first_line, place=place), strict=True
-        ):
+        for d in in_file(self.diagnostics, first_line):
+            text = d.format(self.path) if place else f"{d.code} [{d.severity.value}] {d.message}"
             if (
-                severity is Severity.ERROR
+                d.severity is Severity.ERROR
                 or (d.code in SUPPORT_CODES and check_support == "error")
                 or (d.code == "CR112" and strict)
             ):
                 level = "warning"
-            elif severity is Severity.WARNING or d.code in SUPPORT_CODES:
+            elif d.severity is Severity.WARNING or d.code in SUPPORT_CODES:
                 level = "info"
             else:
                 level = "debug"
-            out.append((level, text, line))
+            out.append((level, visible(text), d.line))
         return out
 
     @property
@@ -115,10 +133,9 @@ _DARK_MEDIA = "@media (prefers-color-scheme: dark)"
 
 
 def host_css(css: str) -> str:
-    """A theme's CSS for a page citerender does not own: the host, not the reader's system, says
-    when it is dark. Each ``@media (prefers-color-scheme: dark)`` block of ours applies under the
-    host's dark scheme (:data:`HOST_DARK`), and under the system's only where the host follows it
-    (:data:`HOST_AUTO`); a host that says neither (Sphinx's alabaster) stays light, as its page does."""
+    """A theme's CSS for a host's page: our dark blocks apply under the host's dark scheme
+    (:data:`HOST_DARK`), and under the system's only where the host follows it (:data:`HOST_AUTO`);
+    a host that says neither (Sphinx's alabaster) stays light, as its page does."""
     out, pos = [], 0
     while (start := css.find(_DARK_MEDIA, pos)) != -1:
         open_at = css.index("{", start)
@@ -126,18 +143,17 @@ def host_css(css: str) -> str:
         while depth and i < len(css):
             depth += {"{": 1, "}": -1}.get(css[i], 0)
             i += 1
-        inner = css[open_at + 1 : i - 1]
-        rules = [r.strip() for r in inner.split("}") if "{" in r]
-        dark = "\n".join(
-            f":is({HOST_DARK}) :is({sel.strip()}) {{{body}}}" for sel, body in (r.split("{", 1) for r in rules)
-        )
-        auto = "\n".join(
-            f"  :is({HOST_AUTO}) :is({sel.strip()}) {{{body}}}" for sel, body in (r.split("{", 1) for r in rules)
-        )
-        out.append(css[pos:start] + dark + f"\n{_DARK_MEDIA} {{\n{auto}\n}}")
+        rules = [r.strip().split("{", 1) for r in css[open_at + 1 : i - 1].split("}") if "{" in r]
+        auto = _scoped(rules, HOST_AUTO, "  ")
+        out.append(css[pos:start] + _scoped(rules, HOST_DARK) + f"\n{_DARK_MEDIA} {{\n{auto}\n}}")
         pos = i
     out.append(css[pos:])
     return "".join(out)
+
+
+def _scoped(rules: list[list[str]], host: str, indent: str = "") -> str:
+    """CSS rules (selector, declarations) applied only inside the host's ``host`` element."""
+    return "\n".join(f"{indent}:is({host}) :is({sel.strip()}) {{{body}}}" for sel, body in rules)
 
 
 #: the support checks (does the cited passage back the claim?): opt-in where pages are published
@@ -162,10 +178,9 @@ def transform_for_host(
     p = pipeline(replace(opts, bibliography=False))
     out = Transformed("", token, diagnostics=parsed.diagnostics, path=path, stripped=to_stripped(parsed))
     out.references = list(parsed.references)
-    counter = iter(range(1, 1_000_000))
 
     def placeholder(group: Token) -> str:
-        ph = f"CITERENDER{token}P{next(counter)}X"
+        ph = f"CITERENDER{token}P{len(out.html) + 1}X"
         out.html[ph] = p.html_inline([group], parsed)
         return ph
 
@@ -191,27 +206,22 @@ def prepare_page(
 ) -> tuple[Transformed, list[str], list[Path]]:
     """A host's page ready for its parser, whatever is wrong with it: one page never stops the site.
 
-    Sources that cannot be used (a bad or missing id, a file outside ``root`` or missing, invalid
-    JSON/YAML) are reported and the page is rendered without them, its citations unverified; a page
-    citerender cannot render at all keeps its text, every marker removed. Returns the page, the
-    problems (for the host's warnings, which its strict mode fails on) and the sources files read."""
+    Sources that cannot be used are reported and the page is rendered without them; a page that
+    cannot be rendered at all keeps its text, every marker removed. Returns the page, the problems
+    (for the host's warnings) and the sources files read."""
     problems: list[str] = []
     try:
         registry, used = registry_for(meta, path, root)
     except Exception as e:  # a CiterenderError (bad sources), or a bug of ours: the page is still built
         registry, used = None, _named_file(meta, path, root)
-        problems.append(f"the page's sources were not used, it is rendered without them: {_why(e)}")
+        problems.append(f"the page's sources were not used, it is rendered without them: {failure_of(e)}")
     try:
         result = transform_for_host(markdown, registry, options, token=token, path=name, heading=heading)
     except Exception as e:  # the answer is over a limit, or a bug of ours
-        problems.append(f"citations were not rendered, every marker was removed: {_why(e)}")
+        problems.append(f"citations were not rendered, every marker was removed: {failure_of(e)}")
         plain = remove_residue(strip_citations(markdown))
         result = Transformed(plain, token, path=name, stripped=plain)
     return result, [visible(p) for p in problems], used
-
-
-def _why(e: Exception) -> str:
-    return str(e) if isinstance(e, CiterenderError) else internal_failure(e)
 
 
 def _named_file(meta: dict[str, Any], path: Path, root: Path) -> list[Path]:

@@ -16,19 +16,18 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import CiterenderError
-from ..jobs.files import RACY_NS, settled, write_atomic
+from ..jobs.files import write_atomic
 from ..syntax.residue import remove_residue
 
 __all__ = [
     "MANIFEST",
-    "RACY_NS",
     "file_stamp",
     "hash_bytes",
     "hash_file",
     "load_manifest",
+    "refuse_overwrite",
     "remove_stale_temporaries",
     "save_manifest",
-    "settled",
     "unchanged",
 ]
 
@@ -109,6 +108,23 @@ def hash_file(path: Path) -> str | None:
         return None
 
 
+def refuse_overwrite(rel: str, target: Path, ours: bool, digest: str | None, overwrite: bool) -> None:
+    """Refuse to write over ``target``, which exists: a file the last build did not write (not
+    ``ours``), or one changed since it wrote it (its hash then ``digest``) unless ``overwrite``."""
+    if not ours:
+        raise CiterenderError(
+            f"{rel} exists in the output folder and was not written by citerender build",
+            path=str(target),
+            hint="move it away or choose another output folder",
+        )
+    if digest and hash_file(target) != digest and not overwrite:
+        raise CiterenderError(
+            f"{rel} was changed after citerender build wrote it",
+            path=str(target),
+            hint="move your changes away, or pass --overwrite to write over them",
+        )
+
+
 def remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
     """Temporary files an interrupted build left next to pages it owns (``.NAME.XXXXXXXX.tmp``)."""
     pattern = re.compile(r"\.(.+)\.[A-Za-z0-9_]+\.tmp\Z")
@@ -122,8 +138,7 @@ def remove_stale_temporaries(out_dir: Path, ours: set[str]) -> None:
 
 
 def save_manifest(path: Path, files: Mapping[str, Any]) -> None:
-    """Write the manifest; its display fields (a page's title and input name) pass the residue
-    pass like every other text a build writes (paths stay exact: they are what the build owns)."""
+    """Write the manifest, its display fields (title, input) through the residue pass; paths stay exact."""
     shown = {rel: _displayed(entry) for rel, entry in sorted(files.items())}
     data = json.dumps(
         {"version": 1, "generator": "citerender build", "files": shown},

@@ -1,26 +1,23 @@
 """MkDocs plugin (entry point ``citerender`` in ``mkdocs.plugins``).
 
-MkDocs renders Markdown with Python-Markdown, not markdown-it-py, so the plugin works around
-the parser instead of inside it: ``on_page_markdown`` parses the page with citerender, replaces
-each citation group by a placeholder word (and markers in code by nothing), and
-``on_page_content`` swaps the placeholders for the rendered citations and appends the
-bibliography. Sources come from the page's front matter (``sources:`` inline or a path) or a
-sidecar ``NAME.sources.{json,yaml}``. The theme's CSS is written once and added to
-``extra_css``, so it works inside any MkDocs theme, Material included. Each cited source with
-lines gets a page of its own beside the page citing it (``source_views``, on by default).
+MkDocs renders Markdown with Python-Markdown, so the plugin works around the parser:
+``on_page_markdown`` replaces each citation group by a placeholder word (see :mod:`.host`),
+``on_page_content`` swaps them for the rendered citations and the bibliography. The theme's CSS is
+added to ``extra_css`` (any MkDocs theme, Material included); each cited source with lines gets a
+page beside the page citing it (``source_views``).
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
-from mkdocs.plugins import BasePlugin
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, get_plugin_logger
 
 from ..errors import CiterenderError
 from ..jobs.files import write_atomic
@@ -28,12 +25,11 @@ from ..options import DIALECTS, STYLES, UNKNOWN_POLICIES, RenderOptions
 from ..rendering.themes import load_theme
 from ..syntax.headings import first_heading
 from .answers import SIDE_SUFFIXES, split_front_matter
-from .host import SUPPORT_LEVELS, Transformed, host_css, page_prefix, prepare_page
-from .source_pages import view_pages, views_href, write_site_views
+from .host import SUPPORT_LEVELS, Transformed, host_css, host_options, page_options, prepare_page
+from .source_pages import view_pages, write_site_views
 
 CSS_PATH = "assets/citerender.css"
-#: the source views' pages are citerender's own (not the MkDocs theme's): their stylesheet follows
-#: the reader's colour scheme
+#: the source views' pages are citerender's own: their stylesheet follows the reader's colour scheme
 VIEWS_CSS_PATH = "assets/citerender-sources.css"
 SIDECAR = re.compile("(?:" + "|".join(re.escape(s) for s in SIDE_SUFFIXES) + ")$", re.I)
 
@@ -50,9 +46,8 @@ class CiterenderConfig(Config):  # type: ignore[no-untyped-call]
     id_prefix = c.Type(str, default="auto")
     repo = c.Optional(c.Type(str))
     repo_url = c.Optional(c.Type(str))
-    #: the support checks (CR401–CR406): ``off``, ``report`` (logged as info), ``error`` (logged as
-    #: warnings: ``mkdocs build --strict`` fails on an unsupported claim); YAML reads a bare ``off``
-    #: as false (and ``on`` as true: ``report``)
+    #: the support checks (CR401–CR406): ``off``, ``report`` (info), ``error`` (warnings: ``--strict``
+    #: fails on them); YAML reads a bare ``off`` as false, ``on`` as true (``report``)
     check_support = c.Choice((*SUPPORT_LEVELS, False, True), default="off")
     #: list the sources a page's sources file gives but the page never cites, after its bibliography
     consulted = c.Type(bool, default=False)
@@ -75,27 +70,14 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         self.views: dict[str, str] = {}  # the source views' pages, by path in the site
 
     def on_config(self, config: Any) -> Any:
-        repo = self.config.repo
-        if repo and not Path(repo).is_absolute():  # relative to mkdocs.yml, as MkDocs' own paths
-            repo = str(Path(config["config_file_path"] or ".").parent / repo)
-        self.options = RenderOptions.build(
-            style=self.config.style,
-            theme=self.config.theme,
-            unknown=self.config.unknown,
-            repo=repo,
-            repo_url=self.config.repo_url,
-            id_prefix=None if self.config.id_prefix == "auto" else self.config.id_prefix,
-            evidence=self._check_support() != "off" or None,
-            consulted=self.config.consulted or None,
-            dialect=self.config.dialect,
-        )
+        folder = Path(config["config_file_path"] or ".").parent  # mkdocs.yml's, as MkDocs' own paths
+        check = self._check_support()
+        self.options = host_options(self.config, "", folder, theme=self.config.theme, check=check)
         self.strict = bool(config.get("strict"))
         self.views = {}
         try:  # a theme that cannot be used (one that reads outside its folder…) stops the build now, clearly
             self.css = host_css(load_theme(self.config.theme).css)  # dark when the page is, not the system
         except CiterenderError as e:
-            from mkdocs.exceptions import PluginError
-
             raise PluginError(f"citerender: {e}") from None
         if CSS_PATH not in config["extra_css"]:
             config["extra_css"].append(CSS_PATH)
@@ -108,14 +90,9 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
         """The page with placeholders for its citations; what is wrong with one page (its sources,
         its markers) is a warning at that page, never the end of the build (``--strict`` fails on it)."""
-        from mkdocs.plugins import get_plugin_logger
-
         src, uri = Path(page.file.abs_src_path), page.file.src_uri
-        opts = self.options
-        if self.config.id_prefix == "auto":
-            opts = replace(opts, id_prefix=page_prefix(uri))
-        if self.config.source_views:
-            opts = replace(opts, source_views=views_href(page.file.dest_uri))
+        views = page.file.dest_uri if self.config.source_views else None
+        opts = page_options(self.options, uri, self.config.id_prefix == "auto", views)
         result, problems, used = prepare_page(
             markdown, page.meta or {}, src, Path(config["docs_dir"]), opts,
             token=self.token, name=uri, heading=self.config.heading,
@@ -124,19 +101,15 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
         log = get_plugin_logger(__name__)
         for problem in problems:
             log.warning(f"{uri}: {problem}")
-        # errors are warnings, so that ``mkdocs build --strict`` fails on them; so are the support
-        # checks when asked (check_support: error), and a page without sources under --strict
         for level, message, _ in result.for_host(
             check_support=self._check_support(), strict=self.strict, first_line=_first_line(page, result)
         ):
             getattr(log, level)(message)
         self.pages[uri] = result
-        if self.config.source_views:
+        if views is not None:
             title = page.title or (page.meta or {}).get("title") or first_heading(markdown) or uri
             theme = load_theme(self.config.theme)
-            self.views.update(
-                view_pages(result.references, theme, page=page.file.dest_uri, title=str(title), css=VIEWS_CSS_PATH)
-            )
+            self.views.update(view_pages(result.references, theme, page=views, title=str(title), css=VIEWS_CSS_PATH))
         return result.markdown
 
     def on_files(self, files: Any, config: Any) -> Any:
@@ -160,14 +133,11 @@ class CiterenderPlugin(BasePlugin[CiterenderConfig]):  # type: ignore[no-untyped
             if copy.is_file():
                 copy.unlink()
 
-        write_atomic(Path(config["site_dir"]) / CSS_PATH, self.css, make_parents=True)
+        write_atomic(site / CSS_PATH, self.css, make_parents=True)
         if self.views:
-            from mkdocs.plugins import get_plugin_logger
-
-            log = get_plugin_logger(__name__)
             css = load_theme(self.config.theme).css  # the views' own pages: dark when the reader's system is
             for problem in write_site_views(site, self.views, VIEWS_CSS_PATH, css):
-                log.warning(problem)
+                get_plugin_logger(__name__).warning(problem)
 
 
 def _clean_toc(items: Any, result: Transformed) -> None:

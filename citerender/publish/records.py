@@ -1,12 +1,7 @@
-"""One answer record in, one page record out: the per-page function for archives of millions of
-answers, run by an engine that already spreads work over machines (Dask, Ray, Spark, a queue).
-
-``build`` renders a folder on one machine; an archive (JSONL of answers, a data-lake table) is
-better split by the engine that holds it. :func:`render_record` is what such an engine maps over
-the records: it takes and returns plain, picklable data (no paths, no open files, no state kept
-between calls), never raises for a bad record (a million-record job must not stop at one) and
-reports the failure in the result instead. See ``docs/scale.md``; checking records is
-:mod:`citerender.evaluate.records`.
+"""One answer record in, one page record out: what an engine that spreads work over machines (Dask,
+Ray, Spark, a queue) maps over an archive of answers. Plain, picklable data in and out, no state
+kept between calls, and a bad record is reported in its result, never raised (a million-record job
+must not stop at one). See ``docs/scale.md``; checking records is :mod:`citerender.evaluate.records`.
 """
 
 from __future__ import annotations
@@ -14,22 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import CiterenderError, internal_failure
+from ..errors import CiterenderError
 from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import registry_from_data
+from .build_state import failure_of
 
 __all__ = ["render_record"]
 
 
 def render_record(record: Mapping[str, Any], options: RenderOptions | None = None, **kwargs: Any) -> dict[str, Any]:
-    """Render one record ``{"id", "answer", "sources"?, "title"?}``.
-
-    ``sources`` is registry data as in a sources file (a list, or ``{"sources": [...]}``); without
-    it ids are numbered but not checked. ``options`` or keyword arguments as for
-    :func:`citerender.render`. Returns ``{"id", "html", "css", "errors", "warnings",
-    "diagnostics", "failure"}``: ``html`` is the page (or the fragment when not ``standalone``),
-    ``failure`` is ``None`` or why the record could not be rendered (``html`` is then empty)."""
+    """Render one record ``{"id", "answer", "sources"?, "title"?}`` (``sources`` as in a sources file;
+    ``options`` or keyword arguments as for :func:`citerender.render`). Returns ``{"id", "html",
+    "css", "errors", "warnings", "diagnostics", "failure"}``, ``failure`` ``None`` or why the record
+    could not be rendered (``html`` is then empty)."""
     opts = RenderOptions.build(options, **kwargs)  # a wrong option is the caller's bug: raised, not recorded
     rid = record.get("id") if isinstance(record, Mapping) else None
     out: dict[str, Any] = {
@@ -51,11 +44,8 @@ def render_record(record: Mapping[str, Any], options: RenderOptions | None = Non
         registry = None if data is None else registry_from_data(data, path=f"record {rid}")
         title = record.get("title")
         r = render(answer, registry, opts, title=title if isinstance(title, str) else None)
-    except CiterenderError as e:
-        out["failure"] = str(e)
-        return out
-    except Exception as e:  # a bug of ours must not cost the rest of the archive its pages
-        out["failure"] = internal_failure(e)
+    except Exception as e:  # the record's problem, or a bug of ours: the rest of the archive is rendered
+        out["failure"] = failure_of(e)
         return out
     out["html"], out["css"] = r.html, r.css
     out["diagnostics"] = [d.to_dict() for d in r.diagnostics]

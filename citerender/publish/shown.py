@@ -1,14 +1,10 @@
-"""The one pass every string of a built site goes through before a site file holds it: titles (from
-front matter, headings, a conversation), model names, the user's words in the search index, what
-the manifest records of a page. Pages pass the HTML residue pass too; these strings go into JSON,
-attributes and lists, so they are made plain text here, once.
+"""The one pass every string of a built site goes through before a site file (JSON, attributes,
+lists) holds it: titles, model names, the user's words in the search index, the manifest's records.
 
-What comes out holds no marker form of any kind — raw (U+E200–U+E206), escaped (``\\ue200``,
-``&#xE200;``, ``%EE%88%80``), visible (``citeturn0search0`` even glued to a word, as in a model
-slug ``gpt-4ociteturn0search0``; bracket forms; ChatGPT's copy residue with or without its
-``{index=N}``) — no NUL or other control character, no lone surrogate, and no line break: it is one
-line. Removing one form never leaves another behind (``\\ue20\\ue2000`` is not left as ``\\ue200``):
-the pass runs until nothing changes, and what it cuts out becomes a space, which joins nothing.
+What comes out is one line of plain text with no marker form of any kind — raw, escaped (``\\ue200``,
+``&#xE200;``, ``%EE%88%80``), visible (``citeturn0search0`` even glued to a word), bracketed, copy
+residue — and no control character or lone surrogate. The pass runs until nothing changes, and what
+it cuts becomes a space, so removing one form never leaves another behind.
 """
 
 from __future__ import annotations
@@ -69,10 +65,8 @@ def shown_text(value: object, limit: int = 200) -> str:
 
 
 def shown_conversation(conv: Conversation) -> Conversation:
-    """``conv`` with what its pages, the index, the search index and the manifest show of it (its
-    title, its model and each answer's, who answers) passed through :func:`shown_text`, once,
-    where the conversation enters a site: a slug ``gpt-4ociteturn0search0`` shows as ``gpt-4o``.
-    Its id, which names its page, stays as exported (where it is shown, it is cleaned too)."""
+    """``conv`` with what a site shows of it (its title, its models, who answers) passed through
+    :func:`shown_text`, once, where it enters a site; its id, which names its page, stays as exported."""
     conv.title = shown_text(conv.title) or "Untitled conversation"
     conv.model = shown_text(conv.model, 100) or None
     conv.assistant = shown_text(conv.assistant, 100)
@@ -82,10 +76,8 @@ def shown_conversation(conv: Conversation) -> Conversation:
 
 
 def shown_markup(markup: str) -> str:
-    """Rendered HTML of words a person wrote (a user's turn, pasted from a chat) without the visible
-    forms the answer's scanner leaves to context — a copy-paste id glued to a word
-    (``Parisciteturn0search0``), copy residue without its ``{index=N}`` — in its text outside
-    code; code keeps what was written. Tags and attributes are left as they are."""
+    """Rendered HTML of a user's words without the visible forms the answer's scanner leaves to
+    context (``Parisciteturn0search0``) in its text outside code; tags and attributes stay as they are."""
     if _VISIBLE.search(markup) is None:
         return markup
     out, depth = [], 0

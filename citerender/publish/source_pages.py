@@ -1,10 +1,7 @@
 """Source views as pages of a site (``build``, MkDocs, Sphinx): one page per cited source, in a
-folder of its answer's own, linked relatively both ways.
-
-An answer page ``guide/a.html`` keeps its sources' views in ``guide/sources/a/``
-(``guide/sources/a/turn0file0.html#L8-L13``), and each view links back to ``../../a.html#cite-1``.
-The folder is the answer's, not the site's: two answers citing sources that share an id, not a
-text, each publish their own. A source nobody cites has no view, so its text reaches no page.
+folder of its answer's own (``guide/a.html`` → ``guide/sources/a/turn0file0.html#L8-L13``), linked
+relatively both ways. Two answers citing sources that share an id, not a text, each publish their
+own; a source nobody cites has no view, so its text reaches no page.
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import CiterenderError
 from ..jobs.files import write_atomic
 from ..plugin.source_links import view_file
 from ..plugin.state import Reference
@@ -23,7 +19,7 @@ from ..rendering.source_view import source_views
 from ..rendering.source_view_html import view_html
 from ..rendering.themes import Theme
 from ..syntax.residue import clean_html
-from .manifest import hash_bytes, hash_file
+from .manifest import hash_bytes, refuse_overwrite
 
 __all__ = [
     "VIEWS_FOLDER",
@@ -60,14 +56,7 @@ def views_href(page: str) -> str:
     return f"{VIEWS_FOLDER}/{quote(_split(page)[1], safe='')}/"
 
 
-def view_pages(
-    references: Sequence[Reference],
-    theme: Theme,
-    *,
-    page: str,
-    title: str,
-    css: str,
-) -> dict[str, str]:
+def view_pages(references: Sequence[Reference], theme: Theme, *, page: str, title: str, css: str) -> dict[str, str]:
     """The view pages of the answer page ``page`` (titled ``title``), by path in the site: each a
     complete page linking the site's stylesheet ``css`` (a path in the site) and back to the answer."""
     views = source_views(references)
@@ -95,10 +84,8 @@ def view_pages(
 
 
 def write_views(task: dict[str, Any], pages: dict[str, str]) -> dict[str, str]:
-    """A build worker's view pages, written atomically inside the build's output folder; their
-    hashes by path (for the manifest). A file there the last build did not write for this page is
-    never written over (unless that build was interrupted writing it), nor one changed since,
-    without ``overwrite``: said as the page's failure."""
+    """A build worker's view pages, written atomically inside the build's output folder, as the
+    build's pages are (:func:`.manifest.refuse_overwrite`); their hashes by path, for the manifest."""
     out_dir = Path(task["out"]).parents[task["out_rel"].count("/")]
     owned: dict[str, str] = task.get("owned_views") or {}
     written = {}
@@ -107,18 +94,7 @@ def write_views(task: dict[str, Any], pages: dict[str, str]) -> dict[str, str]:
         data = html.encode("utf-8")
         if target.exists() and not task.get("resumed"):  # an interrupted build of ours was writing them
             before = owned.get(rel)
-            if before is None:
-                raise CiterenderError(
-                    f"{rel} exists in the output folder and was not written by citerender build",
-                    path=str(target),
-                    hint="move it away or choose another output folder",
-                )
-            if before is not None and hash_file(target) != before and not task.get("overwrite"):
-                raise CiterenderError(
-                    f"{rel} was changed after citerender build wrote it",
-                    path=str(target),
-                    hint="move your changes away, or pass --overwrite to write over them",
-                )
+            refuse_overwrite(rel, target, before is not None, before, bool(task.get("overwrite")))
         write_atomic(target, data, make_parents=True, root=out_dir)
         written[rel] = hash_bytes(data)
     return written
@@ -144,8 +120,7 @@ def answer_pages_clash(pages: Iterable[str]) -> str | None:
 
 
 def record_views(journal: dict[str, Any], planned: set[str], page: str, views: dict[str, str]) -> None:
-    """The manifest's record of a page's view pages: each owned by the build (its hash, the page
-    it belongs to), kept while the page is, listed on the page's own entry."""
+    """The manifest's record of a page's view pages, owned by the build while the page is."""
     if not views:
         return
     journal[page]["views"] = sorted(views)
@@ -155,9 +130,8 @@ def record_views(journal: dict[str, Any], planned: set[str], page: str, views: d
 
 
 def write_site_views(site: Path, pages: dict[str, str], css_path: str, css: str) -> list[str]:
-    """A host's (MkDocs', Sphinx's) view pages and their stylesheet, written into its built site;
-    a page the host wrote itself is never written over (one citerender wrote, in a build that
-    keeps the last one's files, is): said, for the host's warnings."""
+    """A host's view pages and their stylesheet, written into its built site; a page the host
+    wrote itself is never written over: said, for the host's warnings."""
     problems = []
     for rel, html in sorted(pages.items()):
         target = site / rel

@@ -1,11 +1,4 @@
-"""One-call rendering for web back ends, and a Jinja2 filter.
-
-.. code-block:: python
-
-    from citerender import render_answer, stylesheet, install_filter
-    html = render_answer(answer_text, "sources.json", style="hovercard")   # markupsafe.Markup
-    install_filter(app.jinja_env)        # then, in a template: {{ answer | citations(sources) }}
-"""
+"""One-call rendering for web back ends, and a Jinja2 filter (examples: ``docs/publishing.md``)."""
 
 from __future__ import annotations
 
