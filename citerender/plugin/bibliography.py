@@ -102,8 +102,7 @@ class Entry(NamedTuple):
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
-    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it; a single
-    place is one ``↩`` link. Each name begins with its visible text (WCAG "label in name")."""
+    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it (one place: ``↩``)."""
     arrow = '<span aria-hidden="true">&#8617;</span>'
     if not backlinks:
         return Markup("")
@@ -220,15 +219,13 @@ PRINTED_QUOTE = 4_000
 
 
 def clip(text: str, limit: int) -> str:
-    """``text``, or its longest start that takes ``limit`` bytes in a page
-    (:func:`~citerender.syntax.weight.fit_bytes`), ending in ``…``."""
+    """``text``, or its longest start that takes ``limit`` bytes in a page, ending in ``…``."""
     head = fit_bytes(text, limit)
     return text if len(head) == len(text) else head[:-1].rstrip() + "\u2026"
 
 
 def quotes_html(ref: Reference) -> Any:
-    """What the card quotes, for print: the lines each place cites (``lines 8–13: “…”``), or the
-    snippet of a source that has text and no lines (a search result's)."""
+    """What the card quotes, for print: the lines each place cites, or a line-less source's snippet."""
     parts = [
         f'<span class="citerender-ref-quote">{lines_html(label)}: &#8220;{escape(text)}&#8221;</span>'
         for label, text in cited_quotes(ref)
@@ -284,8 +281,7 @@ def _entries(references: Sequence[Reference], *, quotes: bool) -> Iterator[Entry
 
 
 def _page(url: str, domain: str | None) -> str | None:
-    """A title-less source's URL past its scheme (and ``www.``), shortened, when it says more than
-    its site (two untitled pages of one site are told apart)."""
+    """A title-less source's URL past its scheme and ``www.``, shortened, when it says more than its site."""
     shown = re.sub(r"^[a-z][a-z0-9+.-]*://(www\.)?", "", url, flags=re.IGNORECASE).rstrip("/")
     readable = unquote(shown)  # XAI_(company), not XAI_%28company%29; no control or bidi character
     if all(unicodedata.category(c)[0] != "C" for c in readable):
@@ -310,8 +306,7 @@ def mark_after_long(html: str) -> str:
 
 
 def _head_html(ref: Reference, e: Entry) -> str:
-    """An entry's title (linked when it has a safe URL), site, shown URL and date: what both lists
-    show, made once per source (it reads nothing but the source: see ``Source.memo``)."""
+    """An entry's title (linked), site, shown URL and date, for both lists: made once per source."""
     memo = ref.source.memo
     head = memo.get("bibliography.head")
     if head is None:

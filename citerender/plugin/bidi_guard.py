@@ -3,8 +3,8 @@
 An embedding, override or isolate left open reorders everything after it in its paragraph,
 citations included; a mark pulls a citation into the run after it. So in a block holding any of
 these, each citation is written between closers and openers: every control still open before it
-is closed (reported: CR312, once the code table holds it), the citation stands between two marks
-of its paragraph's direction, and the controls are opened again after it. Nothing is removed.
+is closed (CR312), the citation stands between two marks of its paragraph's direction, and the
+controls are opened again after it. Nothing is removed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from ..codes import CODES
 from ..lazy_re import lazy_compile
 from .locate import where
 from .state import CitationState, citation_state
@@ -33,8 +32,6 @@ def _holds_control(text: str) -> bool:
 _EMBEDDINGS = "\u202a\u202b\u202d\u202e"  # LRE RLE LRO RLO, closed by PDF
 _ISOLATES = "\u2066\u2067\u2068"  # LRI RLI FSI, closed by PDI
 _PDF, _PDI = "\u202c", "\u2069"
-#: what closing a control the model left open is reported as, once the code table has it
-_CODE = "CR312"
 _LRM, _RLM = "\u200e", "\u200f"
 #: a strong character of each direction (the first one sets a ``dir="auto"`` block's direction)
 _STRONG_RTL = lazy_compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u061c]")
@@ -43,8 +40,7 @@ _TEXTUAL = frozenset({"text", "code_inline", "math_inline", "math_inline_double"
 
 
 def open_controls(text: str, stack: list[str] | None = None) -> list[str]:
-    """The embeddings, overrides and isolates still open after ``text`` (outermost first), matched
-    as the Unicode bidirectional algorithm matches them."""
+    """The embeddings, overrides and isolates still open after ``text`` (outermost first), as UAX #9 matches them."""
     open_: list[str] = [] if stack is None else stack
     for m in BIDI_CONTROLS.finditer(text):
         c = m.group()
@@ -80,8 +76,7 @@ _GUARDS = "bidi_guard.between"
 
 
 def guarded(st: CitationState, citation: Token) -> tuple[str, str]:
-    """What a citation is written between in a block holding bidirectional controls, for the
-    exports; ``("", "")`` for any other citation."""
+    """What a citation is written between (:func:`guard_citations`), for the exports; else ``("", "")``."""
     found: dict[int, tuple[str, str]] = st.cache(_GUARDS, dict, per_parse=True)
     return found.get(id(citation), ("", ""))
 
@@ -108,11 +103,11 @@ def guard_citations(state: Any) -> None:
                 if child.type in _TEXTUAL:
                     open_controls(child.content, open_)
                 continue
-            if open_ and not reported and _CODE in CODES:
+            if open_ and not reported:
                 reported = True
                 names = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(open_))
                 message = f"bidirectional control {names} left open before a citation: closed there"
-                st.report(_CODE, message, where(child, st))
+                st.report("CR312", message, where(child, st))
             before, after = _closers(open_) + mark, mark + "".join(open_)
             between[id(child)] = (before, after)
             out.extend((Token("text", "", 0, content=before), child, Token("text", "", 0, content=after)))

@@ -36,8 +36,7 @@ def support_rule(state: StateCore, *, opts: PluginOptions) -> None:
 
 
 def claims_of(tokens: Sequence[Token], st: CitationState) -> list[Claim]:
-    """Every citation group's claim and evidence, in document order; each group's ``claims``
-    meta lists the indices of the claims it closes."""
+    """Every citation group's claim and evidence, in order (the group's ``meta["claims"]`` indexes them)."""
     out: list[Claim] = []
     for tok in tokens:
         if tok.type != "inline" or not tok.children:

@@ -48,8 +48,7 @@ def _untouched(text: str, st: CitationState, fmt: CitationFormat, residue: bool)
 
 
 def scrub_math(tok: Token, st: CitationState, fmt: CitationFormat, where: Callable[[], int]) -> None:
-    """A formula minus the invisible characters (rendered, so not read back from the original);
-    ``where()``: the offset to report."""
+    """A formula minus the invisible characters (not read back); ``where()``: the offset to report."""
     pattern = _invisible(fmt.marker_chars)
     count = sum(len(m.group(0)) for m in pattern.finditer(tok.content))
     if count:
@@ -124,8 +123,7 @@ def scrub_code_span(
 
 
 def _find_span(text: str, content: str, start: int) -> re.Match[str] | None:
-    """Where a code span's text stands in its block's source; a span over several lines shows
-    its line breaks as spaces, so any space may be a line break there."""
+    """Where a code span's text stands in its block's source (any space may be a line break)."""
     pattern = re.escape(text)
     if " " in text:
         pattern = pattern.replace("\\ ", "[ \n]")
@@ -168,8 +166,7 @@ def _line_suffix(
     removed: list[tuple[int, int]],
     copied: list[tuple[int, int]] | None = None,
 ) -> str:
-    """A code line as the original text has it. markdown-it's code lines are a suffix of their
-    source line, after container prefixes, possibly with spaces for a partly used tab."""
+    """A code line as the original has it (markdown-it's is a suffix of it, maybe tab-padded)."""
     starts = loc.starts
     if not line or index >= len(starts):
         return line

@@ -81,8 +81,7 @@ def _reach(src: str, at: int, stop: int, reach: int) -> int:
 
 
 def carried_source(st: CitationState, sid: str) -> Source | None:
-    """The source a copied form carries under ``sid`` in this document, if any (also in a state
-    built back from the table)."""
+    """The source a copied form carries under ``sid`` in this document, if any."""
     carried: dict[str, Source] = st.cache(CARRIED, dict)
     found = carried.get(sid)
     if found is None and (ref := st.by_id.get(sid)) is not None:
@@ -91,8 +90,7 @@ def carried_source(st: CitationState, sid: str) -> Source | None:
 
 
 def _may_start(src: str, pos: int) -> bool:
-    """Could a copied form start at ``pos``? Its fixed opening, so a link or a tag loads no reader
-    (a brace is the residue reader's to judge)."""
+    """Could a copied form start at ``pos`` (its fixed opening: a link or a tag loads no reader)?"""
     ch = src[pos]
     if ch == "[":
         return src.startswith("[oai_citation:", pos)
@@ -195,8 +193,7 @@ def _fallback(state: StateInline, st: CitationState, form: Copied, raw: str) -> 
 
 
 def _shown(text: str, what: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """``text`` a copied form shows (a title, a fallback) without its marker forms, and the note
-    saying so (CR114)."""
+    """``text`` a copied form shows without its marker forms, and the note saying so (CR114)."""
     shown, changed = display_text(text)
     return shown, ((("CR114", f"{what} held marker forms: removed"),) if changed else ())
 

@@ -46,8 +46,7 @@ def citation_core(state: StateCore, *, opts: PluginOptions) -> None:
 
 
 class DocumentPass:
-    """The core rule's work, one inline token at a time (``visit``); what it learns of each block
-    (``blocks``) is left in the state for the checks over the whole answer."""
+    """The core rule's work, one inline token at a time; ``blocks`` is left for the placement checks."""
 
     def __init__(self, src: str, env: MutableMapping[str, Any], opts: PluginOptions) -> None:
         st = self.st = citation_state(env, opts.registry)
@@ -89,8 +88,8 @@ class DocumentPass:
 
 
 class InlinePass:
-    """One walk over an inline token's children: every mark located and reported, citations
-    grouped and resolved, placement checked, marks in code, HTML and attributes removed."""
+    """One walk over an inline token's children: marks located and reported, citations grouped,
+    resolved and checked."""
 
     def __init__(self, block: Token, st: CitationState, loc: Locator, opts: PluginOptions, copy_paste: bool) -> None:
         self.block = block

@@ -28,8 +28,7 @@ VERSION = 1
 
 
 def write_table(st: Any, table: dict[str, Any]) -> None:
-    """Bring ``table`` up to date with ``st``: what only grows (marks, diagnostics, the places
-    of a reference) is appended, the rest rewritten (a few entries per source)."""
+    """Bring ``table`` up to date with ``st``: what only grows is appended, the rest rewritten."""
     table["version"] = VERSION
     sources: dict[str, dict[str, Any]] = table.setdefault("sources", {})
     table["references"] = _refs(st.references, table.get("references") or [], sources)
@@ -55,8 +54,7 @@ def write_table(st: Any, table: dict[str, Any]) -> None:
 
 
 def read_table(st: Any, table: Mapping[str, Any]) -> None:
-    """Fill a new working state (:class:`~.state.CitationState`) from ``table``, as
-    :func:`write_table` wrote it."""
+    """Fill a new working state (:class:`~.state.CitationState`) from ``table``."""
     rows = table.get("sources") or {}
     known: dict[str, Source] = {}
 
@@ -121,8 +119,7 @@ def _refs(
 
 
 def _place_row(p: CitingPlace, own: str) -> list[Any]:
-    """A place's row: ``[anchor, lines]``, and the id of the source it cites when that is not
-    the reference's own (one merged into it)."""
+    """A place's row: ``[anchor, lines]``, and the id of a merged source it cites."""
     row = [p.anchor, _lines(p.lines)]
     if p.source and p.source != own:
         row.append(p.source)
@@ -151,18 +148,14 @@ def _lines(lines: LineRange | None) -> list[int] | None:
     return [lines.first, lines.last] if lines is not None else None
 
 
+#: a source's row: these fields (``lines``, a tuple of strings, shared, not copied)
+_SOURCE_FIELDS = ("id", "title", "url", "updated", "lines", "text", "meta", "line_anchors", "cleaned")
+
+
 def _source_row(s: Source) -> dict[str, Any]:
-    return {
-        "id": s.id,
-        "title": s.title,
-        "url": s.url,
-        "updated": s.updated,
-        "lines": s.lines,  # a tuple of strings (JSON writes it as a list): shared, not copied
-        "text": s.text,
-        "meta": dict(s.meta),
-        "line_anchors": s.line_anchors,
-        "cleaned": list(s.cleaned),
-    }
+    row = {name: getattr(s, name) for name in _SOURCE_FIELDS}
+    row.update(meta=dict(s.meta), cleaned=list(s.cleaned))
+    return row
 
 
 def _source(row: Mapping[str, Any]) -> Source:
@@ -205,14 +198,9 @@ def _mark(row: Sequence[Any]) -> Mark:
 
 
 def _diagnostic_row(d: Diagnostic) -> dict[str, Any]:
-    return {
-        "code": d.code,
-        "severity": str(d.severity),
-        "message": d.message,
-        "line": d.line,
-        "column": d.column,
-        "hint": d.hint,
-    }
+    row = {name: getattr(d, name) for name in ("code", "severity", "message", "line", "column", "hint")}
+    row["severity"] = str(d.severity)
+    return row
 
 
 def _diagnostic(row: Mapping[str, Any]) -> Diagnostic:

@@ -23,8 +23,7 @@ __all__ = ["add_flanking_rule", "state_class"]
 
 
 def add_flanking_rule(md: MarkdownIt, markers: CharSet) -> None:
-    """Make ``md``'s inline parser judge delimiter runs beside the characters of ``markers`` (a
-    marker's first and last) as beside punctuation."""
+    """Make ``md``'s inline parser judge delimiter runs beside ``markers``' characters as beside punctuation."""
     cls = state_class(frozenset(markers.chars))
     inline = md.inline
     marked = markers.found_in

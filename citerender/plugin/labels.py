@@ -20,8 +20,7 @@ def collapse_runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
 
 
 def group_label(numbers: Sequence[int], show: Callable[[int], str] = str, dash: str = "\u2013") -> str:
-    """``[1, 3–5]`` for a group citing sources ``numbers``; ``show`` writes each number shown (a
-    link to its source, in a page), ``dash`` the en dash (HTML writes it as an entity)."""
+    """``[1, 3–5]`` for a group citing ``numbers``; ``show`` writes each number, ``dash`` the en dash."""
     if len(numbers) == 1:  # most groups cite one source
         return "[" + show(numbers[0]) + "]"
     parts = [show(lo) if lo == hi else f"{show(lo)}{dash}{show(hi)}" for lo, hi in collapse_runs(numbers)]

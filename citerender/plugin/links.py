@@ -41,8 +41,7 @@ def in_destination(src: str, pos: int) -> bool:
 
 
 def url_before(src: str, pos: int) -> bool:
-    """Does a bare URL (``https://…``, ``mailto:…``, ``www.…``) end right at ``pos``? Only the run of
-    text back to the blank before it is read (at most :data:`_LOOKBACK` characters)."""
+    """Does a bare URL (``https://…``, ``mailto:…``, ``www.…``) end right at ``pos``?"""
     start = max(0, pos - _LOOKBACK)
     run = max(src.rfind(" ", start, pos), src.rfind("\n", start, pos), src.rfind("\t", start, pos)) + 1
     lo = max(run, start)
@@ -100,8 +99,7 @@ class LinkPolicy:
             md.core.ruler.at("linkify", self._core_linkify(core))
 
     def _normalize(self, normalize: Callable[[str], str]) -> Callable[[str], str]:
-        """markdown-it's ``normalizeLink``, except that a URL holding a marker character stays as
-        written, for the link check to refuse."""
+        """markdown-it's ``normalizeLink``, leaving a URL with a marker character for the check to refuse."""
         chars = self.marker_chars
 
         def normalize_link(url: str) -> str:
@@ -141,8 +139,7 @@ class LinkPolicy:
 
     @staticmethod
     def _core_linkify(linkify: Callable[[StateCore], None]) -> Callable[[StateCore], None]:
-        """markdown-it's core ``linkify`` rule, blind to the text either side of a marker that sat
-        inside a URL (the URL's two halves)."""
+        """markdown-it's core ``linkify``, blind to a URL's two halves either side of a marker."""
 
         def rule(state: StateCore) -> None:
             hidden: list[Token] = []

@@ -41,8 +41,7 @@ class Locator:
         self._newlines: dict[str, list[int]] = {}
 
     def offset(self, at: Token | Place, content: str, pos: int | None, raw: str, *, header: bool = False) -> int:
-        """Offset in ``st.original`` of ``raw`` found at ``pos`` of a block's content (``at``: the
-        block or its :data:`Place`; ``header``: in a fence's info string, on its first line)."""
+        """Offset in ``st.original`` of ``raw`` at ``pos`` of a block's content (see :meth:`span`)."""
         return self.span(at, content, pos, raw, header=header)[0]
 
     @property

@@ -158,8 +158,7 @@ def resolve(tok: Token, mk: Mark, st: CitationState, opts: PluginOptions) -> Non
 def _numbered_use(
     st: CitationState, known_uses: dict[tuple[str, LineRange | None], Use], sid: str, lines: LineRange | None
 ) -> Use | None:
-    """The use of a registry source already numbered, when its locator (if any) is valid: one
-    lookup by (id, locator) in ``known_uses``, shared by every group citing it so."""
+    """The use of a registry source already numbered with a valid locator (if any), by (id, locator)."""
     use = known_uses.get((sid, lines))
     if use is not None or st.registry is None:
         return use

@@ -49,8 +49,7 @@ class PluginOptions:
 
     @cached_property
     def repository(self) -> Repository:
-        """Where Codex file citations are read and linked (``repo``, ``repo_url``); loaded when an
-        answer cites a file."""
+        """Where Codex file citations are read and linked (``repo``, ``repo_url``), loaded on need."""
         from ..sources.repo import Repository
 
         return Repository(self.options.repo, self.options.repo_url, self.options.repo_include_hidden)
@@ -71,8 +70,7 @@ class PluginOptions:
         return CharSet(self.triggers)
 
     def needs_attention(self, text: str) -> bool:
-        """Could ``text`` hold anything the core rule handles? (Plain searches: a regex with
-        alternatives would test every position and cost more than the whole check.)"""
+        """Could ``text`` hold anything the core rule handles? (Plain searches, cheaper than a regex.)"""
         return (
             self.trigger_set.found_in(text)
             or "cite" in text

@@ -63,8 +63,7 @@ def _is_source_id(word: str, registry: Registry | None) -> bool:
 
 
 def _prefixes(registry: Registry | None) -> tuple[str, ...]:
-    """The leading letters of every id that can be a verbatim word, and ``turn`` (kept with the
-    registry: a service checks many answers against one)."""
+    """The leading letters of every id that can be a verbatim word, and ``turn`` (kept with the registry)."""
     if registry is None:
         return ("turn",)
     return registry.derived("placement.id-prefixes", lambda: _id_prefixes(tuple(registry)))
@@ -84,8 +83,7 @@ def _prefix_word(prefix: str) -> re.Pattern[str]:
 
 
 def placement_rule(state: StateCore, *, opts: PluginOptions) -> None:
-    """The ``citerender_placement`` core rule: the placement checks over the whole answer, from
-    what the citation rule left of each block (``blocks``); a stream's blocks wait for its end."""
+    """The ``citerender_placement`` core rule (a stream's blocks wait for its end)."""
     st = citation_state(state.env, opts.registry)
     if not st.whole_document:
         return

@@ -16,8 +16,7 @@ __all__ = ["CitingPlace", "RefUse", "Reference", "Use"]
 
 @record(slots=True)
 class CitingPlace:
-    """One place in the text that cites: its HTML anchor id, the locator used there, and the id of
-    the source it cites (one of a merged reference's; empty: the reference's own)."""
+    """One place in the text that cites: its anchor id, its locator, the id of the source it cites."""
 
     anchor: str
     lines: LineRange | None
@@ -46,8 +45,7 @@ class Reference:
 
 
 class Use(NamedTuple):
-    """One source as one citing group uses it, as token ``meta["uses"]`` holds it: plain data
-    (the reference by number, the source by id), read through :meth:`CitationState.uses`."""
+    """One source as one group uses it, as plain data in ``meta["uses"]`` (:meth:`CitationState.uses`)."""
 
     ref: int
     source: str

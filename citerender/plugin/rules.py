@@ -149,8 +149,7 @@ def _scan(state: StateInline, st: CitationState, opts: PluginOptions, well_forme
 
 
 def backslash_rule(opts: PluginOptions) -> Callable[[StateInline, bool], bool]:
-    """Inline rule: a backslash before a marker character is literal, so that the escape rule
-    does not swallow the marker."""
+    """Inline rule: a backslash before a marker character is literal (the escape rule would swallow it)."""
     triggers = opts.triggers
 
     def rule(state: StateInline, silent: bool) -> bool:

@@ -103,8 +103,7 @@ def view_id(ref: Reference, which: int = 0) -> str:
 
 
 def range_id(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str:
-    """The HTML id of a cited range in a view of ``ref``: ``source-1-L8-L13`` on the answer's
-    page, ``L8-L13`` on a page of its own (``mode``: a folder)."""
+    """The HTML id of a cited range in a view: ``source-1-L8-L13`` in-page, ``L8-L13`` in a folder's page."""
     loc = line_locator(lines.low, lines.high)
     return f"{view_id(ref, which)}-{loc}" if mode == VIEWS_PAGE else loc
 

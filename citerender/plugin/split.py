@@ -16,8 +16,7 @@ def _token(kind: str, content: str = "", mark: int | None = None, after: int = 0
 
 
 def split_text(tok: Token, marks: list[Mark], st: CitationState) -> list[Token]:
-    """Split a text token around copy-paste marks into text and citation tokens (the marks
-    entered in the state's table, the tokens' meta holding their indices)."""
+    """Split a text token around copy-paste marks (entered in the state's table) into tokens."""
     out: list[Token] = []
     pos = 0
     text = tok.content

@@ -37,8 +37,7 @@ __all__ = ["add_render_rules"]
 
 
 def _by_reference(uses: list[RefUse]) -> list[list[RefUse]]:
-    """A group's uses by reference, in visible order: one card item a source, holding every
-    passage of it the group cites (``[doc1][doc3]``, two chunks of one document)."""
+    """A group's uses by reference, in visible order: one card item a source, with each passage cited."""
     by: dict[int, list[RefUse]] = {}
     for u in uses:
         same = by.setdefault(u.reference.number, [])
@@ -53,8 +52,7 @@ def _accessible(ref: Reference) -> str:
 
 
 def _number_link(use: RefUse, style: str, cache: dict[int, str]) -> str:
-    """A number's link, made once per reference unless it depends on the use (bad lines, a
-    superscript's passage)."""
+    """A number's link, made once per reference unless it depends on the use."""
     if bad_lines(use) or (style == "superscript" and use.lines_valid):
         return _make_number_link(use, style)
     html = cache.get(use.reference.number)
@@ -220,8 +218,7 @@ def _lines_body(use: RefUse, views: str = VIEWS_OFF) -> str:
 
 
 def _pill_name(ref: Reference, env: Any) -> str:
-    """What a pill shows: the source's domain, else its title, shortened; a source sharing its
-    domain with another of the answer's sources is named by its title (:func:`.card_marks.pill_names`)."""
+    """What a pill shows: :func:`.card_marks.pill_names`, else the domain or title, shortened."""
     reg = citation_state(env).registry
     names = reg.derived("styles.pill_names", lambda: pill_names(reg.shown(k) or reg[k] for k in reg)) if reg else {}
     return names.get(ref.source.id) or shorten(ref.source.domain or ref.source.label)
@@ -283,8 +280,7 @@ def _sidenote(anchor: str, classes: str, label: str, items: str) -> str:
 
 
 def _card_items(sources: list[list[RefUse]], env: Any, note: str | None, views: str = VIEWS_OFF) -> str:
-    """A card's (or sidenote's) items, one a source, each made once per document (places repeat
-    them), the warning first when ``note`` flags the claim."""
+    """A card's (or sidenote's) items, each made once per document, the warning first when ``note``."""
     cache: dict[tuple[Any, ...], str] = citation_state(env).cache("styles.cards", dict)
     items = ""
     for same in sources:

@@ -12,8 +12,7 @@ __all__ = ["card_warning", "unsupported_flag", "unsupported_reason"]
 
 
 def unsupported_reason(meta: CitationMeta, env: Any) -> str | None:
-    """Why the group's claim was found unsupported (``mark_unsupported``), or ``None``: its
-    claims are looked up by index in the document's table."""
+    """Why the group's claim was found unsupported (``mark_unsupported``), or ``None``."""
     table = citation_state(env).claims
     for k in meta.get("claims", ()):
         claim = table[k]
