@@ -43,7 +43,8 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
 def _answer(page: Mapping[str, Any], b: Builder) -> list[Mapping[str, Any]]:
     """The newest answer on a page (the assistant's messages after the newest user message, or the
     newest run of them), oldest first; the rest is counted (CR512)."""
-    msgs = _chronological([m for m in page["data"] if isinstance(m, Mapping)])
+    data = [m for m in page["data"] if isinstance(m, Mapping)]
+    msgs = _chronological(data)
     users = [i for i, m in enumerate(msgs) if m.get("role") == "user"]
     answer = [m for m in msgs[users[-1] + 1 if users else 0 :] if m.get("role") != "user"]
     if not answer:  # the newest message is a question: the answer before it
@@ -56,16 +57,11 @@ def _answer(page: Mapping[str, Any], b: Builder) -> list[Mapping[str, Any]]:
     if left:
         b.note(("CR512", f"the page of thread messages holds {left} other message(s) (earlier turns): only its newest "
                          "answer is shown"))  # fmt: skip
-    if page.get("has_more") is True and _ascending(msgs, page):
+    ascending = bool(data) and len(msgs) > 1 and data[0] is msgs[0]  # listed oldest first (order=asc)
+    if page.get("has_more") is True and ascending:
         b.note(("CR512", "the page of thread messages has more after it (has_more, oldest first): newer messages "
                          "than those shown may exist"))  # fmt: skip
     return answer
-
-
-def _ascending(msgs: list[Mapping[str, Any]], page: Mapping[str, Any]) -> bool:
-    """Was the page listed oldest first (``order=asc``)? Its first message is the oldest."""
-    data = [m for m in page["data"] if isinstance(m, Mapping)]
-    return bool(data) and len(msgs) > 1 and data[0] is msgs[0]
 
 
 def _chronological(msgs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -62,7 +62,6 @@ def read_input(path: str, provider: str | None = None) -> Input:
     from .transcripts import is_transcript
 
     value, lines = read_json(text, name)
-
     transcript = provider is None and not lines and is_transcript(value)  # JSON Lines are one response's events
     return Input("transcript" if transcript else "response", path, text=text, data=value)
 

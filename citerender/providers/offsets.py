@@ -35,9 +35,7 @@ _CLOSING = ".,;:!?)]}\"'\u201d\u2019\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u300d\u
 def _width(ch: str, unit: str) -> int:
     if unit == "utf8":
         return len(ch.encode("utf-8"))
-    if unit == "utf16":
-        return 2 if ord(ch) > 0xFFFF else 1
-    return 1
+    return 2 if ord(ch) > 0xFFFF else 1  # utf16
 
 
 def _table(text: str, unit: str) -> Sequence[int]:

@@ -97,20 +97,16 @@ def output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader)
     name = _text(a.get("filename")) or (path.rsplit("/", 1)[-1] if path.startswith("sandbox:") else None)
     sid = named_file(b, file_id, name, container_id=a.get("container_id"))
     unlinked(b, sid, f"a code interpreter's file{', ' + path[:120] if path else ''}")
-    marker = b.marker(sid)
+    marker, title = b.marker(sid), str(b.sources[sid]["title"])
     if link is not None:
-        return _labelled(text, link.start(), link.end(), link.group(1) or str(b.sources[sid]["title"]), marker)
-    if (
-        start is not None
-        and end is not None
-        and 0 <= start < end <= len(text)
-        and text[start:end].startswith("sandbox:")
-    ):
-        return _labelled(text, start, end, str(b.sources[sid]["title"]), marker)  # a bare sandbox path: its name
+        return _labelled(text, link.start(), link.end(), link.group(1) or title, marker)
+    bare = text[start:end] if start is not None and end is not None and 0 <= start < end <= len(text) else ""
+    if start is not None and end is not None and bare.startswith("sandbox:"):
+        return _labelled(text, start, end, title, marker)  # a bare sandbox path: its name
     if start is None and end is None and index is not None:
         at = min(max(index, 0), len(text))
-        return [(at, at, marker)]
-    at = b.place(reader, start, end)
+    else:
+        at = b.place(reader, start, end)
     return [(at, at, marker)]
 
 

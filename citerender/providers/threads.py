@@ -163,24 +163,20 @@ class _Graph:
             if not isinstance(node, Mapping):
                 raise BrokenGraph(f"node {str(nid)[:60]!r} is a {type(node).__name__}, not an object")
             self.nodes[str(nid)] = node
-        self.kids: dict[str, list[str]] = {}
-        listed: dict[str, set[str]] = {}  # membership of each list, so a wide fork stays linear
+        kids: dict[str, dict[str, None]] = {}  # ordered sets, so a wide fork stays linear
         for nid, node in self.nodes.items():
             children = node.get("children") or []
             if not isinstance(children, list):
                 raise BrokenGraph(f"the children of node {nid[:60]!r} are not a list")
-            kids, known = self.kids.setdefault(nid, []), listed.setdefault(nid, set())
-            for child in children:
-                if not isinstance(child, str):
-                    raise BrokenGraph(f"a child id is a {type(child).__name__}, not a node id")
-                if child in self.nodes and child not in known:
-                    known.add(child)
-                    kids.append(child)
+            odd = next((type(c).__name__ for c in children if not isinstance(c, str)), None)
+            if odd is not None:
+                raise BrokenGraph(f"a child id is a {odd}, not a node id")
+            kids[nid] = dict.fromkeys(c for c in children if c in self.nodes)
         for nid in self.nodes:
             parent = self._parent(nid)
-            if parent is not None and nid not in listed[parent]:
-                listed[parent].add(nid)
-                self.kids[parent].append(nid)
+            if parent is not None:
+                kids[parent].setdefault(nid)
+        self.kids = {nid: list(found) for nid, found in kids.items()}
         self.seen: set[str] = set()
 
     def _parent(self, nid: str) -> str | None:

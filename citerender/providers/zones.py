@@ -41,10 +41,9 @@ _MAX_DEST = 2048  # longer destinations and titles are not looked for (keeps the
 class Zones:
     """The places of ``text`` a citation must not go, as disjoint ``[start, end)`` ranges.
 
-    :param complete: False for a text still streaming in: a code span, link or autolink opened in
-        its last paragraph and not yet closed is taken to run to the text's end (the citation waits).
-    :param start: where to start looking (a stream's :meth:`restart`), so that a growing text is
-        not read again from its beginning."""
+    :param complete: False for a text still streaming in: a zone opened in its last paragraph and
+        not yet closed runs to the text's end (the citation waits).
+    :param start: where to start looking (a stream's :meth:`restart`)."""
 
     def __init__(self, text: str, *, complete: bool = True, start: int = 0) -> None:
         self.text, self.complete, self.start = text, complete, start
@@ -89,14 +88,7 @@ class Zones:
         found.extend(
             (m.start(), _line_end(text, m.end())) for m in _REF_DEF.finditer(text, start) if not fences.holds(m.start())
         )
-        found.sort()
-        merged: list[tuple[int, int]] = []
-        for s, e in found:
-            if merged and s < merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
-            else:
-                merged.append((s, e))
-        return merged
+        return sorted(found)  # disjoint: whole lines, a definition never inside a fence
 
     def _inline(self, start: int, end: int) -> None:
         """Inline zones of ``text[start:end]``, paragraph by paragraph (none crosses a blank line)."""
@@ -172,10 +164,9 @@ class Zones:
             self._found.append((stack[0], end + 1, False))  # a link still coming
 
     def restart(self, limit: int) -> int:
-        """Where the zones of this text grown longer can be looked for from, at or before
-        ``limit``: the start of a zone that ``limit`` falls in or that is still open, else the
-        start of the last word before ``limit`` outside every zone. Everything before it is
-        closed: no code span, link or block there can change as the text grows."""
+        """Where the zones of this text grown longer can be looked for from, at or before ``limit``
+        (the start of a zone ``limit`` falls in, else of the last word before it): nothing before it
+        can change as the text grows."""
         text = self.text
         k = bisect_right(self.starts, limit - 1) - 1  # the last zone starting before the limit
         if k >= 0 and self.ends[k] > limit:
