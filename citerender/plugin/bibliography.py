@@ -109,14 +109,10 @@ def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
     if len(backlinks) == 1:
         b = backlinks[0]
         lines = f' <span class="citerender-ref-lines">{lines_html(b.lines)}</span>' if b.lines else ""
-        name = (
-            f"{lines_html(b.lines)}: back to the text citing source {number}"
-            if b.lines
-            else f"Back to the text citing source {number}"
-        )
+        name = f"{lines_html(b.lines)}: back" if b.lines else "Back"
         return Markup(
             f'<span class="citerender-backlinks"><a href="#{escape(b.anchor)}" role="doc-backlink" '
-            f'aria-label="{name}">{arrow}{lines}</a></span>'
+            f'aria-label="{name} to the text citing source {number}">{arrow}{lines}</a></span>'
         )
     links = []
     for b in backlinks:  # str escaping, one Markup at the end: hundreds of places per source
@@ -309,12 +305,8 @@ def _head_html(ref: Reference, e: Entry) -> str:
     """An entry's title (linked), site, shown URL and date, for both lists: made once per source."""
     memo = ref.source.memo
     head = memo.get("bibliography.head")
-    if head is None:
-        head = memo["bibliography.head"] = "".join(_head(e))
-    return str(head)
-
-
-def _head(e: Entry) -> list[str]:
+    if head is not None:
+        return str(head)
     title = f"<bdi>{escape(e.title)}</bdi>"  # isolated: a right-to-left title cannot reorder the line
     out = [
         f'<a class="citerender-ref-title" href="{escape(e.url)}">{title}</a>'
@@ -332,7 +324,8 @@ def _head(e: Entry) -> list[str]:
     if e.updated:
         u = escape(e.updated)
         out.append(f' <span class="citerender-ref-updated">updated <time datetime="{u}">{u}</time></span>')
-    return out
+    head = memo["bibliography.head"] = "".join(out)
+    return head
 
 
 def render_bibliography(
