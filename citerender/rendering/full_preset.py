@@ -144,11 +144,9 @@ def has_cjk(src: str) -> bool:
 
 def add_cjk_emphasis(md: MarkdownIt, markers: frozenset[str]) -> None:
     """Emphasis beside CJK text as ChatGPT shows it (``**삼성전자(005930)**는`` is bold), by the
-    CJK-friendly draft's rule: a run that punctuation would block is left-flanking when a CJK
-    character precedes it, right-flanking when one follows it. Installed after the citation
-    plugin, whose marker rule (``markers``: :mod:`citerender.plugin.flanking`) it keeps; text
-    without CJK is parsed as before. (``mdit-py-cjk-friendly`` needs markdown-it-py below 4,
-    counts no Hangul and patches every parser of the process.)"""
+    CJK-friendly draft's rule: a run punctuation would block flanks a CJK character beside it.
+    Installed after the citation plugin, whose marker rule (``markers``) it keeps; text without
+    CJK is parsed as before. (``mdit-py-cjk-friendly`` needs markdown-it-py below 4.)"""
     inline, before = md.inline, md.inline.parse
     cls = cjk_state_class(markers)
 

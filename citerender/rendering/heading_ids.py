@@ -1,9 +1,6 @@
-"""Heading ids (``<h2 id="install">``) for the full preset, unique across the answer.
-
-mdit-py-plugins' anchors rule keeps the ids it has given out for one call over the whole token
-stream; a stream parses its answer block by block (:mod:`citerender.stream`), so the ids given out
-live in ``env`` for the length of the document instead.
-A repeated title is numbered as the library numbers it (``unique_slug``: ``install``, ``install-1`` …).
+"""Heading ids (``<h2 id="install">``) for the full preset, unique across the answer: the ids
+given out live in ``env`` (a stream parses its answer block by block), a repeated title numbered as
+mdit-py-plugins numbers it (``install``, ``install-1`` …).
 """
 
 from __future__ import annotations

@@ -15,84 +15,19 @@ __all__ = ["MATHML_ELEMENTS", "MAX_MATH_CHARS", "allowed_value", "math_html"]
 MAX_MATH_CHARS = 5_000  # longer formulas are shown as code (latex2mathml's time grows with them)
 
 MATHML_ELEMENTS = frozenset(
-    [
-        "math",
-        "mrow",
-        "mi",
-        "mn",
-        "mo",
-        "ms",
-        "mtext",
-        "mspace",
-        "msup",
-        "msub",
-        "msubsup",
-        "mfrac",
-        "msqrt",
-        "mroot",
-        "mstyle",
-        "mtable",
-        "mtr",
-        "mtd",
-        "mlabeledtr",
-        "munder",
-        "mover",
-        "munderover",
-        "mpadded",
-        "mphantom",
-        "menclose",
-        "merror",
-        "semantics",
-        "annotation",
-        "mmultiscripts",
-        "mprescripts",
-        "none",
-        "mfenced",
-    ]
+    {"math", "semantics", "annotation"}  # a formula and what annotates it
+    | {"mi", "mn", "mo", "ms", "mtext", "mspace"}  # tokens
+    | {"mrow", "mfrac", "msqrt", "mroot", "mstyle", "merror", "mpadded", "mphantom", "mfenced", "menclose"}  # layout
+    | {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts", "mprescripts", "none"}  # scripts
+    | {"mtable", "mtr", "mtd", "mlabeledtr"}  # tables
 )
 _MATH_ATTRS = frozenset(
-    [
-        "display",
-        "mathvariant",
-        "mathsize",
-        "stretchy",
-        "fence",
-        "separator",
-        "lspace",
-        "rspace",
-        "movablelimits",
-        "accent",
-        "accentunder",
-        "columnalign",
-        "rowalign",
-        "columnspacing",
-        "rowspacing",
-        "columnlines",
-        "rowlines",
-        "frame",
-        "framespacing",
-        "width",
-        "height",
-        "depth",
-        "linethickness",
-        "notation",
-        "scriptlevel",
-        "displaystyle",
-        "minsize",
-        "maxsize",
-        "largeop",
-        "symmetric",
-        "form",
-        "columnspan",
-        "rowspan",
-        "align",
-        "open",
-        "close",
-        "separators",
-        "mathcolor",
-        "mathbackground",
-        "encoding",
-    ]
+    {"display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "mathcolor", "mathbackground"}  # style
+    | {"form", "fence", "separator", "stretchy", "symmetric", "largeop", "movablelimits", "accent", "accentunder"}  # mo
+    | {"lspace", "rspace", "minsize", "maxsize", "width", "height", "depth", "linethickness"}  # sizes
+    | {"align", "columnalign", "rowalign", "columnspacing", "rowspacing", "columnlines", "rowlines"}  # tables
+    | {"frame", "framespacing", "columnspan", "rowspan"}  # tables and cells
+    | {"open", "close", "separators", "notation", "encoding"}  # fences, enclosures, annotations
 )
 _SAFE_VALUE = lazy_compile(r"[\w\s.#%+\-,|()\[\]{}/:=]*")
 _COLOURS = frozenset({"mathcolor", "mathbackground"})

@@ -1,9 +1,6 @@
-"""Themes: folders of Jinja2 templates and one CSS file, found in the wheel or given as a path.
-
-A theme may hold only the files it changes: templates are looked up in the theme, then in the
-built-in theme it names as ``base`` (``theme.toml``), then in ``default`` — a Jinja2 loader
-chain, so overriding one template never means copying the rest. A theme changes looks, never
-what is shown.
+"""Themes: folders of Jinja2 templates and one CSS file, built in or given as a path. A theme holds
+only the files it changes: templates are looked up in it, then in the built-in theme it names as
+``base`` (``theme.toml``), then in ``default``. A theme changes looks, never what is shown.
 """
 
 from __future__ import annotations
@@ -158,10 +155,8 @@ class Theme:
         home_href: str | None = None,
         home_label: str = "All answers",
     ) -> str:
-        """A complete page: the CSS inlined, or linked when ``css_href`` is given (site builds).
-
-        A page has one ``h1``: an answer without one gets the title as its heading (for screen
-        readers only when its first heading already shows that text)."""
+        """A complete page, the CSS inlined or linked (``css_href``); an answer without an ``h1``
+        gets the title as one (for screen readers only when its first heading shows that text)."""
         safe_css = css.replace("</", "<\\/")
         heading = None if _H1.search(body) else ("sr" if _first_heading_is(body, title) else "shown")
         if not self.own_page:  # the default template's markup, without loading Jinja2 for it

@@ -129,9 +129,7 @@ def _unlinked(tok: Token) -> Token:
 
 
 def _text(content: str) -> Token:
-    tok = Token("text", "", 0)
-    tok.content = content
-    return tok
+    return Token("text", "", 0, content=content)
 
 
 def _unmark(rendered: str, marks: str) -> tuple[str, list[tuple[int, int, int]]]:

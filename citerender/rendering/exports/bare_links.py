@@ -17,78 +17,16 @@ __all__ = ["BARE_SCHEMES", "has_bare_link", "map_outside", "unlink_bare"]
 #: schemes a reader links bare without ``//`` after them (IANA's best known, as pandoc's list has
 #: them); any scheme followed by ``//`` is taken for a link whatever its name
 BARE_SCHEMES = frozenset(
-    {
-        "about",
-        "afp",
-        "blob",
-        "bitcoin",
-        "callto",
-        "chrome",
-        "chrome-extension",
-        "data",
-        "dns",
-        "doi",
-        "facetime",
-        "feed",
-        "file",
-        "ftp",
-        "ftps",
-        "geo",
-        "git",
-        "gopher",
-        "intent",
-        "irc",
-        "irc6",
-        "ircs",
-        "isbn",
-        "itms",
-        "itms-apps",
-        "jar",
-        "javascript",
-        "ldap",
-        "ldaps",
-        "magnet",
-        "mms",
-        "moz-extension",
-        "ms-msdt",
-        "ms-settings",
-        "msteams",
-        "mvn",
-        "news",
-        "nfs",
-        "nntp",
-        "pmid",
-        "resource",
-        "rsync",
-        "rtmp",
-        "rtsp",
-        "search-ms",
-        "sftp",
-        "sip",
-        "sips",
-        "skype",
-        "slack",
-        "sms",
-        "smb",
-        "snmp",
-        "spotify",
-        "ssh",
-        "steam",
-        "svn",
-        "tel",
-        "telnet",
-        "tftp",
-        "urn",
-        "vbscript",
-        "view-source",
-        "wais",
-        "webcal",
-        "ws",
-        "wss",
-        "xmpp",
-        "ymsgr",
-        "zoommtg",
-    }
+    {"about", "blob", "data", "file", "jar", "resource", "view-source"}  # local
+    | {"chrome", "chrome-extension", "moz-extension"}  # browser internals
+    | {"ftp", "ftps", "gopher", "wais", "feed", "webcal", "ws", "wss"}  # fetched
+    | {"javascript", "vbscript"}  # scripts
+    | {"callto", "facetime", "irc", "irc6", "ircs", "mms", "msteams", "news", "nntp", "sip", "sips"}  # messages
+    | {"skype", "slack", "sms", "tel", "xmpp", "ymsgr", "zoommtg"}  # messages and calls
+    | {"bitcoin", "doi", "geo", "isbn", "magnet", "pmid", "urn"}  # identifiers
+    | {"afp", "dns", "git", "ldap", "ldaps", "mvn", "nfs", "rsync", "rtmp", "rtsp", "sftp", "smb"}  # services
+    | {"snmp", "ssh", "svn", "telnet", "tftp"}  # remote services
+    | {"intent", "itms", "itms-apps", "ms-msdt", "ms-settings", "search-ms", "spotify", "steam"}  # apps
 )
 # a scheme (not inside a longer word, not already escaped) and its colon, something after it
 _BARE = re.compile(r"(?<![A-Za-z0-9+.\-\\])([A-Za-z][A-Za-z0-9+.\-]{0,31}):(?=\S)")

@@ -20,13 +20,9 @@ _READ = "markdown-raw_html-raw_tex-raw_attribute"
 
 
 def to_docx(p: Parsed) -> bytes:
-    """The answer as a ``.docx`` with one Word footnote per citation (pandoc on PATH).
-
-    pandoc reads the Markdown export (unsafe links already kept as text; raw HTML and TeX off) into
-    its document tree, every image there becomes its alt text, and only then is the document
-    written: the docx writer fetches images (even through a Lua filter), so with none left it reads
-    and fetches nothing — an image in the answer is never downloaded, nor a local file embedded.
-    """
+    """The answer as a ``.docx`` with one Word footnote per citation (pandoc on PATH). pandoc reads
+    the Markdown export into its tree, every image there becomes its alt text, and only then is the
+    document written: the docx writer fetches images, so with none left it fetches nothing."""
     pandoc = shutil.which("pandoc")
     if pandoc is None:
         raise CiterenderError(

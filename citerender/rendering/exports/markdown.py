@@ -128,14 +128,10 @@ def _loose_definitions(markdown: str) -> Iterator[int]:
 
 
 def guard_markdown(markdown: str, *, allow_html: bool = True, keep_cuts: bool = False) -> str:
-    """Keep every unsafe link in ``markdown`` as text, and raw HTML too unless ``allow_html``.
-
-    A reader such as pandoc links any destination and passes raw HTML, so in each block holding an
-    unsafe link (or, by default, the model's ``<script>``) the openers (``[`` and ``<``, or ``<`` of
-    tags; outside code spans and our ``[^n]`` notes) are escaped: the text reads the same, nothing
-    is live. A refused bare URL has its scheme's colon escaped (:func:`.bare_links.unlink_bare`);
-    the marks of cut URLs go unless ``keep_cuts``.
-    """
+    """Keep every unsafe link in ``markdown`` as text, and raw HTML too unless ``allow_html``: a
+    reader such as pandoc links any destination, so in each block holding one the openers (``[``,
+    ``<``; outside code spans and our ``[^n]`` notes) are escaped, and a refused bare URL's colon
+    (:func:`.bare_links.unlink_bare`). The marks of cut URLs go unless ``keep_cuts``."""
     markdown = bound_nesting(markdown)  # pandoc is exponential in nested brackets
     for attempt in range(4):
         ranges = unsafe_lines(markdown, allow_html=allow_html)

@@ -1,10 +1,7 @@
-"""Nesting bounded before a Markdown reader sees an export.
-
-pandoc's Markdown reader takes time exponential in nested brackets (ten nested links took 5.5 s
-and 700 MB; twenty ran past a minute), and a tree nested hundreds of block quotes deep is deeper
-than Python's JSON reader takes back (the Word export reads pandoc's tree). markdown-it stops
-nesting at ``maxNesting`` already, so the HTML never had the problem. Here, past a depth no real
-answer reaches, the opener is escaped: the text reads the same, it just no longer nests.
+"""Nesting bounded before a Markdown reader sees an export: pandoc takes time exponential in
+nested brackets, and a tree hundreds of block quotes deep is deeper than Python's JSON reader takes
+back (the Word export reads pandoc's tree). Past a depth no real answer reaches, the opener is
+escaped: the text reads the same, it just no longer nests.
 """
 
 from __future__ import annotations

@@ -25,15 +25,14 @@ _CLOSE = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 
 
 def _tex_source(t: Token) -> str:
-    """A formula as the author wrote it: its delimiters around its TeX (``$\\pi r^2$``,
-    ``\\(x\\)``, a ``$$`` block on its lines), as the Markdown export keeps it. Plain text has no
-    formula to show; the TeX is what a reader can read, and dropping it loses the claim's words."""
+    """A formula as the author wrote it, its delimiters around its TeX (``\\(x\\)``), as the
+    Markdown export keeps it: plain text has no formula to show, and the TeX holds the claim's words."""
     opener = t.markup or ("$$" if t.block or t.type == "math_inline_double" else "$")
     return opener + remove_residue(t.content) + _CLOSE.get(opener, opener)
 
 
 class _TextWriter:
-    """Markdown tokens to plain text: what a person pastes into an e-mail."""
+    """Markdown tokens to plain text."""
 
     def __init__(self, marks: str = "") -> None:
         self.marks = marks  # characters that take no room (see :func:`to_text`)
@@ -63,7 +62,6 @@ class _TextWriter:
             elif t.type == "link_open":
                 href = t.attrs.get("href")
                 link_href.append(str(href) if href is not None else None)
-                out.append("")
             elif t.type == "link_close":
                 href = link_href.pop() if link_href else None
                 safe = safe_url(href)
