@@ -93,13 +93,12 @@ class Builder:
         if sid is None:
             n = self.counts.get(kind, 0)
             self.counts[kind] = n + 1
-            sid = f"turn0{kind}{n}"
-            self.by_key[key] = sid
-            self.sources[sid] = {"id": sid, **{k: v for k, v in fields.items() if v}}
-        else:
-            for k, v in fields.items():
-                if v and not self.sources[sid].get(k):
-                    self.sources[sid][k] = v
+            sid = self.by_key[key] = f"turn0{kind}{n}"
+            self.sources[sid] = {"id": sid}
+        src = self.sources[sid]
+        for k, v in fields.items():
+            if v and not src.get(k):
+                src[k] = v
         self.touched[sid] = None
         return sid
 

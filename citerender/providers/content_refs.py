@@ -87,11 +87,8 @@ class SearchSources:
             sid = f"turn0ref{self.synthetic}"
         src = self.sources.setdefault(sid, {"id": sid})
         snippet = item.get("snippet")
-        for key, value in (
-            ("url", url),
-            ("title", title or item.get("attribution")),
-            ("updated", _date(item.get("pub_date"))),
-        ):
+        fields = {"url": url, "title": title or item.get("attribution"), "updated": _date(item.get("pub_date"))}
+        for key, value in fields.items():
             if value and not src.get(key):
                 src[key] = value
         if isinstance(snippet, str) and snippet.strip() and "text" not in src:

@@ -41,11 +41,8 @@ def conversation(data: Any, k: int = 0) -> Conversation:
     cannot be walked), with the export's notes its data carries (:class:`~.shards.Noted`)."""
     if not isinstance(data, Mapping):
         raise BrokenGraph(f"CR506 item {k + 1} of the export was skipped: it is a {_kind(data)}, not a conversation")
-    if "mapping" not in data and "chat_messages" in data:
-        conv = claude.conversation(data, k)
-    else:
-        conv = chatgpt.conversation(data, k)
-    return _with_notes(conv, data.notes if isinstance(data, Noted) else ())
+    read = claude.conversation if "mapping" not in data and "chat_messages" in data else chatgpt.conversation
+    return _with_notes(read(data, k), data.notes if isinstance(data, Noted) else ())
 
 
 def _with_notes(conv: Conversation, notes: Sequence[tuple[str, str]]) -> Conversation:

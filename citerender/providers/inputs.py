@@ -52,9 +52,7 @@ def read_input(path: str, provider: str | None = None) -> Input:
             return Input("response", path, data=parse_eventstream(data, name))
     text = decode_text(data, name, what)
     if not is_json:
-        events = _event_stream(text, name)
-        if events is None:
-            events = _json_lines(text, name)
+        events = _event_stream(text, name) or _json_lines(text, name)
         if events is None:
             return Input("answer", path, text=text)
         return Input("response", path, text=text, data=events)  # read once, as a stream of events

@@ -117,9 +117,8 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
         msg = choice.get("message") or {}
         anns = msg.get("annotations") or []
         through = provider_fields(text, msg, b)  # LiteLLM: what the chat shape lacks
-        parts.append(
-            insert_edits(text, url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",)) + through)
-        )
+        edits = url_citations(text, anns, b) + _others(text, anns, b, ("url_citation",)) + through
+        parts.append(insert_edits(text, edits))
         cut_off(b, "choices[0].finish_reason", choice.get("finish_reason"), CHAT_STOPS)
     return parts
 
