@@ -1,9 +1,7 @@
-"""The OpenAI Agents SDK's histories (Python and JS, 2026-08): a list of Responses input items
-(``to_input_list()``, ``result.history``, a session's items) or a serialised ``RunState``
-(``originalInput`` and ``generatedItems``' raw items, either spelling). An answer is the assistant
-``message`` items after a user turn, their ``output_text`` annotations (JS: under
-``providerData``) read as a Responses output; ``web_search_call`` items (JS: ``hosted_tool_call``)
-are consulted. Only the last answer is rendered; earlier ones are counted (CR512)."""
+"""The OpenAI Agents SDK's histories (Python and JS, 2026-08): Responses input items, or a
+serialised ``RunState`` (original input and generated items' raw items). The last answer (the
+assistant messages after the last user turn, JS keeping annotations under ``providerData``) is read
+as a Responses output, its web searches consulted; earlier answers are counted (CR512)."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..formats.agents import AGENTS_HISTORY
-from .common import Builder
+from .common import Builder, as_map
 from .openai import responses
 
 __all__ = ["collect_items", "history"]
@@ -57,10 +55,8 @@ def _part(part: Any) -> Mapping[str, Any] | None:
         return {"type": "output_text", "text": str(part.get("refusal") or ""), "annotations": []}
     if part.get("type") != "output_text":
         return None
-    anns = part.get("annotations")
-    for kept in (part.get("providerData"), part.get("provider_data")):
-        if not anns and isinstance(kept, Mapping):
-            anns = kept.get("annotations")
+    anns = part.get("annotations") or as_map(part.get("providerData")).get("annotations")
+    anns = anns or as_map(part.get("provider_data")).get("annotations")
     text = str(part.get("text") or "")
     return {"type": "output_text", "text": text, "annotations": anns if isinstance(anns, list) else []}
 

@@ -1,17 +1,13 @@
 """Vercel AI SDK ``UIMessage`` (AI SDK 5, documentation of 2025-09), in and out.
 
-In: ``parts`` of type ``text``, ``source-url`` and ``source-document`` (or ``generateText``'s
-``content``: ``text`` and ``source`` parts). A source with a span (``startIndex``/``endIndex``,
-``citedText``, on the part or in its ``providerMetadata``) goes after the words it names in the
-text part before it; a spanless one is cited at that text part's end, unless the part's own
-provider annotations (``url_citation`` spans passed through in ``providerMetadata``) place it. A
-tool's result naming web pages gives consulted sources. A stream folds into a message; its
-``finish`` reason or an ``abort`` says the answer was cut off (CR514).
+In: ``text``, ``source-url`` and ``source-document`` parts (or ``generateText``'s ``content``). A
+source with a span (``startIndex``/``endIndex``, ``citedText``, maybe in ``providerMetadata``) goes
+after the words it names in the text part before it; a spanless one at that part's end, unless the
+part's own ``url_citation`` annotations place it. Tool results naming pages are consulted; a stream
+folds into a message, its ``finish`` reason or ``abort`` reported (CR514).
 
-Out (``--to ai-sdk``): a ``UIMessage`` a front end renders as it is — the text without markers,
-one ``source-url``/``source-document`` part per reference (number and cited lines in
-``providerMetadata.citerender``; consulted sources after them, marked so), and a
-``data-citerender-citations`` part giving each citation group's offset (code points, UTF-16)."""
+Out (``--to ai-sdk``): the text without markers, one source part per reference (number and lines
+in ``providerMetadata.citerender``) and a ``data-citerender-citations`` part with each group's offset."""
 
 from __future__ import annotations
 
@@ -34,13 +30,11 @@ def ui_message(msg: Mapping[str, Any], b: Builder) -> list[str]:
         if not isinstance(part, Mapping):
             continue
         kind = part.get("type")
-        if kind == "source":  # generateText's content: one type, told apart by sourceType
-            kind = "source-url" if part.get("sourceType") == "url" else "source-document"
         if isinstance(kind, str) and kind.startswith("tool-"):  # a web search tool's result (``tool-result``,
             reader.read += searched(part.get("output", part.get("result")))  # or a UI message's tool part)
         elif kind == "text":
             reader.text(part)
-        elif kind in ("source-url", "source-document"):
+        elif kind in ("source-url", "source-document", "source"):  # generateText's content: ``source``
             reader.source(part)
     cut_off(b, "finishReason", msg.get("finishReason"), {"length", "content-filter", "error"})
     cut_off(b, "type", "abort" if "aborted" in msg else None, {"abort"}, detail=msg.get("aborted"))
@@ -144,8 +138,10 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     ended: dict[str, Any] = {}  # how the stream says the answer ended: ``finish``'s reason, an ``abort``
     for c in chunks:
         kind = c.get("type")
-        if kind in ("finish", "abort"):
-            ended.update(_ended(c))
+        if kind == "abort":  # its reason, else that it was aborted
+            ended["aborted"] = str(c.get("reason") or "")
+        elif kind == "finish" and isinstance(c.get("finishReason"), str):
+            ended["finishReason"] = c["finishReason"]
         elif kind in ("text-start", "text-delta"):
             key = str(c.get("id"))
             if kind == "text-start" or key not in texts:  # begun (again)
@@ -161,14 +157,6 @@ def collect_stream(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for key, pieces in deltas.items():
         texts[key]["text"] += "".join(pieces)
     return {"role": "assistant", "parts": parts, **ended}
-
-
-def _ended(chunk: Mapping[str, Any]) -> dict[str, Any]:
-    """What a ``finish`` chunk (its ``finishReason``) or an ``abort`` chunk (its ``reason``) says."""
-    if chunk.get("type") == "abort":
-        return {"aborted": str(chunk.get("reason") or "")}
-    reason = chunk.get("finishReason")
-    return {"finishReason": reason} if isinstance(reason, str) else {}
 
 
 def to_ui_message(p: Parsed, message_id: str = "citerender") -> dict[str, Any]:

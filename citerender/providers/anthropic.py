@@ -13,11 +13,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..syntax.escapes import printable
-from .common import Builder, index_range, insert_edits, unknown_annotation, web_url
+from .common import Builder, as_map, index_range, insert_edits, unknown_annotation, web_url
 from .offsets import after_last_word
 from .stops import cut_off
 
 __all__ = ["CITATION_KINDS", "citation_marker", "citation_source", "collect_events", "fetched_document", "messages"]
+
+CITATION_KINDS = (
+    "web_search_result_location",
+    "web_fetch_result_location",
+    "search_result_location",
+    "char_location",
+    "page_location",
+    "content_block_location",
+)
+#: a stream's blocks by index, and the pieces of their fields (joined once: linear in the stream)
+_Blocks = dict[int, dict[str, Any]]
+_Deltas = dict[tuple[int, str], list[str]]
+#: the ``stop_reason`` values that leave an answer unfinished ("Handling stop reasons", 2026)
+STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "refusal", "pause_turn"})
 
 
 def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
@@ -35,20 +49,14 @@ def citation_source(c: Mapping[str, Any], b: Builder, documents: Sequence[Mappin
 
 
 def _search_result(c: Mapping[str, Any], b: Builder) -> str:
-    """A search result the caller passed in: linked when its ``source`` is a web URL, else that
-    ``source`` (``file_001``, ``kb://…``) shown beside its title."""
+    """A search result the caller passed in: its ``source`` linked, or shown beside its title."""
     src = " ".join(str(c.get("source") or "").split())[:500]
     title = " ".join(str(c.get("title") or "").split())[:500]
     url = web_url(src)
     if not url and src and title and src != title:
         title = f"{title} ({src})"
-    sid = b.source(
-        f"result:{src or c.get('search_result_index')}",
-        "search",
-        title=title or src or None,
-        url=url,
-        meta={"source": src} if src else None,
-    )
+    key = f"result:{src or c.get('search_result_index')}"
+    sid = b.source(key, "search", title=title or src or None, url=url, meta={"source": src} if src else None)
     blocks = index_range("block", "blocks", c.get("start_block_index"), c.get("end_block_index"))
     b.sources[sid].setdefault("meta", {}).setdefault("locations", []).append(blocks)
     return sid
@@ -82,8 +90,7 @@ def _document_source(
 
 
 def _document(c: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """The document a citation's ``document_index`` names, or the one its ``document_title`` names
-    (the request's documents and the fetched pages may be counted differently)."""
+    """The document a citation's ``document_index`` names, or the one its ``document_title`` names."""
     idx = c.get("document_index", 0)
     doc = documents[idx] if isinstance(idx, int) and 0 <= idx < len(documents) else {}
     title = c.get("document_title")
@@ -104,16 +111,6 @@ def fetched_document(block: Mapping[str, Any]) -> dict[str, Any] | None:
     doc = content.get("content")
     title = doc.get("title") if isinstance(doc, Mapping) else None
     return {"url": content["url"], "title": title if isinstance(title, str) else None, "fetched": True}
-
-
-CITATION_KINDS = (
-    "web_search_result_location",
-    "web_fetch_result_location",
-    "search_result_location",
-    "char_location",
-    "page_location",
-    "content_block_location",
-)
 
 
 def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[str, Any]] = ()) -> list[str]:
@@ -138,14 +135,9 @@ def messages(resp: Mapping[str, Any], b: Builder, documents: Sequence[Mapping[st
         markers = [m for c in block.get("citations") or [] if (m := citation_marker(c, b, documents)) is not None]
         edits.extend((len(text), len(text), m) for m in dict.fromkeys(markers))
     placed = [(after_last_word(text, at), after_last_word(text, at), m) for at, _, m in edits]
-    details = resp.get("stop_details")  # a refusal's explanation
-    why = details.get("explanation") if isinstance(details, Mapping) else None
+    why = as_map(resp.get("stop_details")).get("explanation")  # a refusal's explanation
     cut_off(b, "stop_reason", resp.get("stop_reason"), STOPS, detail=why)
     return [insert_edits(text, placed)]
-
-
-#: the ``stop_reason`` values that leave an answer unfinished ("Handling stop reasons", 2026)
-STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "refusal", "pause_turn"})
 
 
 def citation_marker(c: Any, b: Builder, documents: Sequence[Mapping[str, Any]]) -> str | None:
@@ -158,8 +150,7 @@ def citation_marker(c: Any, b: Builder, documents: Sequence[Mapping[str, Any]]) 
 
 
 def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str]) -> None:
-    """Every search result and fetched page a source (consulted unless cited); a failed search or
-    fetch is reported (CR511)."""
+    """Every search result and fetched page a source; a failed search or fetch reported (CR511)."""
     kind, content = block.get("type"), block.get("content")
     if kind == "server_tool_use" and isinstance(block.get("input"), Mapping):
         asked = block["input"].get("url", block["input"].get("query"))  # a fetch's page, a search's query
@@ -185,8 +176,8 @@ def _tool_block(block: Mapping[str, Any], b: Builder, tool_urls: dict[str, str])
 def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fold a streaming event sequence into the final response object."""
     message: dict[str, Any] = {"type": "message", "role": "assistant", "content": []}
-    blocks: dict[int, dict[str, Any]] = {}
-    deltas: dict[tuple[int, str], list[str]] = {}  # (block, field) → pieces, joined once: linear in the stream
+    blocks: _Blocks = {}
+    deltas: _Deltas = {}
     for e in events:
         t = e.get("type")
         if t == "message_start":
@@ -207,9 +198,7 @@ def collect_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return message
 
 
-def _block_start(
-    e: Mapping[str, Any], blocks: dict[int, dict[str, Any]], deltas: dict[tuple[int, str], list[str]]
-) -> None:
+def _block_start(e: Mapping[str, Any], blocks: _Blocks, deltas: _Deltas) -> None:
     """One ``content_block_start``: the block, begun again (what an earlier block at its index gathered goes)."""
     block = dict(e.get("content_block") or {})
     if block.get("type") == "text":
@@ -221,9 +210,7 @@ def _block_start(
         deltas.pop((index, name), None)
 
 
-def _block_delta(
-    e: Mapping[str, Any], blocks: dict[int, dict[str, Any]], deltas: dict[tuple[int, str], list[str]]
-) -> None:
+def _block_delta(e: Mapping[str, Any], blocks: _Blocks, deltas: _Deltas) -> None:
     """One ``content_block_delta``: text and a tool's input gathered as pieces, a citation added."""
     index = int(e.get("index", 0))
     block = blocks.setdefault(index, {"type": "text", "text": "", "citations": []})

@@ -1,8 +1,7 @@
-"""Azure OpenAI "On Your Data": the answer writes ``[doc1]``, and ``message.context.citations``
-lists what each number names (``content, title, url, filepath, chunk_id``), in order. The text is
-left as written, for the ``azure`` dialect. Chunks of one document are one source, each chunk a
-numbered line of it. The older API put the citations in a ``tool`` message's JSON; documents
-retrieved but not cited (``all_retrieved_documents``) are sources consulted."""
+"""Azure OpenAI "On Your Data": the answer writes ``[doc1]`` and ``message.context.citations`` lists
+what each number names, in order (or, in the older API, a ``tool`` message's JSON). The text is left
+for the ``azure`` dialect; chunks of one document are one source, each a numbered line of it;
+``all_retrieved_documents`` not cited are consulted."""
 
 from __future__ import annotations
 

@@ -15,6 +15,8 @@ from .stops import cut_off
 
 __all__ = ["collect_events", "collect_kb_events", "converse", "knowledge_base"]
 
+#: the Converse ``stopReason`` values that leave an answer unfinished (the malformed_* are about tools)
+_STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "guardrail_intervened", "content_filtered"})
 #: a location's range counts (one, many), end exclusive; a character range (None) is left as offsets
 _WHERE: dict[str, tuple[str, str] | None] = {
     "documentChar": None,
@@ -35,12 +37,9 @@ def _converse_source(cit: Mapping[str, Any], b: Builder) -> tuple[str, str | Non
     else:
         kind, where = next(((k, v) for k, v in loc.items() if k in _WHERE), ("document", {}))
         index = where.get("documentIndex", where.get("searchResultIndex", 0)) if isinstance(where, Mapping) else 0
-        sid = b.source(
-            f"bedrock:{kind}:{index}:{cit.get('source') or cit.get('title')}",
-            "file",
-            title=cit.get("title") or cit.get("source"),
-            meta={"location": kind, "index": index},
-        )
+        key = f"bedrock:{kind}:{index}:{cit.get('source') or cit.get('title')}"
+        meta = {"location": kind, "index": index}
+        sid = b.source(key, "file", title=cit.get("title") or cit.get("source"), meta=meta)
         if kind in _WHERE and isinstance(where, Mapping):
             units = _WHERE[kind]
             start, end = where.get("start"), where.get("end")
@@ -71,11 +70,6 @@ def converse(resp: Mapping[str, Any], b: Builder) -> list[str]:
         size += len(text)
     cut_off(b, "stopReason", resp.get("stopReason"), _STOPS)
     return [insert_edits("".join(out), edits)]
-
-
-#: the Converse ``stopReason`` values that leave an answer unfinished (end_turn, tool_use and
-#: stop_sequence finish it; malformed_model_output and malformed_tool_use are about tool calls)
-_STOPS = frozenset({"max_tokens", "model_context_window_exceeded", "guardrail_intervened", "content_filtered"})
 
 
 def knowledge_base(resp: Mapping[str, Any], b: Builder) -> list[str]:

@@ -1,7 +1,6 @@
-"""Amazon Bedrock Agents (``InvokeAgent``, documentation of 2025-10): ``chunk`` events (the
-answer's ``bytes``, base64 once saved as JSON, and ``attribution.citations`` in the Knowledge
-Bases shape) fold into a RetrieveAndGenerate response; the passages the ``trace`` events'
-knowledge-base lookups retrieved are sources consulted."""
+"""Amazon Bedrock Agents (``InvokeAgent``, documentation of 2025-10): the ``chunk`` events (answer
+``bytes``, base64 once saved as JSON, and Knowledge Bases ``attribution.citations``) fold into a
+RetrieveAndGenerate response; the passages ``trace`` lookups retrieved are consulted."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .bedrock import kb_source, knowledge_base
-from .common import Builder
+from .common import Builder, as_list, as_map
 
 __all__ = ["agent", "answer_text", "collect_agent_events"]
 
@@ -80,5 +79,5 @@ def _lookups(trace: Any) -> list[Any]:
     """The retrieved references of a trace event's knowledge-base lookup."""
     found = trace.get("trace", trace) if isinstance(trace, Mapping) else None
     for key in ("orchestrationTrace", "observation", "knowledgeBaseLookupOutput", "retrievedReferences"):
-        found = found.get(key) if isinstance(found, Mapping) else None
-    return found if isinstance(found, list) else []
+        found = as_map(found).get(key)
+    return as_list(found)

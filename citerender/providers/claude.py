@@ -1,14 +1,8 @@
-"""A Claude data export (``conversations.json``, or the export's ``.zip``) as conversations, the
-same kind as a ChatGPT export's.
-
-Each conversation's ``chat_messages`` form a tree by ``parent_message_uuid`` (read in order when
-there are none), ``current_leaf_message_uuid`` naming the branch shown. An answer is its ``text``
-blocks joined (blocks on either side of a tool call are separate paragraphs); a block's
-``citations`` (``end_index`` in that block, ``details.url``) become a marker after the words they
-name, and the pages a web search returned (``tool_result`` ``knowledge`` items) give sources their
-titles and snippets, and are the sources consulted. Thinking and tools are not shown; an unknown
-block is reported (CR501); a user's attachments are named; an unfinished ``stop_reason`` is
-reported (CR514)."""
+"""A Claude data export (``conversations.json``, or its ``.zip``) as conversations, as a ChatGPT
+export's are. ``chat_messages`` form a tree by ``parent_message_uuid``; an answer is its ``text``
+blocks joined (a tool call between them starts a paragraph), each ``citations`` entry a marker after
+the words it ends on; the pages a web search returned title the sources and are consulted. An
+unknown block is reported (CR501), attachments are named, an unfinished ``stop_reason`` is CR514."""
 
 from __future__ import annotations
 
@@ -18,7 +12,7 @@ from typing import Any
 
 from ..sources.model import registry_from_data
 from ..syntax.format import DEFAULT_FORMAT
-from .common import insert_edits
+from .common import as_map, insert_edits
 from .content_refs import md_text
 from .stops import stopped
 from .threads import BrokenGraph, Conversation, Turn, assembled, entered, shown_title, timestamp
@@ -160,15 +154,13 @@ class _Answer:
                         found[key] = " ".join(item[key].split()) if key == "text" else item[key]
 
     def _cited(self, block: Mapping[str, Any]) -> str:
-        """The block's text with a marker after the words each citation names (ids by URL); a
-        citation ending outside it is listed without a place (reported)."""
-        raw = block.get("text")
-        text: str = raw if isinstance(raw, str) else ""
-        at: dict[int, list[str]] = {}
+        """The block's text with a marker after the words each citation names (ids by URL)."""
+        text: str = block["text"] if isinstance(block.get("text"), str) else ""
+        at: dict[int, dict[str, None]] = {}  # place → the ids cited there, in order
         for c in block.get("citations") or []:
             if not isinstance(c, Mapping):
                 continue
-            details: Mapping[str, Any] = c["details"] if isinstance(c.get("details"), Mapping) else {}
+            details = as_map(c.get("details"))
             url = details.get("url") or c.get("url")
             if not isinstance(url, str) or not url.strip():
                 self.notes.append(("CR505", "a citation names no URL: left out"))
@@ -178,14 +170,11 @@ class _Answer:
             if end is None:
                 continue
             self.placed.add(sid)
-            ids = at.setdefault(end, [])
-            if sid not in ids:
-                ids.append(sid)
+            at.setdefault(end, {})[sid] = None
         return insert_edits(text, [(end, end, DEFAULT_FORMAT.marker(*ids)) for end, ids in at.items()])
 
     def _end(self, text: str, given: Any) -> int | None:
-        """Where a citation's marker goes: after its end and the punctuation that follows; None
-        for an end outside the text (reported)."""
+        """After a citation's end and the punctuation that follows; None outside the text (CR504)."""
         end = given if isinstance(given, int) and not isinstance(given, bool) else -1
         if not 0 <= end <= len(text):
             where = f"a citation's end ({str(given)[:20]}) lies outside its text ({len(text)} characters)"
@@ -208,16 +197,12 @@ class _Answer:
         return sid
 
     def sources(self) -> list[dict[str, Any]]:
-        """The cited pages (titled and quoted from the searches if need be), then the pages
-        searches returned that nothing cites (consulted)."""
+        """The cited pages (titled from the searches if need be), then the pages only searched."""
         out = []
         for url, source in self.cited.items():
             found = self.seen.get(url, {})
             listed = {} if source["id"] in self.placed else {"listed": "cited"}  # cited, but nowhere in the text
             out.append({**{k: v for k, v in found.items() if k not in source}, **source, **listed})
-        n = len(out)
-        for url, found in self.seen.items():
-            if url not in self.cited:
-                n += 1
-                out.append({"id": f"claude{n}", "url": url, **found})
+        unseen = [(url, found) for url, found in self.seen.items() if url not in self.cited]
+        out.extend({"id": f"claude{n}", "url": url, **found} for n, (url, found) in enumerate(unseen, len(out) + 1))
         return out

@@ -1,24 +1,25 @@
-"""Cohere v2 chat (documentation of 2025-09): ``message.content[]`` text blocks and
-``message.citations[{start, end, text, sources[{type: document|tool, id, document|tool_output}]}]``
-(offsets in characters of the joined text). A stream's ``content-delta`` and ``citation-start``
-events fold into a response; its ``message-end`` says how it ended (CR514)."""
+"""Cohere v2 chat (documentation of 2025-09): ``message.content[]`` text and ``message.citations``
+(``start``, ``end`` in characters of the joined text, ``text``, ``sources`` of documents or tool
+outputs); a stream folds into a response, its ``message-end`` saying how it ended (CR514)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits
+from .common import Builder, as_map, insert_edits
 from .offsets import SpanReader
 from .stops import cut_off
 
 __all__ = ["chat", "citation_marker", "collect_events"]
 
+#: the v2 ``finish_reason`` values that leave an answer unfinished
+_STOPS = frozenset({"max_tokens", "error", "timeout"})
+
 
 def _source(src: Mapping[str, Any], b: Builder) -> str | None:
     sid = str(src.get("id") or "")
-    doc = src.get("document") if src.get("type", "document") == "document" else src.get("tool_output")
-    doc = doc if isinstance(doc, Mapping) else {}
+    doc = as_map(src.get("document") if src.get("type", "document") == "document" else src.get("tool_output"))
     supplied = b.supplied(sid)
     if supplied is not None:
         return supplied
@@ -44,11 +45,6 @@ def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
             edits.append((at, at, marker))
     cut_off(b, "finish_reason", resp.get("finish_reason"), _STOPS)
     return [insert_edits(text, edits)]
-
-
-#: the v2 ``finish_reason`` values that leave an answer unfinished (COMPLETE, STOP_SEQUENCE and
-#: TOOL_CALL finish it)
-_STOPS = frozenset({"max_tokens", "error", "timeout"})
 
 
 def citation_marker(cit: Mapping[str, Any], b: Builder) -> str | None:

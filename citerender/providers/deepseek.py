@@ -1,9 +1,7 @@
-"""DeepSeek's web chat with search (chat.deepseek.com; no public API document, the shape its
-exporters read): an assistant message's ``fragments`` — ``SEARCH`` ``results[{url, title, snippet,
-cite_index, published_at}]``, ``THINK`` (not shown) and ``RESPONSE`` text citing ``[citation:N]``
-or ``[reference:N]`` by ``cite_index``, read by the ``deepseek`` dialect — or older messages'
-``search_results`` beside ``content``. A whole chat (``data.biz_data.chat_messages``) gives its
-last assistant message."""
+"""DeepSeek's web chat with search (no public API document; the shape its exporters read): a
+message's ``SEARCH`` fragment results and ``RESPONSE`` text citing ``[citation:N]`` or
+``[reference:N]`` by ``cite_index`` (the ``deepseek`` dialect), or older ``search_results`` beside
+``content``; a whole chat (``data.biz_data.chat_messages``) gives its last assistant message."""
 
 from __future__ import annotations
 
@@ -11,14 +9,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from .common import Builder
+from .common import Builder, as_list, as_map
 
 __all__ = ["message"]
 
 
 def _last(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    biz = (data.get("data") or {}).get("biz_data") if isinstance(data.get("data"), Mapping) else None
-    chat = biz.get("chat_messages") if isinstance(biz, Mapping) else None
+    chat = as_map(as_map(data.get("data")).get("biz_data")).get("chat_messages")
     if isinstance(chat, list):
         replies = [m for m in chat if isinstance(m, Mapping) and str(m.get("role", "")).lower() == "assistant"]
         return replies[-1] if replies else {}
@@ -30,8 +27,7 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
     b.dialect = "deepseek"
     results: list[Any] = list(msg.get("search_results") or [])
     texts: list[str] = []
-    found = msg.get("fragments")
-    fragments: list[Any] = found if isinstance(found, list) else []
+    fragments = as_list(msg.get("fragments"))
     for f in fragments:
         if not isinstance(f, Mapping):
             continue

@@ -1,12 +1,9 @@
-"""Google Gemini / Vertex AI grounding (``generateContent``; documentation of 2026-05):
-``candidates[0].groundingMetadata`` holds ``groundingChunks`` (``web``, ``retrievedContext``,
-``maps``, ``image``) and ``groundingSupports[]`` (``segment{partIndex, startIndex, endIndex, text}``,
-``groundingChunkIndices``). Segment offsets are **UTF-8 bytes** into the part's text; ``thought``
-parts are neither shown nor counted. A web chunk's title names the site behind its redirect link;
-an image chunk cites the page the image is on. A chunk that cannot be linked is reported (CR505,
-CR507); every chunk and every page URL context read is a source (consulted unless cited), a page
-it could not read is reported (CR511). ``citationMetadata`` is read by :mod:`.gemini_citations`,
-the Search Suggestions widget by :mod:`.search_suggestions`."""
+"""Google Gemini / Vertex AI grounding (``generateContent``, documentation of 2026-05): each of
+``groundingMetadata.groundingSupports`` cites ``groundingChunks`` (``web``, ``retrievedContext``,
+``maps``, ``image``) over a segment in **UTF-8 bytes** of its part (``thought`` parts not counted).
+A web chunk's title names its site, an image chunk cites its page; a chunk that cannot be linked is
+reported (CR505, CR507). Every chunk and page URL context read is a source (one not read: CR511);
+``citationMetadata`` is read by :mod:`.gemini_citations`, the widget by :mod:`.search_suggestions`."""
 
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ from itertools import accumulate
 from typing import Any
 
 from ..syntax.escapes import printable
-from .common import Builder, first_text, insert_edits, web_url
+from .common import Builder, as_list, as_map, first_text, insert_edits, web_url
 from .gemini_citations import citation_sources, merge_citations, recited_places
 from .offsets import SpanReader
 from .search_suggestions import after_answer, suggestions
@@ -24,9 +21,15 @@ from .stops import cut_off
 
 __all__ = ["camel_keys", "collect_chunks", "generate_content", "supports"]
 
-
 #: the grounding chunk kinds read here (google-genai ``GroundingChunk``); any other is reported
 _KINDS = ("web", "retrievedContext", "maps", "image")
+#: the ``customMetadata`` keys that may link a file search document
+_URL_KEYS = ("url", "source_url", "uri", "source_uri", "link")
+_CAMEL = re.compile(r"(?<=[a-z0-9])_([a-z])")
+#: the ``finishReason`` values of an answer Gemini finished (every other one stopped it early)
+_FINISHED = frozenset({"stop", "finish_reason_unspecified"})
+#: what a stream's last chunk that has it says for the whole answer
+_KEPT = ("groundingMetadata", "urlContextMetadata", "finishReason", "finishMessage")
 
 
 def _source(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
@@ -86,12 +89,8 @@ def _unread(chunk: Mapping[str, Any], index: int, b: Builder) -> str:
     return b.source(f"gemini:{index}", "search", title=None if url else title, url=url, meta={"chunk_index": index})
 
 
-_URL_KEYS = ("url", "source_url", "uri", "source_uri", "link")
-
-
 def _retrieved_names(c: Mapping[str, Any], title: Any, uri: Any) -> tuple[Any, Any]:
-    """A file search chunk's title and link: its own, else its ``customMetadata``'s, else its
-    store's name — never the bare chunk id."""
+    """A file search chunk's title and link: its own, its ``customMetadata``'s, or its store's."""
     custom = {
         str(m.get("key", "")).lower(): m.get("stringValue")
         for m in c.get("customMetadata") or []
@@ -106,8 +105,7 @@ def _retrieved_names(c: Mapping[str, Any], title: Any, uri: Any) -> tuple[Any, A
 
 
 def supports(meta: Mapping[str, Any], b: Builder) -> list[tuple[int, Any, Any, Any, str]]:
-    """Each grounding support as ``(part, startIndex, endIndex, text, marker)`` (UTF-8 offsets
-    into the part), its sources made; supports naming no chunk the response holds are reported."""
+    """Each grounding support as ``(part, startIndex, endIndex, text, marker)``, its sources made."""
     chunks = meta.get("groundingChunks") or []
     out = []
     for support in meta.get("groundingSupports") or []:
@@ -142,12 +140,8 @@ def camel_keys(data: Any) -> Any:
     return data
 
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])_([a-z])")
-
-
 def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
-    """The answer with each grounding support's and citation source's marker in place, then the
-    Search Suggestions."""
+    """The answer with its grounding and citation sources' markers, then the Search Suggestions."""
     resp = camel_keys(resp)
     candidates = resp.get("candidates") or []
     if not candidates:
@@ -173,18 +167,13 @@ def generate_content(resp: Mapping[str, Any], b: Builder) -> list[str]:
     return [answer + after_answer(answer, suggestions(meta, b))]
 
 
-#: the ``finishReason`` values of an answer Gemini finished (every other one stopped it early)
-_FINISHED = frozenset({"stop", "finish_reason_unspecified"})
-
-
 def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
     """Every grounding chunk and page URL context read as a source; a page not read: CR511."""
     meta = cand.get("groundingMetadata") or {}
     for i, chunk in enumerate(meta.get("groundingChunks") or []):
         if isinstance(chunk, Mapping):
             _source(chunk, i, b)
-    url_meta = cand.get("urlContextMetadata") or {}
-    for m in url_meta.get("urlMetadata") or [] if isinstance(url_meta, Mapping) else []:
+    for m in as_list(as_map(cand.get("urlContextMetadata")).get("urlMetadata")):
         url = m.get("retrievedUrl") if isinstance(m, Mapping) else None
         if not isinstance(url, str):
             continue
@@ -196,24 +185,18 @@ def _consulted(cand: Mapping[str, Any], b: Builder) -> None:
 
 
 def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold streamed responses into one: texts added part by part, the last metadata and finish
-    reason kept, every chunk's citation sources (offsets from the answer's start) merged."""
-    texts: list[list[str]] = []  # each part's pieces, joined once: linear in the stream
+    """Fold streamed responses into one: texts joined part by part, the last metadata kept."""
+    texts: dict[int, list[str]] = {}  # each part's pieces, joined once: linear in the stream
     kept: dict[str, Any] = {}
     cited: list[Mapping[str, Any]] = []
     for chunk in map(camel_keys, chunks):
         for cand in (chunk.get("candidates") or [])[:1]:
             for k, text in enumerate(_answer_texts(cand)):
-                while len(texts) <= k:
-                    texts.append([])
-                texts[k].append(text)
+                texts.setdefault(k, []).append(text)
             kept.update((key, cand[key]) for key in _KEPT if cand.get(key))
             cited.extend(citation_sources(cand))
-    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": "".join(t)} for t in texts]}, **kept}
+    parts = [{"text": "".join(t)} for t in texts.values()]
+    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": parts}, **kept}
     if (merged := merge_citations(cited)) is not None:
         cand_out["citationMetadata"] = merged
     return {"candidates": [cand_out]}
-
-
-#: what a stream's last chunk that has it says for the whole answer
-_KEPT = ("groundingMetadata", "urlContextMetadata", "finishReason", "finishMessage")

@@ -14,7 +14,7 @@ from itertools import accumulate
 from typing import Any
 
 from ..syntax.escapes import printable
-from .common import Builder, web_url
+from .common import Builder, as_list, as_map, web_url
 from .offsets import after_last_word
 
 __all__ = ["citation_sources", "entry_key", "merge_citations", "recited_places"]
@@ -22,11 +22,9 @@ __all__ = ["citation_sources", "entry_key", "merge_citations", "recited_places"]
 
 def citation_sources(cand: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """A candidate's (camelCase) citation entries, whichever API wrote them."""
-    meta = cand.get("citationMetadata")
-    if not isinstance(meta, Mapping):
-        return []
-    items = meta.get("citationSources") or meta.get("citations") or []
-    return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
+    meta = as_map(cand.get("citationMetadata"))
+    items = meta.get("citationSources") or meta.get("citations")
+    return [c for c in as_list(items) if isinstance(c, Mapping)]
 
 
 def merge_citations(found: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -107,8 +105,7 @@ def recited_places(entries: Sequence[Mapping[str, Any]], text: str, b: Builder) 
 
 
 def _after_word(text: str, end: int) -> int:
-    """After the word ``end`` falls in and its closing punctuation; a span running into the next
-    line's markup (``versa. ⏎ - **``) ends on the line whose words it covers."""
+    """After the word ``end`` falls in and its closing punctuation, on the line whose words it covers."""
     word = end
     while word > 0 and not text[word - 1].isalnum():
         word -= 1

@@ -13,16 +13,14 @@ __all__ = ["answer"]
 
 
 def answer(data: Mapping[str, Any], b: Builder) -> list[str]:
-    inner = data.get("init_parameters")
-    params: Mapping[str, Any] = inner if isinstance(inner, Mapping) else data
+    params: Mapping[str, Any] = data["init_parameters"] if isinstance(data.get("init_parameters"), Mapping) else data
     b.dialect = "numbered"
     for i, doc in enumerate(params.get("documents") or []):
         if isinstance(doc, Mapping) and "init_parameters" in doc:  # a serialised Document object
             doc = doc["init_parameters"]
         if not isinstance(doc, Mapping):
             continue
-        nested = doc.get("meta")
-        meta: Mapping[str, Any] = nested if isinstance(nested, Mapping) else doc  # to_dict() flattens meta
+        meta: Mapping[str, Any] = doc["meta"] if isinstance(doc.get("meta"), Mapping) else doc  # to_dict() flattens it
         sid, locator = retrieved_source(b, meta, str(doc.get("content") or ""), doc.get("id"))
         index = meta.get("source_index")
         b.number(index if isinstance(index, int) and not isinstance(index, bool) else i + 1, sid, locator)

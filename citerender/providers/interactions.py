@@ -1,22 +1,23 @@
-"""Google Gemini's Interactions API (``POST /v1beta/interactions``; API reference of 2026-05): an
-``interaction`` whose ``steps[]`` (``outputs[]`` in the first beta) hold ``model_output`` steps,
-their ``text`` items carrying ``url_citation``, ``file_citation`` (File Search) and
-``place_citation`` (Google Maps) annotations, offsets in **UTF-8 bytes**; any other type is
-reported (CR507). Search and URL-context results are sources consulted (a page not retrieved:
-CR511), the results' Search Suggestions are shown after the answer, a stream of events folds into
-the interaction first, and an unfinished ``status`` is reported (CR514)."""
+"""Google Gemini's Interactions API (``/v1beta/interactions``, reference of 2026-05): ``steps[]``
+(``outputs[]`` in the first beta) whose ``model_output`` text items carry ``url_citation``,
+``file_citation`` and ``place_citation`` annotations (UTF-8 offsets; another type: CR507). Search
+and URL-context results are consulted (one not read: CR511), their Search Suggestions shown after
+the answer; a stream folds into the interaction, an unfinished ``status`` is CR514."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .common import Builder, insert_edits, no_span, unknown_annotation, web_url
+from .common import Builder, as_list, insert_edits, no_span, unknown_annotation, web_url
 from .offsets import SpanReader
 from .search_suggestions import after_answer, paragraph
 from .stops import cut_off
 
 __all__ = ["collect_events", "interaction"]
+
+#: an interaction's ``status`` that leaves its answer unfinished (``incomplete``: the token limit)
+_UNFINISHED = frozenset({"incomplete", "budget_exceeded", "failed", "cancelled", "in_progress"})
 
 
 def _steps(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -99,19 +100,13 @@ def interaction(data: Mapping[str, Any], b: Builder) -> list[str]:
     return [answer + after_answer(answer, shown)] if parts or shown else []
 
 
-#: an interaction's ``status`` that leaves its answer unfinished (``incomplete``: the token limit)
-_UNFINISHED = frozenset({"incomplete", "budget_exceeded", "failed", "cancelled", "in_progress"})
-
-
 def _suggestions(data: Mapping[str, Any], b: Builder) -> str:
-    """The Search Suggestions the ``google_search_result`` steps carry (each result repeats the
-    widget), else ``""``; the ``google_search_call`` queries stand in for a widget without chips."""
+    """The Search Suggestions the search results carry, their calls' queries for a widget without chips."""
     snippets: list[str] = []
     queries: list[Any] = []
     for step in _steps(data):
         if step.get("type") == "google_search_call" and isinstance(step.get("arguments"), Mapping):
-            found = step["arguments"].get("queries")
-            queries.extend(found if isinstance(found, list) else [])
+            queries.extend(as_list(step["arguments"].get("queries")))
         for r in _results(step) if step.get("type") == "google_search_result" else []:
             html = r.get("search_suggestions")
             if isinstance(html, str) and html.strip():
@@ -122,7 +117,7 @@ def _suggestions(data: Mapping[str, Any], b: Builder) -> str:
 def _results(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """A result step's results (one, or a list)."""
     results = step.get("result")
-    return [r for r in (results if isinstance(results, list) else [results]) if isinstance(r, Mapping)]
+    return [r for r in as_list(results) or [results] if isinstance(r, Mapping)]
 
 
 def _consulted(step: Mapping[str, Any], b: Builder) -> None:

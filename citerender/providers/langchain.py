@@ -1,11 +1,8 @@
 """LangChain v1 standard content blocks (documentation of 2025-10): an AI message's
-``content_blocks`` (or ``content``) of ``{"type": "text", "text", "annotations": [{"type":
-"citation", "url", "title", "start_index", "end_index", "cited_text"}]}`` (LangChain.js: camelCase,
-offsets in UTF-16), serialised (``{"lc": 1, "kwargs": …}``) or as streamed chunks. Another
-annotation type is reported (CR507), its URL kept. A ``content`` still in the provider's own blocks
-(``ChatAnthropic``'s ``citations``, ``ChatOpenAI``'s Responses annotations) is read by that
-provider's reader. An unfinished answer, as ``response_metadata`` copies the provider's field, is
-reported (CR514)."""
+``content_blocks`` (or ``content``) of ``text`` blocks with ``citation`` annotations (LangChain.js:
+camelCase, UTF-16 offsets), serialised or as streamed chunks; another annotation type is CR507. A
+``content`` still in ``ChatAnthropic``'s or ``ChatOpenAI``'s own blocks is read by that provider's
+reader; an unfinished answer, by the field ``response_metadata`` copies, is CR514."""
 
 from __future__ import annotations
 
@@ -13,11 +10,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import anthropic, openai
-from .common import Builder, insert_edits, unknown_annotation
+from .common import Builder, as_map, insert_edits, unknown_annotation
 from .offsets import SpanReader
 from .stops import TOKEN_LIMIT, cut_off
 
 __all__ = ["collect_chunks", "message", "unwrap"]
+
+#: the ``finish_reason`` values of an unfinished answer (OpenAI's, Mistral's, Google's as LangChain copies it)
+_FINISH_STOPS = TOKEN_LIMIT | openai.CHAT_STOPS | {"safety", "recitation", "prohibited_content", "blocklist", "spii"}
+#: OpenAI's Responses annotation types (LangChain's own is ``citation``)
+_OPENAI_TYPES = frozenset({"url_citation", "file_citation", "container_file_citation", "file_path"})
 
 
 def unwrap(data: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -59,8 +61,7 @@ def message(data: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 def _marker(ann: Mapping[str, Any], cited: Any, b: Builder) -> str | None:
-    """The marker of a ``citation`` annotation (None when it names nothing: CR505), or of another
-    type (LangChain's ``non_standard_annotation``…) carrying a URL (CR507)."""
+    """The marker of a ``citation`` annotation (CR505 naming nothing), or of another type (CR507)."""
     if ann.get("type") != "citation":
         return unknown_annotation(str(ann.get("type")), ann, b)
     url, title = ann.get("url"), ann.get("title")
@@ -71,17 +72,9 @@ def _marker(ann: Mapping[str, Any], cited: Any, b: Builder) -> str | None:
     return b.marker(sid, b.add_line(sid, cited) if isinstance(cited, str) and cited.strip() else None)
 
 
-#: the ``finish_reason`` values the chat models' metadata carries for an unfinished answer (OpenAI's
-#: and Mistral's chat shape, Google's ``finishReason`` as LangChain copies it)
-_FINISH_STOPS = TOKEN_LIMIT | openai.CHAT_STOPS | {"safety", "recitation", "prohibited_content", "blocklist", "spii"}
-
-
 def _ended(msg: Mapping[str, Any], b: Builder) -> None:
-    """An answer its model did not finish (CR514), by the provider's field ``response_metadata``
-    copies: ``finish_reason``, ``stop_reason``, ``stopReason`` or a Responses ``status``."""
-    meta = msg.get("response_metadata")
-    if not isinstance(meta, Mapping):
-        return
+    """An answer its model did not finish (CR514), by the provider's field ``response_metadata`` copies."""
+    meta = as_map(msg.get("response_metadata"))
     for field, stops in (
         ("finish_reason", _FINISH_STOPS),
         ("stop_reason", anthropic.STOPS),
@@ -92,13 +85,8 @@ def _ended(msg: Mapping[str, Any], b: Builder) -> None:
     openai.unfinished(openai.ending(meta), b)
 
 
-#: OpenAI's Responses annotation types (LangChain's own is ``citation``)
-_OPENAI_TYPES = frozenset({"url_citation", "file_citation", "container_file_citation", "file_path"})
-
-
 def _native(msg: Mapping[str, Any]) -> str | None:
-    """Whose own blocks ``content`` keeps (``anthropic``, ``openai``), when no standard
-    ``content_blocks`` are beside it; else None."""
+    """Whose own blocks ``content`` keeps (``anthropic``, ``openai``) without ``content_blocks``."""
     content = msg.get("content")
     if "content_blocks" in msg or not isinstance(content, list):
         return None
@@ -124,8 +112,7 @@ def _as_responses_output(content: list[Any]) -> list[Any]:
 
 
 def _span(ann: Mapping[str, Any]) -> tuple[Any, Any, Any, str]:
-    """``(start, end, cited text, unit)``: Python's snake_case keys count code points, LangChain.js's
-    camelCase ones UTF-16 code units."""
+    """``(start, end, cited text, unit)``: snake_case counts code points, LangChain.js UTF-16 units."""
     if "end_index" in ann or "start_index" in ann or "cited_text" in ann:
         return ann.get("start_index"), ann.get("end_index"), ann.get("cited_text"), "codepoint"
     return ann.get("startIndex"), ann.get("endIndex"), ann.get("citedText"), "utf16"

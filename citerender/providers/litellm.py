@@ -1,16 +1,15 @@
-"""LiteLLM: every provider behind the OpenAI chat shape, what that shape lacks in
-``message.provider_specific_fields``. Anthropic's citations come one list per text block, each
-with its block's ``supported_text``: the marker goes after those words (a citation whose words are
-not found is listed without a place, CR510). URL lists and ``search_results`` are sources
-consulted; a citation of any other shape is reported (CR507), its URL kept."""
+"""LiteLLM: what the OpenAI chat shape lacks, in ``message.provider_specific_fields``. Anthropic's
+citations (one list per text block, with the block's ``supported_text``) go after those words, or
+are listed without a place (CR510); URL lists and ``search_results`` are consulted, any other
+citation reported (CR507)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .anthropic import CITATION_KINDS, citation_source
-from .common import Builder, unknown_annotation, web_url
+from .common import Builder, as_list, unknown_annotation, web_url
 from .offsets import after_last_word
 
 __all__ = ["provider_fields"]
@@ -52,9 +51,6 @@ def provider_fields(text: str, msg: Mapping[str, Any], b: Builder) -> list[tuple
     return edits
 
 
-def _flat(items: Any) -> Iterator[Any]:
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, list):
-            yield from item
-        else:
-            yield item
+def _flat(items: Any) -> list[Any]:
+    """The citations, one list per text block (Anthropic's) or one list of URLs, as one list."""
+    return [c for item in as_list(items) for c in (item if isinstance(item, list) else [item])]

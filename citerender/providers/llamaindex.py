@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder, retrieved_source
+from .common import Builder, as_map, retrieved_source
 
 __all__ = ["response"]
 
@@ -23,8 +23,7 @@ def response(resp: Mapping[str, Any], b: Builder) -> list[str]:
             continue
         text = str(node.get("text") or "")
         label = _LABEL.match(text)
-        found = node.get("metadata")
-        meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        meta = as_map(node.get("metadata"))
         sid, locator = retrieved_source(b, meta, text[label.end() :] if label else text, node.get("id_"))
         b.number(int(label.group(1)) if label else i + 1, sid, locator)
     return [str(resp.get("response") or "")]

@@ -1,8 +1,7 @@
-"""Mistral (chat completions and agents conversations, documentation of 2025-09): content as a
-list of chunks — ``text`` and ``reference`` (``reference_ids``) interleaved, and agents' built-in
-tools' ``tool_reference`` (``title``, ``url``, ``source``). Reference ids point into the tool
-results the caller sent: ``--sources`` supplies them (id ``ref{N}``, or the id itself); an id with
-no source is kept as an unverified citation, reported."""
+"""Mistral (chat completions and agents conversations, documentation of 2025-09): content chunks of
+``text``, ``reference`` (``reference_ids`` into the tool results the caller sent, which
+``--sources`` supplies as ``ref{N}``; one without a source is kept unverified, reported) and
+agents' ``tool_reference`` (``title``, ``url``, ``source``)."""
 
 from __future__ import annotations
 
@@ -29,10 +28,9 @@ def _chunks(resp: Mapping[str, Any]) -> list[Any]:
 
 def _reference(rid: Any, b: Builder) -> str:
     name = str(rid)
-    for candidate in (f"ref{name}", name):
-        supplied = b.supplied(candidate)
-        if supplied is not None:
-            return supplied
+    supplied = b.supplied(f"ref{name}") or b.supplied(name)
+    if supplied is not None:
+        return supplied
     sid = f"ref{name}" if name.isdigit() else f"ref{len(b.sources)}"
     if sid not in b.sources:  # kept as an unverified citation, reported once
         b.note(("CR505", f"reference id {name[:40]!r} has no source: pass --sources with id {sid}"))
@@ -41,8 +39,7 @@ def _reference(rid: Any, b: Builder) -> str:
 
 
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
-    """The text chunks joined; each reference chunk a marker where it came, before the spaces
-    that precede it (``week. [1]`` → ``week.[1] ``)."""
+    """The text chunks joined, each reference a marker where it came, before its spaces (``week.[1] ``)."""
     out: list[str] = []
     size = 0
     edits: list[tuple[int, int, str]] = []

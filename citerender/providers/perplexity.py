@@ -1,17 +1,13 @@
-"""Perplexity (Sonar chat completions, documentation of 2026-05): the OpenAI chat shape with
-``search_results[{title, url, date, last_updated, snippet}]`` (and the deprecated ``citations`` URL
-list); the text's 1-based ``[1]`` numbers, in the order of those lists, are read by the
-``numbered`` dialect where the plugin reads inline Markdown. xAI's chat API returns the same
-``citations`` list with ``[[1]](url)`` links, each cited where it stands (:mod:`.xai`).
-
-The Agent API (``/v1/agent`` or ``/v1/responses``; perplexity-py, 2026-09) answers in the
-Responses shape: a ``search_results`` item's ``results[]`` (``[n]`` names the result whose ``id``
-is n) and ``fetch_url_results`` items, consulted; its stream adds
-``response.reasoning.search_results`` events."""
+"""Perplexity (documentation of 2026-05). Sonar chat completions: the OpenAI chat shape with
+``search_results`` (and the deprecated ``citations`` URLs), cited by 1-based ``[1]`` numbers that
+the ``numbered`` dialect reads; xAI's ``[[1]](url)`` links are cited where they stand (:mod:`.xai`).
+The Agent API (perplexity-py, 2026-09) answers in the Responses shape, ``[n]`` naming the
+``search_results`` result whose ``id`` is n; ``fetch_url_results`` are consulted."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import zip_longest
 from typing import Any
 
 from .common import Builder, consult, insert_edits, url_source
@@ -28,21 +24,14 @@ def _result_source(r: Mapping[str, Any], url: Any, b: Builder) -> str:
     return b.source(key, "search", title=r.get("title"), url=url, updated=updated, text=r.get("snippet"))
 
 
-def _sources(resp: Mapping[str, Any], b: Builder) -> list[str]:
-    results = [r for r in resp.get("search_results") or [] if isinstance(r, Mapping)]
-    urls = [u for u in resp.get("citations") or [] if isinstance(u, str)]
-    ids = []
-    for k in range(max(len(results), len(urls))):
-        r = results[k] if k < len(results) else {}
-        ids.append(_result_source(r, r.get("url") or (urls[k] if k < len(urls) else None), b))
-    return ids
-
-
 def chat(resp: Mapping[str, Any], b: Builder) -> list[str]:
     choice = (resp.get("choices") or [{}])[0]
     b.dialect = "numbered"  # the text's [1] numbers: read by the plugin, where inline Markdown is
-    for n, sid in enumerate(_sources(resp, b), start=1):
-        b.number(n, sid)
+    results = [r for r in resp.get("search_results") or [] if isinstance(r, Mapping)]
+    urls = [u for u in resp.get("citations") or [] if isinstance(u, str)]
+    for n, (found, url) in enumerate(zip_longest(results, urls), start=1):
+        r: Mapping[str, Any] = found or {}
+        b.number(n, _result_source(r, r.get("url") or url, b))
     text = str((choice.get("message") or {}).get("content") or "")
     cut_off(b, "choices[0].finish_reason", choice.get("finish_reason"), CHAT_STOPS)
     return [insert_edits(text, inline_links(text, [], lambda url: b.marker(url_source({"url": url}, b))))]
@@ -68,8 +57,7 @@ def agent(resp: Mapping[str, Any], b: Builder) -> list[str]:
 
 
 def collect_agent_events(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Fold an Agent API stream: the response its last event gives when it holds the output, else
-    the items done (or the text deltas), with the search results the reasoning events carried."""
+    """Fold an Agent API stream: its last response, else the items done and the searches' results."""
     last = next((e.get("response") for e in reversed(events) if e.get("type") in STREAM_ENDS), None)
     if isinstance(last, Mapping) and last.get("output"):
         return dict(last)
@@ -97,6 +85,5 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for key in ("citations", "search_results", "model"):
             if c.get(key):
                 out[key] = c[key]
-    out["choices"] = [{"message": {"role": "assistant", "content": "".join(text)}, "finish_reason": reason}]
-    out["object"] = "chat.completion"
-    return out
+    message = {"role": "assistant", "content": "".join(text)}
+    return {**out, "choices": [{"message": message, "finish_reason": reason}], "object": "chat.completion"}

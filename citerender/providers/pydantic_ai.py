@@ -1,8 +1,6 @@
-"""Pydantic AI: a ``ModelResponse`` as its message history serialises it (``part_kind`` parts).
-Its ``text`` parts are the answer, separate paragraphs; the pages its provider's own tools
-returned (``builtin-tool-return``) are sources consulted (no citation positions are kept, so none
-is invented). A whole history is a transcript (:mod:`.transcripts`). An unfinished
-``finish_reason`` is reported (CR514)."""
+"""Pydantic AI: a ``ModelResponse`` as its message history serialises it. Its ``text`` parts are the
+answer; the pages its provider's own tools returned (``builtin-tool-return``) are consulted, no
+citation position being kept; a whole history is a transcript (:mod:`.transcripts`)."""
 
 from __future__ import annotations
 

@@ -1,27 +1,20 @@
-"""RAGFlow (HTTP API, documentation of 2025-10): a completion whose answer cites 0-based ``[ID:0]``
-chunks of ``data.reference.chunks`` (a list, or the agent API's mapping by number), read by the
-``ragflow`` dialect. Chunk fields changed names across versions: all are read. Chunks of one
-document are one source, each a numbered line of it; documents only ``doc_aggs`` list are consulted."""
+"""RAGFlow (HTTP API, documentation of 2025-10): an answer citing the 0-based ``[ID:0]`` chunks of
+``data.reference.chunks`` (a list, or the agent API's mapping), read by the ``ragflow`` dialect,
+every version's field names read; chunks of one document are one source, ``doc_aggs`` consulted."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Builder, first_text, web_url
+from .common import Builder, as_map, first_text, web_url
 
 __all__ = ["completion"]
 
 
-def _body(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    inner = data.get("data")
-    return inner if isinstance(inner, Mapping) else data
-
-
 def completion(data: Mapping[str, Any], b: Builder) -> list[str]:
-    body = _body(data)
-    found = body.get("reference")
-    reference: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    body: Mapping[str, Any] = data["data"] if isinstance(data.get("data"), Mapping) else data
+    reference = as_map(body.get("reference"))
     chunks = reference.get("chunks") or []
     # a mapping (the agent API) is keyed by the number the answer writes; a list is in that order
     items = (

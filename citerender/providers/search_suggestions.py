@@ -1,25 +1,20 @@
-"""Gemini's Search Suggestions: ``groundingMetadata.searchEntryPoint.renderedContent``, the HTML
-widget Grounding with Google Search returns, one chip (``<a class="chip" href="…">query</a>``) per
-search query, which Google's terms require showing beside the answer (as do the Interactions
-API's ``google_search_result`` steps).
-
-The snippet is read as data, never passed through: each ``<a>``'s text and ``href`` only, as one
-Markdown paragraph after the answer (``Search suggestions from Google: [query](<https link>) · …``)
-that goes through the pipeline like the answer's text. Only ``https`` links are kept; a chip with
-another link, or a snippet with no link (the ``webSearchQueries`` are shown then), is shown as
-text and reported (CR515). Nothing the snippet names is fetched."""
+"""Gemini's Search Suggestions (``groundingMetadata.searchEntryPoint.renderedContent``, and the
+Interactions API's ``search_suggestions``): the HTML widget whose chips (``<a class="chip"
+href="…">query</a>``) Google's terms require showing beside the answer. Read as data, never passed
+through: each chip's text and https link, as one Markdown paragraph after the answer; a chip
+without one, or a widget with no chips (its search queries then), is shown as text (CR515)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from html import unescape
 from typing import Any
 
 from ..sources.clean import display_text
 from ..syntax.escapes import printable
 from ..syntax.residue import has_residue
-from .common import Builder
+from .common import Builder, as_list, as_map
 from .content_refs import md_text
 
 __all__ = ["LABEL", "after_answer", "chips", "paragraph", "suggestions"]
@@ -43,8 +38,7 @@ _ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>
 
 
 def _visible(html: str) -> str:
-    """``html`` without comments and the elements whose text is not text (style, script, SVG…);
-    one left open runs to the end."""
+    """``html`` without comments and elements whose text is not text (style, script, SVG…)."""
     out, pos = [], 0
     while (m := _SKIP_START.search(html, pos)) is not None:
         out.append(html[pos : m.start()])
@@ -70,10 +64,10 @@ def _chip_text(inner: str) -> str:
     return " ".join(unescape(_ANY_TAG.sub("", inner)).split())[:_MAX_TEXT]
 
 
-def _all_chips(html: str) -> list[tuple[str, str | None]]:
-    """Each ``<a>``'s text and ``href``, in order; an ``<a>`` inside a chip is part of its text,
-    a chip left open ends at the snippet's end."""
-    html = _visible(html)
+def chips(html: str) -> list[tuple[str, str | None]]:
+    """The widget's chips as ``(query text, href)``, in order, read from its first MiB: an ``<a>``
+    inside a chip is part of its text, a chip left open ends at the snippet's end."""
+    html = _visible(html[:_MAX_HTML])
     found: list[tuple[str, str | None]] = []
     pos, close = 0, None
     for m in _A_START.finditer(html):
@@ -81,15 +75,11 @@ def _all_chips(html: str) -> list[tuple[str, str | None]]:
             continue  # inside the chip before it
         if close is None or close.start() < m.end():
             close = _A_END.search(html, m.end())
-        end = close.start() if close is not None else len(html)
-        found.append((_chip_text(html[m.end() : end]), _href(m.group(1))))
+        text = _chip_text(html[m.end() : close.start() if close is not None else len(html)])
+        if text:
+            found.append((text, _href(m.group(1))))
         pos = close.end() if close is not None else len(html)
     return found
-
-
-def chips(html: str) -> list[tuple[str, str | None]]:
-    """The widget's chips as ``(query text, href)``, in order, read from its first MiB."""
-    return [(text, href) for text, href in _all_chips(html[:_MAX_HTML]) if text]
 
 
 def _https(href: str | None) -> str | None:
@@ -106,14 +96,11 @@ def _link(text: str, url: str) -> str:
 
 
 def suggestions(meta: Any, b: Builder) -> str:
-    """The Search Suggestions paragraph for a candidate's (camelCase) grounding metadata, ``""``
-    when it has no widget."""
-    entry = meta.get("searchEntryPoint") if isinstance(meta, Mapping) else None
-    html = entry.get("renderedContent") if isinstance(entry, Mapping) else None
+    """The Search Suggestions paragraph for a candidate's grounding metadata (``""``: no widget)."""
+    html = as_map(as_map(meta).get("searchEntryPoint")).get("renderedContent")
     if not isinstance(html, str) or not html.strip():
         return ""
-    queries = meta.get("webSearchQueries")
-    return paragraph([html], queries if isinstance(queries, list) else [], b)
+    return paragraph([html], as_list(meta.get("webSearchQueries")), b)
 
 
 def paragraph(snippets: Sequence[str], queries: Sequence[str], b: Builder) -> str:

@@ -1,8 +1,6 @@
-"""Vertex AI Search (Discovery Engine ``servingConfigs.answer``, documentation of 2025-10): an
-``answer``'s ``answerText`` and ``citations[{startIndex, endIndex, sources[{referenceId}]}]``
-(offsets in **UTF-8 bytes**, int64 as strings, a 0 left out) naming its ``references`` by index:
-``chunkInfo``, ``unstructuredDocumentInfo`` or ``structuredDocumentInfo``. References never cited
-are sources consulted."""
+"""Vertex AI Search answers (Discovery Engine ``servingConfigs.answer``, documentation of 2025-10):
+``answerText`` with ``citations`` (offsets in **UTF-8 bytes**, int64 as strings, a 0 left out)
+naming ``references`` by index; references never cited are consulted."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ __all__ = ["answer"]
 
 
 def answer(resp: Mapping[str, Any], b: Builder) -> list[str]:
-    found = resp.get("answer")
-    ans: Mapping[str, Any] = found if isinstance(found, Mapping) else resp
+    ans: Mapping[str, Any] = resp["answer"] if isinstance(resp.get("answer"), Mapping) else resp
     text = str(ans.get("answerText") or "")
     refs = [_reference(r, b) if isinstance(r, Mapping) else None for r in ans.get("references") or []]
     reader = SpanReader(text, "utf8")

@@ -1,8 +1,6 @@
-"""xAI's inline citations (documentation of 2026-06): the answer holds ``[[1]](url)`` links, each
-spanned by a ``url_citation`` whose ``title`` is the display number. :func:`.common.url_citations`
-cites a page where an annotated link stood; this module does the same for the links no annotation
-names (xAI's chat API, a response without positions), so a page is cited once, where the model
-cited it. A link inside code stays code."""
+"""xAI's inline citations (documentation of 2026-06): ``[[1]](url)`` links in the answer. Where no
+``url_citation`` names a link (xAI's chat API, a response without positions) the link is cited
+here, in place, so a page is cited once, where the model cited it; a link in code stays code."""
 
 from __future__ import annotations
 
@@ -32,8 +30,7 @@ def cite_in_place(text: str, start: int, end: int, marker: str) -> list[tuple[in
 def inline_links(
     text: str, edits: list[tuple[int, int, str]], cite: Callable[[str], str]
 ) -> list[tuple[int, int, str]]:
-    """Edits replacing each ``[[1]](url)`` link of ``text`` that none of ``edits`` touches by
-    ``cite(url)``, as :func:`cite_in_place` does."""
+    """Edits citing each ``[[1]](url)`` link none of ``edits`` touches in place, by ``cite(url)``."""
     if "]](" not in text:
         return []
     zones: Zones | None = None
