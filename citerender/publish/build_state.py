@@ -143,17 +143,11 @@ class Build:
     """One build's bookkeeping: what to render, what it owns (the journal), what it wrote."""
 
     def __init__(
-        self,
-        src_dir: Path,
-        out_dir: Path,
-        out: str | Path,
-        opts: RenderOptions,
-        force: bool,
-        follow_outside: bool,
-        overwrite: bool = False,
+        self, src_dir: Path, out: str | Path, opts: RenderOptions, force: bool, follow_outside: bool, overwrite: bool
     ) -> None:
-        #: ``force``: render every page again, up to date or not; ``overwrite``: write over pages
-        #: changed by someone since the last build (refused otherwise)
+        """``force``: render every page again, up to date or not; ``overwrite``: write over pages
+        changed by someone since the last build (refused otherwise)."""
+        out_dir = Path(out).resolve()
         if out_dir.exists() and not out_dir.is_dir():
             raise CiterenderError("output path exists and is not a folder", path=str(out))
         self.src_dir, self.out_dir, self.opts, self.force = src_dir, out_dir, opts, force

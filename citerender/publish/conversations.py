@@ -189,8 +189,7 @@ def render_conversation(
     citations (options as for :func:`render`)."""
     opts = RenderOptions.build(options, **kwargs)
     conv = shown_conversation(conv)
-    speaker = conv.assistant or "Assistant"
-    turns = _Turns(opts, speaker)
+    turns = _Turns(opts, conv.assistant or "Assistant")
     turns.diags.extend((0, Diagnostic.make(code, message)) for code, message in conv.notes)
     views = turns.views(conv.turns)
     detached = [turns.views(thread) for thread in conv.detached]
@@ -298,8 +297,8 @@ def build_conversations(
     export may inflate to at most ``max_export_bytes`` (and 200 times its compressed size).
     ``force`` renders every conversation again; ``overwrite`` writes over pages changed since."""
     opts = RenderOptions.build(options, **kwargs)
-    src, out_dir = Path(export).resolve(), Path(out).resolve()
-    build = Build(src.parent, out_dir, out, opts, force, False, overwrite)
+    src = Path(export).resolve()
+    build = Build(src.parent, out, opts, force, False, overwrite)
     single = transcript_or_export(src, provider)
     if single is not None:
         jobs = 1  # one small transcript: rendered in this process
@@ -317,7 +316,7 @@ def build_conversations(
                     "conversation": single,
                     "data": data,
                     "index": k,
-                    "out": str(out_dir / rel),
+                    "out": str(build.out_dir / rel),
                     "out_rel": rel,
                     "options": opts,
                     "input_hash": input_hash,

@@ -1,8 +1,6 @@
-"""Citations for hosts whose Markdown parser is not ours (MkDocs, Sphinx/MyST, templates).
-
-The answer is parsed by citerender, each citation group is replaced by a placeholder word the
-host's parser passes through untouched, and after the host has rendered the page the
-placeholders are swapped for citerender's HTML. In code only the invisible marker characters go.
+"""Citations for hosts whose Markdown parser is not ours (MkDocs, Sphinx/MyST, templates): each
+citation group becomes a placeholder word the host's parser passes through, swapped for our HTML
+once the host has rendered the page. In code only the invisible marker characters go.
 """
 
 from __future__ import annotations

@@ -72,10 +72,10 @@ def build_site(
     Answers and sources files outside ``src`` are refused unless ``follow_outside``. ``force``
     renders every page again; ``overwrite`` writes over pages changed since the last build."""
     opts = RenderOptions.build(options, **kwargs)
-    src_dir, out_dir = _folders(src, out)
-    build = Build(src_dir, out_dir, out, opts, force, follow_outside, overwrite)
+    src_dir = _source_folder(src, out)
+    build = Build(src_dir, out, opts, force, follow_outside, overwrite)
     for p in find_answers(src_dir):
-        if out_dir not in p.parents:
+        if build.out_dir not in p.parents:
             build.plan(p)
     clash = answer_pages_clash([t["out_rel"] for t in build.tasks] + [r.out for r in build.results if r.out])
     if clash is not None:
@@ -90,15 +90,15 @@ def build_site(
     return build.finish(len(build.tasks), removed)
 
 
-def _folders(src: str | Path, out: str | Path) -> tuple[Path, Path]:
-    src_dir, out_dir = Path(src).resolve(), Path(out).resolve()
+def _source_folder(src: str | Path, out: str | Path) -> Path:
+    src_dir = Path(src).resolve()
     if not src_dir.is_dir():
         raise CiterenderError("source folder not found", path=str(src))
-    if out_dir == src_dir:
+    if Path(out).resolve() == src_dir:
         raise CiterenderError(
             "output folder is the source folder", path=str(out), hint="choose a separate output folder"
         )
-    return src_dir, out_dir
+    return src_dir
 
 
 def summarise(result: BuildResult, stream: TextIO, *, verbose: bool = False) -> None:

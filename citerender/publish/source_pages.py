@@ -67,14 +67,12 @@ def view_pages(references: Sequence[Reference], theme: Theme, *, page: str, titl
     out = {}
     for v in views:
         rel = folder + view_file(v.reference, v.which)
-        depth = rel.count("/")
-        label = v.source.label
         sample = " ".join(v.lines[:200])
         html = theme.render_page(
             view_html(v, href, back, level=1),
-            title=f"{label} \u2013 {title}",
+            title=f"{v.source.label} \u2013 {title}",
             css="",
-            css_href="../" * depth + quote(css),
+            css_href="../" * rel.count("/") + quote(css),
             home_href=back,
             home_label=f"Back to \u201c{title}\u201d",
             lang="en" if sample.isascii() else answer_lang(sample),
