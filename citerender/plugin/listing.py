@@ -9,7 +9,7 @@ from markdown_it.token import Token
 
 from .numbering import forget_uses, report_uncited
 from .options import PluginOptions
-from .source_links import stamp_views
+from .source_links import views_mode
 from .state import BibliographyMeta, citation_state
 
 __all__ = ["LONG_ANSWER", "bibliography_rule"]
@@ -24,7 +24,9 @@ def bibliography_rule(state: StateCore, *, opts: PluginOptions) -> None:
     if not st.whole_document:
         return
     report_uncited(st, list_all=opts.options.list_all, consulted=opts.options.consulted)
-    stamp_views(st.references, opts.options)  # where the entries link their cited ranges
+    mode = views_mode(opts.options)
+    for ref in st.references:  # where their entries link the cited ranges, whatever renders them
+        ref.views = mode
     forget_uses(st)  # numbering is done: its lookup table need not live through the HTML
     if opts.options.bibliography and (st.references or st.consulted):
         meta = BibliographyMeta(

@@ -26,7 +26,6 @@ __all__ = [
     "place_source",
     "range_href",
     "range_id",
-    "stamp_views",
     "view_file",
     "view_href",
     "view_href_of",
@@ -52,13 +51,6 @@ def views_mode(options: RenderOptions) -> str:
     if mode == "auto":
         return VIEWS_PAGE if options.standalone else VIEWS_OFF
     return mode
-
-
-def stamp_views(references: list[Reference], options: RenderOptions) -> None:
-    """Say on each reference where the views are (:func:`views_mode`), for whatever renders its entry."""
-    mode = views_mode(options)
-    for ref in references:
-        ref.views = mode
 
 
 def place_source(ref: Reference, place: CitingPlace) -> int:
