@@ -49,15 +49,14 @@ class _Message:
         self.out: list[str] = []  # the text parts
         self.pending: list[str] = []  # spanless sources since the last text part: cited at its end
         self.spanned: set[str] = set()  # URLs the last text part's provider annotations placed
-        self.placed: dict[int, list[tuple[int, int, str]]] = {}  # text part -> markers of sources with a span
+        self.placed: list[list[tuple[int, int, str]]] = []  # each text part's markers
         self.read: list[Any] = []  # pages a tool read: consulted, named after the cited ones (as OpenAI's are)
         self.readers: dict[int, SpanReader] = {}  # one per text part, however many sources cite it
 
     def flush(self) -> None:
         if self.pending and self.out:  # at the part's end, placed with the rest (out of code and links)
             end = len(self.out[-1].rstrip())
-            marker = self.b.fmt.marker(*dict.fromkeys(self.pending))
-            self.placed.setdefault(len(self.out) - 1, []).append((end, end, marker))
+            self.placed[-1].append((end, end, self.b.fmt.marker(*dict.fromkeys(self.pending))))
         elif self.pending:
             self.b.note(("CR505", "sources came before any text: listed, not cited"))
         self.pending.clear()
@@ -68,9 +67,7 @@ class _Message:
         text = str(part.get("text", ""))
         self.out.append(text)
         anns = _provider_annotations(part)
-        edits = url_citations(text, anns, self.b) if anns else []
-        if edits:
-            self.placed.setdefault(len(self.out) - 1, []).extend(edits)
+        self.placed.append(url_citations(text, anns, self.b) if anns else [])
         self.spanned = {str(a.get("url")) for a in anns if _has_span(a)}
 
     def source(self, part: Mapping[str, Any]) -> None:
@@ -94,14 +91,13 @@ class _Message:
         index = len(self.out) - 1
         reader = self.readers.get(index) or self.readers.setdefault(index, SpanReader(self.out[-1], "utf16"))
         at = b.place(reader, start, end, cited)
-        self.placed.setdefault(index, []).append((at, at, b.marker(sid, locator)))
+        self.placed[-1].append((at, at, b.marker(sid, locator)))
 
     def close(self) -> list[str]:
         self.flush()
-        for index, edits in self.placed.items():
-            self.out[index] = insert_edits(self.out[index], edits)
+        out = [insert_edits(text, edits) for text, edits in zip(self.out, self.placed, strict=True)]
         consult(self.read, self.b)
-        return ["".join(self.out)]  # text parts are consecutive pieces of one message: their own spacing holds
+        return ["".join(out)]  # text parts are consecutive pieces of one message: their own spacing holds
 
 
 def _provider_annotations(part: Mapping[str, Any]) -> list[Mapping[str, Any]]:
