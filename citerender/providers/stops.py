@@ -16,22 +16,12 @@ __all__ = ["TOKEN_LIMIT", "cut_off", "stopped", "why_empty"]
 #: the values that mean the answer reached its output token limit (lower case)
 TOKEN_LIMIT = frozenset({"length", "max_tokens", "max_output_tokens"})
 
-_LIMIT = "it reached the output token limit"
-_FILTER = "a content filter stopped it"
-_WINDOW = "it filled the model's context window"
-
 #: what a stop value (lower case) tells a reader; one not here is said to have stopped it early
 _WHY: dict[str, str] = {
-    "length": _LIMIT,
-    "max_tokens": _LIMIT,
-    "max_output_tokens": _LIMIT,
-    "model_length": _WINDOW,
-    "model_context_window_exceeded": _WINDOW,
-    "content_filter": _FILTER,
-    "content_filtered": _FILTER,
-    "content-filter": _FILTER,
-    "safety": "a safety filter stopped it",
-    "prohibited_content": "a safety filter stopped it",
+    **dict.fromkeys(TOKEN_LIMIT, "it reached the output token limit"),
+    **dict.fromkeys(("model_length", "model_context_window_exceeded"), "it filled the model's context window"),
+    **dict.fromkeys(("content_filter", "content_filtered", "content-filter"), "a content filter stopped it"),
+    **dict.fromkeys(("safety", "prohibited_content"), "a safety filter stopped it"),
     "blocklist": "a blocklist stopped it",
     "spii": "it was stopped for holding personal data",
     "recitation": "it recited a source too closely",
