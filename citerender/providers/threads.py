@@ -196,11 +196,13 @@ class _Graph:
             path.append(parent)
         return path[::-1]
 
-    def tops(self) -> list[str]:
-        """Every node without a parent in the export, true roots (no parent at all) first."""
+    def tops(self, target: list[str]) -> tuple[str | None, list[str]]:
+        """The top the conversation shown starts from (the current node's root, else the first root),
+        and every node without a parent in the export, that one first, then true roots, then lost ones."""
         roots = [n for n, v in self.nodes.items() if v.get("parent") is None]
         lost = [n for n, v in self.nodes.items() if v.get("parent") is not None and self._parent(n) is None]
-        return roots + lost
+        main = target[0] if target and target[0] in roots else (roots[0] if roots else None)
+        return main, ([main] if main else []) + [t for t in roots + lost if t != main]
 
 
 @dataclass
@@ -225,7 +227,7 @@ def walk(
     if current is not None and not isinstance(current, str):
         raise BrokenGraph(f"current_node is a {type(current).__name__}, not a node id")
     target = graph.path_to(current) if current in graph.nodes else []
-    main_top, order = _tops(graph, target)
+    main_top, order = graph.tops(target)
     overflow: list[str] = []
     threads: list[tuple[float, int, list[Turn]]] = []
     main: list[Turn] | None = None
@@ -244,15 +246,6 @@ def walk(
         graph.path_to(unreached[0])  # raises, naming the loop
         raise BrokenGraph(f"node {unreached[0][:60]!r} hangs from no root: the graph has a cycle")
     return main or [], [t for *_, t in sorted(threads, key=lambda x: x[:2])] + deep
-
-
-def _tops(graph: _Graph, target: list[str]) -> tuple[str | None, list[str]]:
-    """The top the conversation shown starts from (the current node's root, else the first root),
-    and every top, that one first."""
-    tops = graph.tops()
-    true_roots = [t for t in tops if graph.nodes[t].get("parent") is None]
-    main_top = target[0] if target and target[0] in true_roots else (true_roots[0] if true_roots else None)
-    return main_top, ([main_top] if main_top else []) + [t for t in tops if t != main_top]
 
 
 def _thread(
