@@ -148,14 +148,19 @@ def _lines(lines: LineRange | None) -> list[int] | None:
     return [lines.first, lines.last] if lines is not None else None
 
 
-#: a source's row: these fields (``lines``, a tuple of strings, shared, not copied)
-_SOURCE_FIELDS = ("id", "title", "url", "updated", "lines", "text", "meta", "line_anchors", "cleaned")
-
-
 def _source_row(s: Source) -> dict[str, Any]:
-    row = {name: getattr(s, name) for name in _SOURCE_FIELDS}
-    row.update(meta=dict(s.meta), cleaned=list(s.cleaned))
-    return row
+    """A source's row (written every render: a literal, not a walk over field names)."""
+    return {
+        "id": s.id,
+        "title": s.title,
+        "url": s.url,
+        "updated": s.updated,
+        "lines": s.lines,  # a tuple of strings (JSON writes it as a list): shared, not copied
+        "text": s.text,
+        "meta": dict(s.meta),
+        "line_anchors": s.line_anchors,
+        "cleaned": list(s.cleaned),
+    }
 
 
 def _source(row: Mapping[str, Any]) -> Source:
@@ -198,9 +203,14 @@ def _mark(row: Sequence[Any]) -> Mark:
 
 
 def _diagnostic_row(d: Diagnostic) -> dict[str, Any]:
-    row = {name: getattr(d, name) for name in ("code", "severity", "message", "line", "column", "hint")}
-    row["severity"] = str(d.severity)
-    return row
+    return {
+        "code": d.code,
+        "severity": str(d.severity),
+        "message": d.message,
+        "line": d.line,
+        "column": d.column,
+        "hint": d.hint,
+    }
 
 
 def _diagnostic(row: Mapping[str, Any]) -> Diagnostic:

@@ -139,8 +139,12 @@ def _plain(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any,
 
 def _group_classes(uses: Sequence[RefUse]) -> str:
     """A group's classes: it cites a source not in the registry; it names lines a source lacks."""
-    unverified = any(not u.reference.known for u in uses)
-    bad = any(bad_lines(u) for u in uses)
+    unverified = bad = False
+    for u in uses:  # one walk (a render rule of every citation)
+        if not u.reference.known:
+            unverified = True
+        elif bad_lines(u):
+            bad = True
     return (" citerender-unverified" if unverified else "") + (" citerender-badlines" if bad else "")
 
 
