@@ -8,9 +8,7 @@ report: ijson's C backend misreads them, so a stream holding one is read again b
 from __future__ import annotations
 
 import io
-import os
 import re
-import stat
 import zipfile
 import zlib
 from collections.abc import Generator, Iterator, Mapping
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import CiterenderError
+from ..sources.files import regular_file
 from .common import Note
 from .shards import Noted, export_members, shard_notes
 
@@ -194,9 +193,8 @@ def is_zipped_export(path: str | Path) -> bool:
 def is_zip(path: str | Path) -> bool:
     """A regular file that starts as a zip does, or that :mod:`zipfile` takes for one."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        with regular_file(path) as f:
+            if f is None:
                 return False
             start = f.read(4)
         return start == b"PK\x03\x04" or zipfile.is_zipfile(path)

@@ -4,15 +4,13 @@ for a chat export, which is only recognised here (it is read later, as a stream)
 
 from __future__ import annotations
 
-import os
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import CiterenderError
-from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes
+from ..sources.files import MAX_INPUT_BYTES, decode_text, read_bytes, regular_file
 
 __all__ = ["Input", "InputKind", "read_input"]
 _HEAD = 65536  # enough of a JSON export to see its first conversation's "mapping"
@@ -113,9 +111,8 @@ def _is_export(path: str, provider: str | None) -> bool:
     if path == "-":
         return False
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        with regular_file(path) as f:
+            if f is None:
                 return False
             head = f.read(_HEAD)
     except OSError:

@@ -8,15 +8,14 @@ the output folder, and anyone who can write there could otherwise make a build d
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import CiterenderError
 from ..jobs.files import write_atomic
+from ..sources.files import regular_file
 from ..syntax.residue import remove_residue
 
 __all__ = [
@@ -99,11 +98,8 @@ def hash_file(path: Path) -> str | None:
     import hashlib
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
-            return hashlib.file_digest(f, "sha256").hexdigest()
+        with regular_file(path) as f:
+            return None if f is None else hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         return None
 

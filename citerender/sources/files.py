@@ -7,6 +7,9 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from io import BufferedReader
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +17,30 @@ from ..errors import CiterenderError
 from ..syntax.format import DEFAULT_FORMAT, CitationFormat
 from .model import MAX_SOURCES_FILE_BYTES, Registry, registry_from_data
 
-__all__ = ["MAX_INPUT_BYTES", "decode_text", "load_sources", "load_yaml", "parse_data", "read_bytes", "read_text_file"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "decode_text",
+    "load_sources",
+    "load_yaml",
+    "parse_data",
+    "read_bytes",
+    "read_text_file",
+    "regular_file",
+]
 
 
 #: the largest answer, response or transcript read (see SECURITY.md)
 MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+@contextmanager
+def regular_file(path: str | Path) -> Iterator[BufferedReader | None]:
+    """``path`` open for reading, or None when it is not a regular file. Opened without blocking and
+    checked once open: a FIFO or device (or one swapped in after a check) never hangs the reader.
+    ``OSError`` as :func:`os.open` raises it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        yield f if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else None
 
 
 def read_text_file(path: str | Path, *, limit: int = MAX_SOURCES_FILE_BYTES, what: str = "file") -> str:
