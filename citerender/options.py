@@ -27,6 +27,8 @@ __all__ = [
     "RenderOptions",
     "Style",
     "UnknownPolicy",
+    "scorer_name",
+    "unit_score",
 ]
 
 Style = Literal["footnotes", "superscript", "hovercard", "pills", "sidenotes"]
@@ -77,6 +79,20 @@ class SupportScorer(Protocol):
     the deterministic checks; below 0.5 a claim is unsupported (CR406). Nothing is downloaded."""
 
     def score(self, claim: str, evidence: str) -> float: ...
+
+
+def scorer_name(scorer: object) -> str:
+    """What names a scorer in reports: its ``name`` (``MODULE:NAME`` for ``--scorer``), else its class."""
+    name = getattr(scorer, "name", None)
+    return name if isinstance(name, str) and name else type(scorer).__qualname__
+
+
+def unit_score(value: object) -> float | None:
+    """A scorer's answer as a score: a number in [0, 1], else None (NaN fails both comparisons, an
+    infinity one; a bool is not a number here)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
+        return None
+    return float(value)
 
 
 @record(frozen=True, compile_init=False)  # built a few times a process: no __init__ compiled at import

@@ -29,6 +29,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import CiterenderError
+from ..options import unit_score
 
 __all__ = [
     "ALCE_KEYS",
@@ -128,12 +129,10 @@ def entailment(scorer: Any, claim: str, evidence: str) -> bool | None:
     """Does ``scorer`` find ``evidence`` supports ``claim`` (a score of 0.5 or more)? None when it
     raises or gives no number in [0, 1]: a team's model gives no verdict, never our crash."""
     try:
-        value = scorer.score(claim, evidence)
+        score = unit_score(scorer.score(claim, evidence))
     except Exception:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
-        return None
-    return float(value) >= 0.5
+    return None if score is None else score >= 0.5
 
 
 def remove_citations(sentence: str) -> str:

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from ..errors import CiterenderError
 from ..jobs.pool import Progress, run_pages
-from ..options import RenderOptions
+from ..options import RenderOptions, scorer_name
 from ..syntax.escapes import visible
 from .alce import alce_sentences
 from .alce_run import ALCE_COLS, DEFINITION, AlceTotals, alce_record, check_alce
@@ -178,12 +178,6 @@ def one_line(text: str) -> str:
     """``text`` as one line of a terminal or a chart label: line breaks of every kind and control
     characters shown as escapes (a group named ``a\\nb`` never starts a line of its own)."""
     return visible(text.replace("\n", "\\n").replace("\u2028", "<U+2028>").replace("\u2029", "<U+2029>"))
-
-
-def scorer_name(scorer: object) -> str:
-    """What names a scorer in reports: its ``name`` (``MODULE:NAME`` for ``--scorer``), else its class."""
-    name = getattr(scorer, "name", None)
-    return name if isinstance(name, str) and name else type(scorer).__qualname__
 
 
 def check_dataset(

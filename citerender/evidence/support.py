@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..options import SupportScorer
+from ..options import SupportScorer, scorer_name, unit_score
 from ..sources.model import Registry
 from ..syntax.types import line_locator
 from .claims import Claim
@@ -280,16 +280,15 @@ class _Checker:
         claim supported, since ``NaN < 0.5`` is false."""
         scorer = self.scorer
         assert scorer is not None
-        name = getattr(scorer, "name", None)  # MODULE:NAME for --scorer; else the class
-        name = name if isinstance(name, str) and name else getattr(type(scorer), "__qualname__", type(scorer).__name__)
+        name = scorer_name(scorer)
         try:
             value = scorer.score(claim.text, evidence)
         except Exception as e:  # a team's model: its failure is a verdict we cannot use, not our crash
             problem = f"raised {type(e).__name__}: {str(e)[:120]}"
         else:
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= float(value) <= 1.0
-            if ok:  # NaN fails both comparisons; infinities fail one
-                return float(value)
+            score = unit_score(value)
+            if score is not None:
+                return score
             problem = f"returned {repr(value)[:60]}, not a number in [0, 1]"
         claim.reasons.append(f"the support scorer {name} {problem}")
         self.report(claim, "CR407", f"the support scorer {name} {problem}: the claim is unchecked")
