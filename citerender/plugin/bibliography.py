@@ -102,7 +102,9 @@ class Entry(NamedTuple):
 
 
 def backlinks_html(number: int, backlinks: list[Backlink]) -> Any:
-    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it (one place: ``↩``)."""
+    """``↩ a: line 1 · b: lines 3–5``: one link per citing place, its locator inside it (one place:
+    ``↩``), so no range is read as the next letter's; each name begins with its visible text (WCAG's
+    label in name), the arrow is decoration."""
     arrow = '<span aria-hidden="true">&#8617;</span>'
     if not backlinks:
         return Markup("")
@@ -175,7 +177,8 @@ def views_html(ref: Reference) -> Any:
 
 
 def _view_link(ref: Reference, which: int, rng: LineRange, several: bool) -> str:
-    """One entry link to a cited range in its source's view, named by what it opens."""
+    """One entry link to a cited range in its source's view, named by what it opens (its visible
+    words first: WCAG's label in name)."""
     source = (ref.source, *ref.merged)[which]
     shown = lines_html(rng.label(source.line_unit))
     of = f" of {_escape(source.label)}" if several else ""

@@ -102,7 +102,9 @@ def range_id(ref: Reference, lines: LineRange, mode: str, which: int = 0) -> str
 
 def view_file(ref: Reference, which: int = 0) -> str:
     """The file name of ``ref``'s source ``which``'s page in the views folder: its id when a safe
-    name (no dot), else its number and what is safe of the id (``3.doc-1.html``, ``3-2.doc-2.html``)."""
+    name (no dot), else its number and what is safe of the id (``3.doc-1.html``, ``3-2.doc-2.html``).
+    Names never meet: a safe id holds no dot and numbers are unique, so neither case nor a file
+    system that ignores it makes two sources one file."""
     sid = _source(ref, which).id
     if _SAFE_NAME.fullmatch(sid) and sid not in _RESERVED:
         return f"{sid}.html"

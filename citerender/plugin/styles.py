@@ -273,8 +273,10 @@ def _noted_cite(
 
 
 def _sidenote(anchor: str, classes: str, label: str, items: str) -> str:
-    """Sources in a note in the margin beside the citation's line, following its number (read
-    there); the number is a checkbox toggle that folds the note open on narrow screens, no script."""
+    """Sources in a note in the margin beside the citation's line, following its number (a screen
+    reader reads it there); the number is a toggle, a checkbox covering it (one target of 24 px or
+    more), that folds the note open under its line on narrow screens, no script. In print the note
+    is hidden and the bibliography quotes the lines."""
     return (
         f'<span class="citerender-cite citerender-sidenotes{classes}" id="{anchor}">{JOIN}'
         f'<label class="citerender-sn-num"><input type="checkbox" class="citerender-sn-toggle" id="{anchor}-note">'
