@@ -33,3 +33,8 @@ def internal_failure(e: BaseException) -> str:
     """What a page or record that failed on a bug of ours reports, so that one bad input never costs
     the rest of a site or an archive its pages."""
     return f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it"
+
+
+def failure_of(e: Exception) -> str:
+    """What a page or record that could not be made reports: the input's problem, or a bug of ours."""
+    return str(e) if isinstance(e, CiterenderError) else internal_failure(e)

@@ -257,14 +257,16 @@ def _write(
     whatever order the workers finish in; a run stopped keeps what was written."""
     bar = Progress(None, progress or sys.stderr, "records checked")
     pending: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    following = 0  # the task number written next
     try:
         for seq, result, record in checked:
             pending[seq] = (result, record)
-            while summary.checked in pending:  # the next to write: as many were written before it
-                r, rec = pending.pop(summary.checked)
+            while following in pending:
+                r, rec = pending.pop(following)
                 writer.write(r)
                 summary.add(r, rec)
                 summary.checked += 1
+                following += 1
                 bar.step()
     except BaseException:
         writer.abort()

@@ -240,7 +240,8 @@ def _lines(f: io.BufferedIOBase) -> Iterator[bytes | None]:
 def _json_list(p: Path, within: str | None = None) -> None:
     """A ``.json`` dataset is one well-formed list of records (or, ``within``, an object holding
     it under that key): any other document, or JSON cut short, is an input error before anything
-    is written (read through once, in linear time)."""
+    is written (read through once, in linear time, building each record as the run will: one
+    reader, at about a quarter more than walking the parser's events alone)."""
     with _open(p) as f:
         head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"[") and not (within and head.startswith(b"{")):

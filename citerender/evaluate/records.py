@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..errors import CiterenderError, internal_failure
+from ..errors import CiterenderError, failure_of
 from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import Registry, registry_from_data
@@ -51,10 +51,8 @@ def check_record(
         out["diagnostics"] = [d.to_dict() for d in found]
         out["claims"] = claim_rows(text, support.claims, opts.scorer)
         out["metrics"] = answer_metrics(out["claims"], quality.to_dict(), (d.code for d in found))
-    except CiterenderError as e:
-        out["failure"] = str(e)
     except Exception as e:  # a bug of ours must not cost the rest of the dataset its results
-        out["failure"] = internal_failure(e)
+        out["failure"] = failure_of(e)
     return out
 
 
@@ -127,10 +125,8 @@ def render_checked(
         text, registry, _ = answer_of(record, answer_col, sources_col, rid)
         title = record.get("title")
         r = render(text, registry, opts, title=title if isinstance(title, str) else None)
-    except CiterenderError as e:
-        out["failure"] = str(e)
     except Exception as e:  # a bug of ours must not cost the report its other pages
-        out["failure"] = internal_failure(e)
+        out["failure"] = failure_of(e)
     else:
         out["html"], out["css"] = r.html, r.css
     return out

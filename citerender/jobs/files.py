@@ -81,8 +81,9 @@ def write_atomic(path: str | Path, data: str | bytes, *, make_parents: bool = Fa
 
     The temporary file is ``.NAME.XXXXXXXX.tmp`` beside the target (a site build removes a killed
     run's leftovers). A target that is not a regular file (``/dev/null``, a named pipe) is written
-    in place: a rename would put a regular file where the device was. With ``root`` (a build's
-    output folder), never in place and never through a symbolic link on the way from ``root``.
+    in place: a rename would put a regular file where the device was (for ``/dev/null``, breaking
+    every program that opens it). With ``root`` (a build's output folder), never in place and never
+    through a symbolic link on the way from ``root``: a build writes nothing outside its folder.
     """
     p = Path(path)
     if root is not None:

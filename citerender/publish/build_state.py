@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..diagnostics import Diagnostic
-from ..errors import CiterenderError, internal_failure
+from ..errors import CiterenderError, failure_of
 from ..jobs.files import refuse_links, settled, write_atomic
 from ..jobs.pool import PageResult, Progress, run_pages
 from ..options import RenderOptions
@@ -39,7 +39,6 @@ __all__ = [
     "ASSET_CSS",
     "Build",
     "BuildResult",
-    "failure_of",
     "options_key",
     "owned_files",
     "package_version",
@@ -113,11 +112,6 @@ def owned_files(out_dir: Path, out: str | Path) -> dict[str, Any]:
             )
         owned = {}
     return owned
-
-
-def failure_of(e: Exception) -> str:
-    """What a page that could not be made reports: the input's problem, or a bug of ours."""
-    return str(e) if isinstance(e, CiterenderError) else internal_failure(e)
 
 
 @contextmanager
@@ -236,7 +230,8 @@ class Build:
                 stamp.update(sidecar=True, side=str(side))
         except CiterenderError:
             stamp = {}  # reported by the worker; read again next time
-        # a file changed within the last seconds is read again next time (git's "racy" rule)
+        # a file changed within the last seconds may change again without its size or mtime moving
+        # (coarse file-system clocks): such an answer is read again next time (git's "racy" rule)
         if stamp and all(settled(mtime) for _, mtime in stamps):
             stamp["deps"] = [[str(d), *st] for d, st in zip(deps, stamps, strict=True)]
             self.stamps[out_rel] = stamp

@@ -14,6 +14,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from ..diagnostics import Diagnostic, Severity, in_file
+from ..errors import failure_of
 from ..options import RenderOptions
 from ..plugin.bibliography import render_consulted
 from ..plugin.state import Reference
@@ -26,7 +27,6 @@ from ..syntax.escapes import visible
 from ..syntax.guide import strip_citations
 from ..syntax.residue import remove_residue
 from .answers import registry_for, sources_file
-from .build_state import failure_of
 from .source_pages import views_href
 
 __all__ = ["Transformed", "host_options", "page_options", "page_prefix", "prepare_page", "transform_for_host"]

@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import CiterenderError
+from ..errors import CiterenderError, failure_of
 from ..options import RenderOptions
 from ..rendering.html import render
 from ..sources.model import registry_from_data
-from .build_state import failure_of
 
 __all__ = ["render_record"]
 
