@@ -3,7 +3,8 @@
 :func:`dataclasses.dataclass` collects the fields (``fields``, ``replace``, ``asdict``, slots as
 ever); ``__init__`` alone is compiled (it runs for every instance), and the other methods are
 closures over the fields' names with dataclass's behaviour. A class it does not cover (``order``,
-``unsafe_hash``, ``InitVar`` fields, a dataclass base, an ``__eq__`` of its own) goes to ``dataclass``.
+``unsafe_hash``, ``InitVar`` fields, a dataclass base, its own ``__eq__``, ``__hash__``, ``__setattr__``
+or ``__delattr__``) goes to ``dataclass``.
 """
 
 from __future__ import annotations

@@ -299,6 +299,15 @@ def test_a_code_interpreter_file_is_a_cited_source_and_its_sandbox_link_its_labe
     assert [code for code, _ in a.notes] == ["CR513"]  # a sandbox: file cannot be linked: said
 
 
+def test_a_code_interpreter_file_named_by_neither_id_nor_name_is_still_cited() -> None:
+    """A ``container_file_citation`` with its span only: the file is cited after the span and
+    reported as unlinkable, never a failed render (the shrinking pass once made it one)."""
+    text = "Here it is."
+    a = adapt(_responses(text, [{"type": "container_file_citation", "start_index": 0, "end_index": 4}]))
+    assert a.text.startswith("Here\ue200cite\ue202turn0file0\ue201 it is.")
+    assert [code for code, _ in a.notes] == ["CR513"]
+
+
 @pytest.mark.parametrize("with_url", [True, False])
 def test_an_annotation_of_an_unknown_type_is_reported_and_its_url_kept(with_url: bool) -> None:
     text = "Prices rose in March."

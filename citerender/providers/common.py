@@ -204,7 +204,8 @@ def no_span(start: int | None, end: int | None) -> bool:
 
 
 def web_url(value: Any) -> str | None:
-    """``value`` when it is an http(s) URL (a link a reader can follow), else None."""
+    """``value`` when it is an http(s) URL (a link a reader can follow), else None: a ``gs://``,
+    ``s3://`` or file path names a source but is not linked."""
     return value if isinstance(value, str) and value.lower().startswith(("http://", "https://")) else None
 
 

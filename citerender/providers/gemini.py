@@ -196,7 +196,10 @@ def collect_chunks(chunks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             kept.update((key, cand[key]) for key in _KEPT if cand.get(key))
             cited.extend(citation_sources(cand))
     parts = [{"text": "".join(t)} for t in texts.values()]
-    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": parts}, **kept}
+    cand_out: dict[str, Any] = {"content": {"role": "model", "parts": parts}}
+    cand_out.update((key, kept[key]) for key in _KEPT[:2] if key in kept)  # the response's own order
     if (merged := merge_citations(cited)) is not None:
         cand_out["citationMetadata"] = merged
+    if "finishReason" in kept:  # a finish message says why it finished: only with its reason
+        cand_out.update((key, kept[key]) for key in _KEPT[2:] if key in kept)
     return {"candidates": [cand_out]}

@@ -97,7 +97,8 @@ def output_file(text: str, a: Mapping[str, Any], b: Builder, reader: SpanReader)
     name = _text(a.get("filename")) or (path.rsplit("/", 1)[-1] if path.startswith("sandbox:") else None)
     sid = named_file(b, file_id, name, container_id=a.get("container_id"))
     unlinked(b, sid, f"a code interpreter's file{', ' + path[:120] if path else ''}")
-    marker, title = b.marker(sid), str(b.sources[sid]["title"])
+    # a file named by neither id nor name has no title (it is never shown as a label then)
+    marker, title = b.marker(sid), str(b.sources[sid].get("title") or sid)
     if link is not None:
         return _labelled(text, link.start(), link.end(), link.group(1) or title, marker)
     bare = text[start:end] if start is not None and end is not None and 0 <= start < end <= len(text) else ""

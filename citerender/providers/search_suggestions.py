@@ -2,7 +2,8 @@
 Interactions API's ``search_suggestions``): the HTML widget whose chips (``<a class="chip"
 href="…">query</a>``) Google's terms require showing beside the answer. Read as data, never passed
 through: each chip's text and https link, as one Markdown paragraph after the answer; a chip
-without one, or a widget with no chips (its search queries then), is shown as text (CR515)."""
+without one, or a widget with no chips (its search queries then), is shown as text (CR515).
+Nothing the widget names is fetched, and its links pass the one URL policy like any other."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def chips(html: str) -> list[tuple[str, str | None]]:
 
 
 def _https(href: str | None) -> str | None:
-    """``href`` when it is an https URL holding no marker residue, else None."""
+    """``href`` when it is an https URL holding no marker residue (a link a marker cut is never
+    followed), else None."""
     if not isinstance(href, str):
         return None
     href = href.strip()

@@ -2,7 +2,8 @@
 markers obey, whatever offsets the provider gave.
 
 A marker inside inline code, a link (text, destination, autolink, bare URL) or a block (fenced
-code, a link reference definition) would be lost or break it. :class:`Zones` finds those places in
+code, a link reference definition) would be lost or break it (one punycoded into a bare URL's
+host links somewhere else). :class:`Zones` finds those places in
 one linear pass and :meth:`Zones.settle` moves a citation out of them: after an inline zone and its
 closing punctuation, before a block (after it when nothing precedes it), never inside a word. The
 Markdown read is CommonMark's, approximated where exactness would cost more than linear time."""

@@ -91,6 +91,9 @@ class StreamRenderer:
 
     def feed(self, chunk: str | bytes) -> str:
         """Add a chunk; return what can be shown now (possibly empty)."""
+        if chunk.__class__ is str and "\n" not in chunk and not self._closed:  # most chunks: one test
+            self._partial.append(chunk)
+            return ""
         if self._closed:
             raise ValueError("feed() after close()")
         text = self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk

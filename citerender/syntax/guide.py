@@ -40,11 +40,18 @@ def extract_citations(
     if not families:
         return []
     out: list[Citation] = []
+    delim, id_re = fmt.delimiter, fmt.id_re
     for m in _token_re(fmt, tuple(families)).finditer(text):
         family, body = m.groups()
-        parts = [p for p in map(str.strip, body.split(fmt.delimiter)) if p]
+        if delim in body:
+            parts = [p for p in map(str.strip, body.split(delim)) if p]
+        else:  # one id, most markers: no split (a dataset's markers are read by the tens of thousands)
+            body = body.strip()
+            parts = [body] if body else []
+        if not parts:
+            continue
         locator, lines, _ = pop_locator(parts)
-        if parts and all(map(fmt.id_re.match, parts)):
+        if parts and (id_re.match(parts[0]) if len(parts) == 1 else all(map(id_re.match, parts))):
             out.append(Citation(m.group(0), family, tuple(parts), locator, m.start(), m.end(), lines))
     return out
 
